@@ -1,0 +1,46 @@
+#pragma once
+/// \file
+/// ParallelConfig: what the user asks for (SPEC §1), as a plain value. It is not
+/// validated here; Layout's constructor (layout.hpp) is the single place that checks it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace pgroups {
+
+/// How the tensor-parallel ranks are arranged (Colossal-AI's `tensor.mode`).
+enum class TensorMode : std::uint8_t { none, tensor_1d, tensor_2d, tensor_2p5d, tensor_3d, sequence };
+
+/// "none", "1d", "2d", "2.5d", "3d" or "sequence".
+[[nodiscard]] std::string_view tensor_mode_name(TensorMode mode) noexcept;
+
+/// Parses a tensor mode as written in a config: the exact, case-sensitive names of
+/// tensor_mode_name(), plus "None"/"null" for none (Colossal-AI writes `mode=None`).
+/// Throws ConfigError naming the value, the allowed names and the closest one.
+[[nodiscard]] TensorMode parse_tensor_mode(std::string_view text);
+
+/// The parallel layout one job asks for. Sizes are signed so that a negative value read
+/// from a file survives to validation and is reported, not wrapped.
+struct ParallelConfig {
+  /// Total number of ranks W; 0 means "not given" (taken from the communicator).
+  std::int64_t world_size = 0;
+  std::int64_t pipeline = 1;
+  std::int64_t tensor_size = 1;
+  TensorMode tensor_mode = TensorMode::none;
+  /// 2.5D depth; required with mode 2.5d, forbidden with every other mode.
+  std::optional<std::int64_t> depth;
+  /// Reproduce Colossal-AI's contiguous `sequence_dp` blocks instead of the documented
+  /// "same pipeline stage" groups (SPEC §3).
+  bool legacy_sequence_dp = false;
+  /// Base of the per-mode random seeds (SPEC §6).
+  std::int64_t seed = 1024;
+
+  friend bool operator==(const ParallelConfig&, const ParallelConfig&) = default;
+};
+
+/// One-line human description, e.g. "W=16 pipeline=2 tensor=8 mode=2.5d depth=2".
+[[nodiscard]] std::string describe(const ParallelConfig& config);
+
+}  // namespace pgroups

@@ -1,0 +1,69 @@
+#pragma once
+// Loading the golden layouts of tests/data for parametrised tests.
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "pgroups/parallel_config.hpp"
+
+namespace pgroups::test {
+
+inline std::filesystem::path data_dir() { return PGROUPS_TEST_DATA_DIR; }
+
+/// The golden layouts of one folder of tests/data, sorted; only names containing
+/// `contains` when it is given.
+inline std::vector<std::filesystem::path> golden_files(const std::string& folder, const std::string& contains = "") {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(data_dir() / folder)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() == ".json" && name.front() == 'w' && name.find(contains) != std::string::npos) {
+      files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+inline nlohmann::json load_json(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+/// The "config" object of a golden file or of invalid.json, as a ParallelConfig.
+inline ParallelConfig config_from_golden(const nlohmann::json& config) {
+  ParallelConfig c;
+  c.world_size = config.at("world_size").get<std::int64_t>();
+  c.pipeline = config.at("pipeline").get<std::int64_t>();
+  const auto& tensor = config.at("tensor");
+  c.tensor_size = tensor.at("size").get<std::int64_t>();
+  if (tensor.contains("mode") && !tensor.at("mode").is_null()) {
+    c.tensor_mode = parse_tensor_mode(tensor.at("mode").get<std::string>());
+  }
+  if (tensor.contains("depth")) c.depth = tensor.at("depth").get<std::int64_t>();
+  return c;
+}
+
+/// Groups as a sorted list, so that two layouts compare as sets of groups.
+inline std::vector<std::vector<std::int64_t>> sorted_groups(std::vector<std::vector<std::int64_t>> groups) {
+  std::sort(groups.begin(), groups.end());
+  return groups;
+}
+
+/// A name usable as a GoogleTest parameter name.
+inline std::string test_name(const ::testing::TestParamInfo<std::filesystem::path>& info) {
+  const std::filesystem::path& path = info.param;
+  std::string name = path.stem().string();
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
+}  // namespace pgroups::test
