@@ -53,6 +53,8 @@ class Layout {
   [[nodiscard]] std::int64_t local_rank(std::int64_t rank, ParallelMode mode) const;
   /// The rank's group's position among the mode's groups ordered by first rank.
   [[nodiscard]] std::int64_t group_index(std::int64_t rank, ParallelMode mode) const;
+  /// The first (smallest) rank of the mode's group number `group_index`.
+  [[nodiscard]] std::int64_t group_leader(ParallelMode mode, std::int64_t group_index) const;
   /// The global rank at position `index` of the rank's group.
   [[nodiscard]] std::int64_t group_member(std::int64_t rank, ParallelMode mode, std::int64_t index) const;
   [[nodiscard]] std::vector<std::int64_t> group_of(std::int64_t rank, ParallelMode mode) const;

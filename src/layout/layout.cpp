@@ -250,6 +250,11 @@ std::int64_t Layout::group_index(std::int64_t rank, ParallelMode mode) const {
   return mesh_of(s).group_index(rank, s.varying);
 }
 
+std::int64_t Layout::group_leader(ParallelMode mode, std::int64_t group_index) const {
+  const ModeShape& s = shape(mode);
+  return mesh_of(s).group_leader(group_index, s.varying);
+}
+
 std::int64_t Layout::group_member(std::int64_t rank, ParallelMode mode, std::int64_t index) const {
   const ModeShape& s = shape(mode);
   check_rank(rank);

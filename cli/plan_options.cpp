@@ -1,0 +1,49 @@
+#include "plan_options.hpp"
+
+#include <fmt/format.h>
+
+#include "pgroups/config_reader.hpp"
+#include "pgroups/error.hpp"
+
+namespace pgroups::cli {
+
+void PlanOptions::add_to(CLI::App& app, bool with_world_size) {
+  app.add_option("--config", config_file_, "Configuration file: .toml, .json or Colossal-AI .py (flags override it)");
+  if (with_world_size) {
+    world_size_option_ = app.add_option("-w,--world-size", world_size_, "Number of ranks W");
+  }
+  pipeline_option_ = app.add_option("-p,--pipeline", pipeline_, "Pipeline-parallel size (default 1)");
+  tensor_option_ = app.add_option("-t,--tensor", tensor_, "Tensor-parallel size (sequence size in mode sequence; default 1)");
+  mode_option_ = app.add_option("-m,--mode", mode_, "Tensor mode: none, 1d, 2d, 2.5d, 3d, sequence");
+  depth_option_ = app.add_option("-d,--depth", depth_, "2.5D depth (mode 2.5d only)");
+  seed_option_ = app.add_option("--seed", seed_, "Base random seed (default 1024)");
+  app.add_flag("--legacy-sequence-dp", legacy_sequence_dp_,
+               "Build Colossal-AI's contiguous sequence_dp blocks instead of one group per pipeline stage");
+}
+
+ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_runtime) const {
+  ParallelConfig config = config_file_.empty() ? ParallelConfig{} : read_config_file(config_file_);
+  if (world_size_option_ && world_size_option_->count()) config.world_size = world_size_;
+  if (pipeline_option_->count()) config.pipeline = pipeline_;
+  if (tensor_option_->count()) config.tensor_size = tensor_;
+  if (mode_option_->count()) {
+    config.tensor_mode = parse_tensor_mode(mode_);
+    // A depth read from a 2.5d file must not outlive a switch to another mode.
+    if (config.tensor_mode != TensorMode::tensor_2p5d) config.depth.reset();
+  }
+  if (depth_option_->count()) config.depth = depth_;
+  if (seed_option_->count()) config.seed = seed_;
+  if (legacy_sequence_dp_) config.legacy_sequence_dp = true;
+  if (world_size_from_runtime) {
+    if (config.world_size != 0 && config.world_size != *world_size_from_runtime) {
+      throw ConfigError(fmt::format("world size {} was given, but the job has {} ranks", config.world_size,
+                                    *world_size_from_runtime));
+    }
+    config.world_size = *world_size_from_runtime;
+  } else if (config.world_size == 0) {
+    throw ConfigError("world size is missing: give --world-size W or world_size in the config file");
+  }
+  return config;
+}
+
+}  // namespace pgroups::cli

@@ -1,0 +1,20 @@
+#pragma once
+// The shape every `pgroups` subcommand shares: it registers its options on the app and
+// returns what to run once parsing succeeded.
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace pgroups::cli {
+
+struct Subcommand {
+  CLI::App* app = nullptr;
+  /// Runs the command after a successful parse; returns the process exit status.
+  std::function<int()> run;
+};
+
+Subcommand add_plan_command(CLI::App& parent);
+Subcommand add_explain_command(CLI::App& parent);
+
+}  // namespace pgroups::cli
