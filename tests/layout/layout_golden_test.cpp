@@ -101,13 +101,8 @@ TEST_P(ColossalInvalid, IsRejectedWithAMessageNamingItsValues) {
   }
 }
 
-std::vector<nlohmann::json> invalid_entries() {
-  std::vector<nlohmann::json> entries;
-  for (const auto& entry : test::load_json(test::data_dir() / "golden" / "invalid.json")) entries.push_back(entry);
-  return entries;
-}
-
-INSTANTIATE_TEST_SUITE_P(InvalidJson, ColossalInvalid, ::testing::ValuesIn(invalid_entries()));
+INSTANTIATE_TEST_SUITE_P(InvalidJson, ColossalInvalid, ::testing::ValuesIn(test::invalid_cases()),
+                         test::invalid_case_name);
 
 }  // namespace
 }  // namespace pgroups

@@ -66,4 +66,20 @@ inline std::string test_name(const ::testing::TestParamInfo<std::filesystem::pat
   return name;
 }
 
+/// The entries of golden/invalid.json: configurations Colossal-AI rejects.
+inline std::vector<nlohmann::json> invalid_cases() {
+  std::vector<nlohmann::json> entries;
+  for (const auto& entry : load_json(data_dir() / "golden" / "invalid.json")) entries.push_back(entry);
+  return entries;
+}
+
+/// A parameter name from an invalid case's note: "2d tensor size 2" -> "2d_tensor_size_2".
+inline std::string invalid_case_name(const ::testing::TestParamInfo<nlohmann::json>& info) {
+  std::string name = std::to_string(info.index) + "_" + info.param.value("note", "");
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
 }  // namespace pgroups::test

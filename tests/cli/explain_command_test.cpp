@@ -1,0 +1,52 @@
+// `pgroups explain` answers for one rank of any world, consistently with the layout.
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "pgroups/layout.hpp"
+#include "support/golden.hpp"
+#include "support/run_command.hpp"
+
+namespace pgroups {
+namespace {
+
+using test::run_command;
+
+TEST(ExplainCommand, BillionRankWorldShowsCoordinatesAndElidedGroups) {
+  const auto result = run_command(
+      fmt::format("{} explain --world-size 1073741824 --pipeline 16 --tensor 64 --mode 3d --rank 987654321", PGROUPS_CLI));
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.out.find("coordinates: data=964506/1048576 pipe=2/16 tensor=49/64 i=1/4 j=0/4 k=3/4"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("[0, 1, 2, 3, ..., 1073741820, 1073741821, 1073741822, 1073741823]"), std::string::npos);
+}
+
+TEST(ExplainCommand, JsonAgreesWithTheLayoutForEveryRank) {
+  ParallelConfig config;
+  config.world_size = 24;
+  config.pipeline = 3;
+  config.tensor_size = 4;
+  config.tensor_mode = TensorMode::sequence;
+  const Layout layout(config);
+  for (std::int64_t rank : {0, 5, 23}) {
+    const auto result = run_command(fmt::format("{} explain -w 24 -p 3 -t 4 -m sequence -r {} --format json", PGROUPS_CLI, rank));
+    ASSERT_EQ(result.status, 0) << result.err;
+    const auto json = nlohmann::json::parse(result.out);
+    for (ParallelMode mode : layout.modes()) {
+      const auto& entry = json.at("modes").at(std::string(mode_name(mode)));
+      EXPECT_EQ(entry.at("local_rank").get<std::int64_t>(), layout.local_rank(rank, mode));
+      EXPECT_EQ(entry.at("group").get<std::vector<std::int64_t>>(), layout.group_of(rank, mode));
+    }
+  }
+}
+
+TEST(ExplainCommand, RankOutsideTheWorldIsAConfigError) {
+  const auto result = run_command(fmt::format("{} explain -w 8 -r 8", PGROUPS_CLI));
+  EXPECT_EQ(result.status, 3);
+  EXPECT_NE(result.err.find("rank 8 is outside the world of 8 ranks"), std::string::npos) << result.err;
+}
+
+}  // namespace
+}  // namespace pgroups
