@@ -1,0 +1,34 @@
+#pragma once
+/// \file
+/// The cost model of group creation, computed from a Layout alone: how many
+/// group-creation calls each rank makes and how many collectives it enters, for each of
+/// pgroups' strategies and for Colossal-AI's algorithm (every rank takes part in
+/// creating every group of every mode).
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "pgroups/layout.hpp"
+
+namespace pgroups {
+
+struct CreationCost {
+  std::string_view algorithm;   ///< e.g. "split", "colossal-ai (nccl)"
+  std::string_view call;        ///< the library call that creates a group
+  std::int64_t calls_per_rank = 0;
+  /// Collectives a rank enters, the configuration agreement check included.
+  std::int64_t collectives_per_rank = 0;
+  /// Ranks that take part in each of those collectives (W, or the group's size).
+  std::int64_t largest_collective = 0;
+};
+
+/// Modes that need a communicator of their own: every created mode except `global`,
+/// which is the world communicator itself. This is K in the benchmarks.
+[[nodiscard]] std::int64_t modes_needing_communicators(const Layout& layout);
+
+/// Rows, in this order: colossal-ai (gloo), colossal-ai (nccl), per_group, split,
+/// create_group. O(number of modes).
+[[nodiscard]] std::vector<CreationCost> creation_costs(const Layout& layout);
+
+}  // namespace pgroups
