@@ -18,6 +18,9 @@ int main(int argc, char** argv) {
   std::vector<pgroups::cli::Subcommand> commands = {
       pgroups::cli::add_plan_command(app),
       pgroups::cli::add_explain_command(app),
+#ifdef PGROUPS_CLI_WITH_MPI
+      pgroups::cli::add_verify_command(app),
+#endif
   };
   try {
     app.parse(argc, argv);

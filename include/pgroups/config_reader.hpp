@@ -11,20 +11,27 @@
 ///
 /// The `parallel` table holds `pipeline` (an integer or {size = N}), `tensor` (an integer
 /// or {size, mode, depth}), and pgroups' own optional keys `world_size`,
-/// `legacy_sequence_dp` (boolean) and `seed`. Other top-level entries are ignored, as a
-/// training config holds many; an unknown key inside `parallel` is an error that
-/// suggests the closest known key. No `parallel` entry means the defaults (pure data
-/// parallelism).
+/// `legacy_sequence_dp` (boolean) and `seed`. A table without `size` means size 1;
+/// `mode` and `depth` may be null/None (no mode, no depth). Other top-level entries are
+/// ignored, as a training config holds many; an unknown key inside `parallel` is an
+/// error that suggests the closest known key, and so is a key given twice. No `parallel`
+/// entry means the defaults (pure data parallelism); an empty or blank text, though, is
+/// a ParseError, as it is far more likely a truncated file than a wish.
 ///
-/// Python files are read as a literal subset, never executed: assignments of ints,
-/// strings, booleans, None, `dict(...)` calls and `{...}` literals, and comments. Any
-/// other construct is a ParseError with its line and column.
+/// Python files are read as a literal subset, never executed: assignments of integers,
+/// floats, strings, True/False/None, `dict(...)` calls with keyword arguments, `{...}`
+/// literals with string keys and `[...]` lists, plus comments, docstrings and lines
+/// joined inside brackets. Any other construct (import, any other call, attribute
+/// access, names, operators, lambda, f-strings, ...) is a ParseError with its line and
+/// column that names what was found.
 ///
-/// All readers throw ParseError (syntax, unknown key, wrong type) or ConfigError (a
-/// value that can never be valid, such as a tensor mode that does not exist) whose
-/// message starts with "source:line:column:" where the position is known; they do not
-/// check the layout rules (Layout does). File readers throw IoError for a missing,
-/// unreadable or non-regular file, naming the path.
+/// All readers throw ParseError (syntax, unknown key, wrong type, an integer outside
+/// int64) or ConfigError (a tensor mode that does not exist) whose message starts with
+/// "source:line:column:" where the position is known; they do not check the layout
+/// rules (Layout does). Untrusted input is safe: nesting deeper than 64 levels is a
+/// ParseError raised before any recursive parser sees it, NUL bytes and invalid UTF-8
+/// are ParseErrors, quoted text in messages is escaped and cut, memory stays linear in
+/// the input and time linear or close to it.
 
 #include <filesystem>
 #include <optional>
@@ -39,11 +46,15 @@ enum class ConfigFormat : std::uint8_t { toml, json, python };
 /// ".toml", ".json" or ".py"; nothing for any other extension.
 [[nodiscard]] std::optional<ConfigFormat> config_format_from_path(const std::filesystem::path& path);
 
-/// Reads `text` in `format`; `source` names it in error messages.
+/// Reads `text` in `format`; `source` names it in error messages. Throws ParseError or
+/// ConfigError as above.
 [[nodiscard]] ParallelConfig parse_config(std::string_view text, ConfigFormat format,
                                           std::string_view source = "<config>");
 
-/// Reads a file, its format given by its extension (ParseError for an unknown one).
+/// Reads a file, its format given by its extension (ParseError for an unknown one, which
+/// lists the known ones); messages name the path as their source. Throws IoError naming
+/// the path for a file that is missing, a directory, not a regular file (a FIFO or a
+/// device would block or never end), unreadable, or larger than 64 MiB.
 [[nodiscard]] ParallelConfig read_config_file(const std::filesystem::path& path);
 
 }  // namespace pgroups

@@ -1,8 +1,96 @@
-// Placeholder until the readers land.
 #include "pgroups/config_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <system_error>
+
+#include "format_readers.hpp"
+#include "parallel_table.hpp"
 #include "pgroups/error.hpp"
+
 namespace pgroups {
-std::optional<ConfigFormat> config_format_from_path(const std::filesystem::path&) { return std::nullopt; }
-ParallelConfig parse_config(std::string_view, ConfigFormat, std::string_view) { throw ParseError("not implemented"); }
-ParallelConfig read_config_file(const std::filesystem::path&) { throw ParseError("not implemented"); }
+namespace {
+
+// Far beyond any real configuration, and small enough to read into memory at once.
+constexpr std::size_t kMaxConfigFileBytes = std::size_t{64} << 20;
+
+bool is_blank(std::string_view text) { return text.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos; }
+
+std::string read_whole_file(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (status.type() == std::filesystem::file_type::not_found) {
+    throw IoError(fmt::format("configuration file '{}' does not exist", name));
+  }
+  if (error) throw IoError(fmt::format("cannot read configuration file '{}': {}", name, error.message()));
+  if (status.type() == std::filesystem::file_type::directory) {
+    throw IoError(fmt::format("configuration file '{}' is a directory", name));
+  }
+  // A FIFO or a device would block or never end.
+  if (status.type() != std::filesystem::file_type::regular) {
+    throw IoError(fmt::format("configuration file '{}' is not a regular file", name));
+  }
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(name.c_str(), "rb"), &std::fclose);
+  if (!file) throw IoError(fmt::format("cannot open configuration file '{}': {}", name, std::strerror(errno)));
+  // Read in chunks up to one byte past the limit rather than trusting the size stat()
+  // gave: the file may grow in between.
+  std::string text;
+  char chunk[1 << 16];
+  while (text.size() <= kMaxConfigFileBytes) {
+    const std::size_t read = std::fread(chunk, 1, sizeof chunk, file.get());
+    text.append(chunk, read);
+    if (read < sizeof chunk) break;
+  }
+  if (std::ferror(file.get()) != 0) {
+    throw IoError(fmt::format("cannot read configuration file '{}': {}", name, std::strerror(errno)));
+  }
+  if (text.size() > kMaxConfigFileBytes) {
+    throw IoError(fmt::format("configuration file '{}' is larger than the limit of {} MiB", name,
+                              kMaxConfigFileBytes >> 20));
+  }
+  return text;
+}
+
+}  // namespace
+
+std::optional<ConfigFormat> config_format_from_path(const std::filesystem::path& path) {
+  const std::string extension = path.extension().string();
+  if (extension == ".toml") return ConfigFormat::toml;
+  if (extension == ".json") return ConfigFormat::json;
+  if (extension == ".py") return ConfigFormat::python;
+  return std::nullopt;
+}
+
+ParallelConfig parse_config(std::string_view text, ConfigFormat format, std::string_view source) {
+  // Every format would read an empty file as "all defaults", which is far more likely a
+  // truncated or wrong file than a wish.
+  if (is_blank(text)) throw ParseError(fmt::format("{}: the configuration is empty", source));
+  detail::ConfigValue root;
+  switch (format) {
+    case ConfigFormat::toml: root = detail::read_toml_tree(text, source); break;
+    case ConfigFormat::json: root = detail::read_json_tree(text, source); break;
+    case ConfigFormat::python: root = detail::read_python_tree(text, source); break;
+  }
+  return detail::parallel_config_from_tree(root, format, source);
+}
+
+ParallelConfig read_config_file(const std::filesystem::path& path) {
+  const auto format = config_format_from_path(path);
+  if (!format) {
+    const std::string extension = path.extension().string();
+    throw ParseError(fmt::format("{}: cannot tell the configuration format from {}; use .toml, .json or .py",
+                                 path.string(),
+                                 extension.empty() ? std::string("a name without extension")
+                                                   : fmt::format("the extension '{}'", extension)));
+  }
+  const std::string text = read_whole_file(path);
+  return parse_config(text, *format, path.string());
+}
+
 }  // namespace pgroups

@@ -1,0 +1,293 @@
+// `pgroups verify`: builds every communicator of a configuration under MPI, then checks
+// each one from the outside (MPI_Comm_size, MPI_Comm_rank and an MPI_Allgather of the
+// members' global ranks) against the layout. Rank 0 reports; every rank exits 0 only
+// if every check passed on every rank.
+//
+// No rank may be left waiting: each step whose failure can differ between ranks is
+// followed by an agreement on the outcome, the context's own errors (ConfigError,
+// MismatchError) are thrown on every rank alike, and a failure that can leave other
+// ranks inside a collective (an MPI error) ends the job with MPI_Abort.
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pgroups/error.hpp"
+#include "pgroups/mpi/error.hpp"
+#include "pgroups/mpi/session.hpp"
+#include "pgroups/parallel_context.hpp"
+#include "plan_options.hpp"
+#include "plan_output.hpp"
+#include "subcommand.hpp"
+
+namespace pgroups::cli {
+namespace {
+
+using mpi::check;
+
+struct VerifyOptions {
+  PlanOptions plan;
+  std::string strategy = "split";
+  std::string format = "text";
+};
+
+// What one rank saw of one mode's communicator.
+struct Observation {
+  int rank = -1;
+  int size = 0;
+  std::vector<int> members;
+  bool ok = false;
+};
+
+struct Failure {
+  int code = 0;
+  std::string message;
+};
+
+int code_of(const std::exception& error) {
+  if (const auto* known = dynamic_cast<const Error*>(&error)) return static_cast<int>(known->exit_code());
+  return static_cast<int>(ExitCode::internal);
+}
+
+// The smallest and largest status over all ranks, in one reduction.
+std::pair<int, int> status_range(MPI_Comm comm, int status) {
+  std::array<int, 2> local = {status, -status};
+  std::array<int, 2> reduced = {0, 0};
+  check(MPI_Allreduce(local.data(), reduced.data(), 2, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  return {reduced[0], -reduced[1]};
+}
+
+void print_error(int rank, bool shared_by_all, const std::string& message) {
+  if (shared_by_all) {
+    if (rank == 0) fmt::print(stderr, "pgroups: error: {}\n", message);
+  } else {
+    fmt::print(stderr, "pgroups: error on rank {}: {}\n", rank, message);
+  }
+}
+
+// Every rank ends a failed local step together: each rank that failed reports, and all
+// return the worst status, so MPI_Finalize is reached everywhere.
+std::optional<int> settle(MPI_Comm comm, int rank, const std::optional<Failure>& failure) {
+  const auto [best, worst] = status_range(comm, failure ? failure->code : 0);
+  if (worst == 0) return std::nullopt;
+  if (failure) print_error(rank, best == worst, failure->message);
+  return worst;
+}
+
+Observation observe(const ParallelContext& context, ParallelMode mode) {
+  const MPI_Comm comm = context.get_group(mode).mpi();
+  Observation seen;
+  check(MPI_Comm_size(comm, &seen.size), "MPI_Comm_size");
+  check(MPI_Comm_rank(comm, &seen.rank), "MPI_Comm_rank");
+  seen.members.resize(static_cast<std::size_t>(seen.size));
+  const int me = static_cast<int>(context.global_rank());
+  check(MPI_Allgather(&me, 1, MPI_INT, seen.members.data(), 1, MPI_INT, comm), "MPI_Allgather");
+
+  const Layout& layout = context.layout();
+  const std::vector<std::int64_t> expected = layout.group_of(me, mode);
+  seen.ok = seen.size == static_cast<std::int64_t>(expected.size()) && seen.rank == layout.local_rank(me, mode) &&
+            std::equal(seen.members.begin(), seen.members.end(), expected.begin(), expected.end());
+  if (!seen.ok) {
+    fmt::print(stderr,
+               "pgroups verify: rank {}, mode {}: the communicator has size {}, rank {}, members [{}]; the layout "
+               "says size {}, local rank {}, members [{}]\n",
+               me, mode_name(mode), seen.size, seen.rank, fmt::join(seen.members, ", "), expected.size(),
+               layout.local_rank(me, mode), fmt::join(expected, ", "));
+  }
+  return seen;
+}
+
+// Rank 0's picture of one mode, from every rank's observation.
+struct ModeReport {
+  ParallelMode mode{};
+  double create_seconds = 0.0;  // slowest rank
+  bool ok = true;               // on every rank
+  std::vector<int> local_ranks;
+  std::vector<int> sizes;
+  std::vector<std::vector<int>> groups;  // distinct, sorted by first rank
+};
+
+ModeReport gather_report(MPI_Comm world, int rank, int size, const ParallelContext& context, ParallelMode mode,
+                         const Observation& seen, bool with_groups) {
+  ModeReport report;
+  report.mode = mode;
+  const double seconds = context.creation_seconds(mode);
+  check(MPI_Reduce(&seconds, &report.create_seconds, 1, MPI_DOUBLE, MPI_MAX, 0, world), "MPI_Reduce");
+
+  const std::array<int, 3> mine = {seen.rank, seen.size, seen.ok ? 1 : 0};
+  std::vector<int> all(rank == 0 ? 3 * static_cast<std::size_t>(size) : 0);
+  check(MPI_Gather(mine.data(), 3, MPI_INT, all.data(), 3, MPI_INT, 0, world), "MPI_Gather");
+  if (rank == 0) {
+    for (int r = 0; r < size; ++r) {
+      const std::size_t at = 3 * static_cast<std::size_t>(r);
+      report.local_ranks.push_back(all[at]);
+      report.sizes.push_back(all[at + 1]);
+      report.ok = report.ok && all[at + 2] == 1;
+    }
+  }
+  if (!with_groups) return report;
+
+  std::vector<int> offsets;
+  std::vector<int> members;
+  if (rank == 0) {
+    int total = 0;
+    for (int s : report.sizes) {
+      offsets.push_back(total);
+      total += s;
+    }
+    members.resize(static_cast<std::size_t>(total));
+  }
+  check(MPI_Gatherv(seen.members.data(), seen.size, MPI_INT, members.data(), report.sizes.data(), offsets.data(),
+                    MPI_INT, 0, world),
+        "MPI_Gatherv");
+  if (rank == 0) {
+    std::set<std::vector<int>> distinct;
+    for (std::size_t r = 0; r < report.sizes.size(); ++r) {
+      const auto first = members.begin() + offsets[r];
+      distinct.emplace(first, first + report.sizes[r]);
+    }
+    report.groups.assign(distinct.begin(), distinct.end());
+    std::stable_sort(report.groups.begin(), report.groups.end(), [](const auto& a, const auto& b) {
+      return (a.empty() ? -1 : a.front()) < (b.empty() ? -1 : b.front());
+    });
+    // Groups of a mode partition the world; two observed groups with one first rank
+    // would be a failure that the per-rank checks already caught.
+  }
+  return report;
+}
+
+nlohmann::json report_json(const ParallelContext& context, std::string_view strategy, double create_seconds,
+                           const std::vector<ModeReport>& reports, bool ok) {
+  nlohmann::json modes = nlohmann::json::object();
+  for (const ModeReport& report : reports) {
+    modes[std::string(mode_name(report.mode))] = {{"groups", report.groups},
+                                                  {"local_rank", report.local_ranks},
+                                                  {"world_size", report.sizes},
+                                                  {"ok", report.ok},
+                                                  {"create_seconds", report.create_seconds}};
+  }
+  return {{"config", config_json(context.config())},
+          {"data_parallel_size", context.layout().data_parallel_size()},
+          {"modes", std::move(modes)},
+          {"ok", ok},
+          {"strategy", strategy},
+          {"create_seconds", create_seconds}};
+}
+
+std::string report_text(const ParallelContext& context, std::string_view strategy, double create_seconds,
+                        const std::vector<ModeReport>& reports, bool ok) {
+  const Layout& layout = context.layout();
+  std::string out = fmt::format("pgroups verify: {} (data {}), strategy {}\n", describe(context.config()),
+                                layout.data_parallel_size(), strategy);
+  out += fmt::format("created {} communicators per rank in {:.6f} s (slowest rank)\n\n", reports.size(),
+                     create_seconds);
+  out += fmt::format("{:<20} {:>8} {:>8} {:>12}  {}\n", "mode", "groups", "size", "create (s)", "check");
+  std::size_t failed = 0;
+  for (const ModeReport& report : reports) {
+    failed += report.ok ? 0 : 1;
+    out += fmt::format("{:<20} {:>8} {:>8} {:>12.6f}  {}\n", mode_name(report.mode),
+                       layout.group_count(report.mode), layout.group_size(report.mode), report.create_seconds,
+                       report.ok ? "OK" : "FAIL");
+  }
+  out += ok ? fmt::format("\nOK: every communicator of {} modes matches the layout on all {} ranks\n", reports.size(),
+                          layout.world_size())
+            : fmt::format("\nFAIL: {} of {} modes differ from the layout (details on stderr)\n", failed,
+                          reports.size());
+  return out;
+}
+
+int run_verify(const VerifyOptions& options) {
+  mpi::Session session;
+  const MPI_Comm world = MPI_COMM_WORLD;
+  const mpi::Communicator world_comm = session.world();
+  const int rank = world_comm.rank();
+  const int size = world_comm.size();
+
+  // Step 1, local: read the configuration.
+  std::optional<ParallelConfig> config;
+  std::optional<CreationStrategy> strategy;
+  std::optional<Failure> failure;
+  try {
+    config = options.plan.resolve(size);
+    strategy = mpi::parse_creation_strategy(options.strategy);
+  } catch (const std::exception& error) {
+    failure = Failure{code_of(error), error.what()};
+  }
+  if (auto status = settle(world, rank, failure)) return *status;
+
+  // Step 2, collective: create. The constructor agrees on the configuration first.
+  std::optional<ParallelContext> context;
+  double create_seconds = 0.0;
+  try {
+    check(MPI_Barrier(world), "MPI_Barrier");
+    const double start = MPI_Wtime();
+    ContextOptions context_options;
+    context_options.strategy = *strategy;
+    context.emplace(*config, world, context_options);
+    const double local_seconds = MPI_Wtime() - start;
+    check(MPI_Allreduce(&local_seconds, &create_seconds, 1, MPI_DOUBLE, MPI_MAX, world), "MPI_Allreduce");
+  } catch (const ConfigError& error) {
+    print_error(rank, true, error.what());
+    return code_of(error);
+  } catch (const MismatchError& error) {
+    print_error(rank, true, error.what());
+    return code_of(error);
+  } catch (const std::exception& error) {
+    print_error(rank, false, error.what());
+    mpi::abort_job(world, code_of(error));
+  }
+
+  // Step 3, collective: check each communicator, gather the picture on rank 0.
+  const bool json = options.format == "json";
+  try {
+    std::vector<ModeReport> reports;
+    int all_ok = 1;
+    for (ParallelMode mode : context->modes()) {
+      const Observation seen = observe(*context, mode);
+      all_ok = (all_ok == 1 && seen.ok) ? 1 : 0;
+      reports.push_back(gather_report(world, rank, size, *context, mode, seen, json));
+    }
+    int ok_everywhere = 0;
+    check(MPI_Allreduce(&all_ok, &ok_everywhere, 1, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
+    if (rank == 0) {
+      const std::string_view name = mpi::strategy_name(*strategy);
+      if (json) {
+        std::cout << report_json(*context, name, create_seconds, reports, ok_everywhere == 1).dump() << '\n';
+      } else {
+        std::cout << report_text(*context, name, create_seconds, reports, ok_everywhere == 1);
+      }
+      std::cout.flush();
+    }
+    context->destroy();
+    return ok_everywhere == 1 ? 0 : static_cast<int>(ExitCode::verify_failed);
+  } catch (const std::exception& error) {
+    print_error(rank, false, error.what());
+    mpi::abort_job(world, code_of(error));
+  }
+}
+
+}  // namespace
+
+Subcommand add_verify_command(CLI::App& parent) {
+  auto options = std::make_shared<VerifyOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "verify", "Create every communicator under MPI (run with mpirun) and check each against the layout");
+  options->plan.add_to(*app, /*with_world_size=*/false);
+  app->add_option("--strategy", options->strategy, "How communicators are created")
+      ->check(CLI::IsMember({"split", "create_group", "per_group"}));
+  app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  return {app, [options] { return run_verify(*options); }};
+}
+
+}  // namespace pgroups::cli

@@ -1,0 +1,24 @@
+#pragma once
+/// \file
+/// Checking, before anything that depends on it, that every rank of a job holds the same
+/// configuration: ranks that disagree would otherwise compute different group counts
+/// and hang in mismatched collectives.
+
+#include <cstdint>
+#include <string_view>
+
+#include "pgroups/mpi/communicator.hpp"
+
+namespace pgroups::mpi {
+
+/// Collective over `comm`: returns when every rank passed the same `text`. It costs one
+/// MPI_Allreduce of a 64-bit hash of `text` (its minimum and maximum at once). When the
+/// hashes differ, two more collectives gather every rank's text, and every rank throws
+/// the same MismatchError: "<what> mismatch across N ranks: ranks 0-2 hold '...'; rank 3
+/// holds '...'". Throws BackendError for MPI failures.
+void require_identical(const Communicator& comm, std::string_view text, std::string_view what);
+
+/// 64-bit FNV-1a hash of `text`; exposed for tests.
+[[nodiscard]] std::uint64_t text_hash(std::string_view text) noexcept;
+
+}  // namespace pgroups::mpi

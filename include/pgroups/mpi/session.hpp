@@ -1,0 +1,55 @@
+#pragma once
+/// \file
+/// Session: MPI's lifetime for a program that lets pgroups own it. It initialises MPI
+/// with MPI_Init_thread and finalises it on destruction; when MPI is already running
+/// (the application initialised it) the session only borrows it and finalises nothing.
+/// A library caller that has its own communicator needs no Session at all.
+
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "pgroups/mpi/communicator.hpp"
+
+namespace pgroups::mpi {
+
+/// MPI's thread-support levels, weakest first.
+enum class ThreadLevel : std::uint8_t { single, funneled, serialized, multiple };
+
+class Session {
+ public:
+  /// Initialises MPI asking for `required` thread support, unless MPI is already
+  /// initialised. When it owns MPI, sets MPI_ERRORS_RETURN on MPI_COMM_WORLD and
+  /// MPI_COMM_SELF, so that errors outside any communicator reach check() too.
+  /// Throws StateError when MPI was already finalised, BackendError when
+  /// MPI_Init_thread fails.
+  explicit Session(ThreadLevel required = ThreadLevel::single);
+  /// The same, passing the program's arguments to MPI_Init_thread.
+  Session(int& argc, char**& argv, ThreadLevel required = ThreadLevel::single);
+
+  /// MPI_Finalize when this session initialised MPI and it is not finalised yet.
+  /// Precondition: every rank reaches it (MPI_Finalize is collective); a job whose ranks
+  /// diverged calls abort_job instead.
+  ~Session();
+
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// Whether this session initialised MPI (and will finalise it).
+  [[nodiscard]] bool owns_mpi() const noexcept { return owns_; }
+  /// The thread support MPI provides; it may be below the one required.
+  [[nodiscard]] ThreadLevel provided() const noexcept { return provided_; }
+  /// MPI_COMM_WORLD, borrowed.
+  [[nodiscard]] Communicator world() const noexcept { return Communicator::borrow(MPI_COMM_WORLD); }
+
+ private:
+  void init(int* argc, char*** argv, ThreadLevel required);
+  bool owns_ = false;
+  ThreadLevel provided_ = ThreadLevel::single;
+};
+
+/// Ends every process of `comm`'s job with `exit_code` (MPI_Abort): the way out when
+/// ranks have diverged and a collective MPI_Finalize could hang.
+[[noreturn]] void abort_job(MPI_Comm comm, int exit_code) noexcept;
+
+}  // namespace pgroups::mpi

@@ -1,0 +1,67 @@
+#pragma once
+/// \file
+/// How the communicator of one parallel mode is created from the world communicator.
+/// Each strategy is one function; create_mode_communicator() dispatches on the enum, so
+/// a new strategy is one enumerator, one name and one function.
+///
+/// Common contract of the create_by_* functions:
+///   - `parent` is the layout's world: parent.size() == layout.world_size() and the
+///     parent rank of every process is its global rank (ConfigError otherwise).
+///   - `mode` is a mode of `layout` (StateError otherwise, from Layout).
+///   - Every rank of `parent` calls the same function for the same mode, in the same
+///     order as the other ranks (collective; what "collective" covers is per strategy).
+///   - The result is the calling rank's group in `mode`, owned, with MPI_ERRORS_RETURN,
+///     its ranks ordered by local rank (so MPI_Comm_rank is Layout::local_rank).
+///   - MPI failures throw BackendError; nothing is leaked on any path.
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "pgroups/layout.hpp"
+#include "pgroups/mpi/communicator.hpp"
+#include "pgroups/parallel_mode.hpp"
+
+namespace pgroups::mpi {
+
+enum class CreationStrategy : std::uint8_t {
+  split,         ///< one MPI_Comm_split per mode
+  create_group,  ///< one MPI_Comm_create_group per mode over the rank's own group
+  per_group,     ///< Colossal-AI's algorithm: one MPI_Comm_create per group of the mode
+};
+
+inline constexpr std::array<CreationStrategy, 3> kAllCreationStrategies = {
+    CreationStrategy::split, CreationStrategy::create_group, CreationStrategy::per_group};
+
+/// "split", "create_group" or "per_group".
+[[nodiscard]] std::string_view strategy_name(CreationStrategy strategy) noexcept;
+
+/// The strategy with that exact name; ConfigError naming the value, the valid names and
+/// the closest one otherwise.
+[[nodiscard]] CreationStrategy parse_creation_strategy(std::string_view text);
+
+/// MPI_Comm_split(parent, colour = group index, key = local rank): collective over
+/// `parent`. O(1) layout work and one collective per rank.
+[[nodiscard]] Communicator create_by_split(const Communicator& parent, const Layout& layout, ParallelMode mode);
+
+/// MPI_Comm_create_group over the rank's own group with tag create_group_tag(mode):
+/// collective over that group only. O(group size) to build the MPI_Group.
+[[nodiscard]] Communicator create_by_create_group(const Communicator& parent, const Layout& layout,
+                                                  ParallelMode mode);
+
+/// The baseline: for every group of the mode, every rank calls MPI_Comm_create on
+/// `parent` with that group and keeps the one it belongs to. Collective over `parent`
+/// group_count(mode) times; O(world size) layout work per rank.
+[[nodiscard]] Communicator create_by_per_group(const Communicator& parent, const Layout& layout, ParallelMode mode);
+
+/// Dispatches to the create_by_* function of `strategy`.
+[[nodiscard]] Communicator create_mode_communicator(const Communicator& parent, const Layout& layout,
+                                                    ParallelMode mode, CreationStrategy strategy);
+
+/// The tag create_by_create_group uses for `mode`: distinct per mode, below the 32767
+/// that MPI guarantees as MPI_TAG_UB.
+[[nodiscard]] constexpr int create_group_tag(ParallelMode mode) noexcept {
+  return 0x5047 + static_cast<int>(mode);
+}
+
+}  // namespace pgroups::mpi

@@ -1,0 +1,152 @@
+#pragma once
+/// \file
+/// ParallelContext: the live process groups of one job, i.e. a communicator for every
+/// mode of a Layout, and what each rank can ask about them (SPEC §6, the answers of
+/// Colossal-AI's ParallelContext).
+///
+/// Construction is collective over the world communicator and happens in this order:
+///   1. the configuration is resolved (world size 0 = the communicator's size) and the
+///      whole plan is validated locally by building the Layout, without throwing yet;
+///   2. the world communicator is duplicated (the copy becomes the `global` group, and
+///      pgroups' own traffic never mixes with the application's);
+///   3. one MPI_Allreduce checks that every rank holds the same configuration and
+///      strategy; on disagreement every rank throws MismatchError (the message contains
+///      "mismatch" and says which ranks hold what);
+///   4. only then, if the plan is invalid, every rank throws the same ConfigError;
+///   5. the node is queried (MPI_COMM_TYPE_SHARED), and each mode's communicator is
+///      created with options.strategy, in creation order.
+/// ConfigError and MismatchError are therefore thrown on every rank alike, and no rank
+/// is left waiting in a collective. BackendError (an MPI failure) may be local to one
+/// rank; after it, other ranks can be blocked in a collective, and a program should end
+/// the job (mpi::abort_job). Whatever is thrown, every communicator created so far is
+/// freed before the exception leaves the constructor.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pgroups/context_options.hpp"
+#include "pgroups/group_handle.hpp"
+#include "pgroups/layout.hpp"
+#include "pgroups/mpi/communicator.hpp"
+#include "pgroups/parallel_config.hpp"
+#include "pgroups/parallel_mode.hpp"
+
+namespace pgroups {
+
+class ParallelContext {
+ public:
+  /// Builds every communicator of `config` over `world` (borrowed: never freed, its
+  /// error handler untouched), as described above. A non-zero config.world_size must
+  /// equal the size of `world` (ConfigError otherwise). Precondition: every rank of
+  /// `world` calls this together. Cost per rank: O(modes) collectives for `split` and
+  /// `create_group`, O(total group count) for `per_group`, plus three (dup, agreement,
+  /// node query). Throws as described in the file comment.
+  ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options = {});
+
+  /// destroy(), ignoring errors.
+  ~ParallelContext();
+
+  ParallelContext(const ParallelContext&) = delete;
+  ParallelContext& operator=(const ParallelContext&) = delete;
+  /// The moved-from context is destroyed (is_initialized is false for every mode).
+  ParallelContext(ParallelContext&& other) noexcept;
+  ParallelContext& operator=(ParallelContext&& other) noexcept;
+
+  /// The validated plan, with world_size resolved. Stays valid after destroy().
+  [[nodiscard]] const Layout& layout() const noexcept { return *layout_; }
+  [[nodiscard]] const ParallelConfig& config() const noexcept { return layout_->config(); }
+  [[nodiscard]] const ContextOptions& options() const noexcept { return options_; }
+
+  /// Whether `mode`'s communicator exists: it is a mode of the layout and the context
+  /// was not destroyed. O(1).
+  [[nodiscard]] bool is_initialized(ParallelMode mode) const noexcept;
+  /// The initialized modes in creation order; empty after destroy().
+  [[nodiscard]] std::vector<ParallelMode> modes() const;
+
+  /// This process's rank in the world. Valid after destroy().
+  [[nodiscard]] std::int64_t global_rank() const noexcept { return global_rank_; }
+
+  /// Every per-mode query below throws StateError, naming the mode and the modes that
+  /// exist, when !is_initialized(mode). Each is O(1) unless noted.
+  [[nodiscard]] std::int64_t local_rank(ParallelMode mode) const;
+  [[nodiscard]] std::int64_t world_size(ParallelMode mode) const;
+  /// The mode's communicator for the model's traffic (MPI today; the device backend
+  /// once there is one). Valid until destroy(); owned by the context.
+  [[nodiscard]] GroupHandle get_group(ParallelMode mode) const;
+  /// The mode's MPI communicator for host-side traffic, whatever the backend.
+  [[nodiscard]] GroupHandle get_cpu_group(ParallelMode mode) const;
+  /// The global ranks of this rank's group, by local rank. O(group size).
+  [[nodiscard]] std::vector<std::int64_t> ranks_in_group(ParallelMode mode) const;
+  /// Global rank of the next / previous member of the group, in ring order (the last
+  /// member's next is the first).
+  [[nodiscard]] std::int64_t next_global_rank(ParallelMode mode) const;
+  [[nodiscard]] std::int64_t prev_global_rank(ParallelMode mode) const;
+  [[nodiscard]] bool is_first_rank(ParallelMode mode) const;
+  [[nodiscard]] bool is_last_rank(ParallelMode mode) const;
+  /// The mode's random seed (Layout::seed for this rank).
+  [[nodiscard]] std::int64_t seed(ParallelMode mode) const;
+  /// Seconds this rank spent creating the mode's communicator.
+  [[nodiscard]] double creation_seconds(ParallelMode mode) const;
+
+  /// Whether this rank is in the first / last pipeline stage. Without a `pipe` mode
+  /// (pipeline size 1) every rank is both. With a virtual pipeline size set and
+  /// `ignore_virtual` false, it must also hold the first / last virtual chunk (virtual
+  /// rank 0 / size - 1), as in interleaved schedules. Throws StateError after destroy().
+  [[nodiscard]] bool is_pipeline_first_stage(bool ignore_virtual = false) const;
+  [[nodiscard]] bool is_pipeline_last_stage(bool ignore_virtual = false) const;
+  /// Interleaved-pipeline state, per rank (no communication). The size must be at
+  /// least 1 or absent, the rank non-negative; ConfigError otherwise.
+  void set_virtual_pipeline_parallel_size(std::optional<std::int64_t> size);
+  void set_virtual_pipeline_parallel_rank(std::int64_t rank);
+  [[nodiscard]] std::optional<std::int64_t> virtual_pipeline_parallel_size() const noexcept {
+    return virtual_pipeline_size_;
+  }
+  [[nodiscard]] std::int64_t virtual_pipeline_parallel_rank() const noexcept { return virtual_pipeline_rank_; }
+
+  /// Processes of the world on this node (MPI_COMM_TYPE_SHARED), and this one's index
+  /// among them. Valid after destroy().
+  [[nodiscard]] std::int64_t processes_on_node() const noexcept { return processes_on_node_; }
+  [[nodiscard]] std::int64_t local_rank_on_node() const noexcept { return local_rank_on_node_; }
+  /// The device ordinal to bind: options.device when given, otherwise
+  /// global_rank % devices_per_node (processes_on_node() when that option is 0).
+  [[nodiscard]] std::int64_t device() const noexcept;
+
+  /// Frees every communicator, in reverse creation order. Afterwards is_initialized is
+  /// false for every mode; a second call does nothing. Every handle is freed even if
+  /// one fails; the first failure is then thrown as BackendError. Precondition: all
+  /// ranks destroy together (MPI_Comm_free is collective).
+  void destroy();
+
+ private:
+  struct ModeGroup {
+    mpi::Communicator comm;
+    std::int64_t local_rank = 0;
+    std::int64_t size = 1;
+    double creation_seconds = 0.0;
+  };
+
+  /// The mode's entry; StateError naming the mode and the initialized ones if none.
+  const ModeGroup& group(ParallelMode mode) const;
+  void require(ParallelMode mode) const { (void)group(mode); }
+  void destroy_quietly() noexcept;
+
+  std::optional<Layout> layout_;
+  ContextOptions options_;
+  std::int64_t global_rank_ = 0;
+  std::int64_t processes_on_node_ = 1;
+  std::int64_t local_rank_on_node_ = 0;
+  std::optional<std::int64_t> virtual_pipeline_size_;
+  std::int64_t virtual_pipeline_rank_ = 0;
+  std::array<std::optional<ModeGroup>, kParallelModeCount> groups_{};
+};
+
+/// The text every rank must agree on before creation: the configuration (world size
+/// resolved) and the creation strategy, e.g. "world_size=8 pipeline=2 tensor=4 mode=2d
+/// depth=- legacy_sequence_dp=false seed=1024 strategy=split". Per-rank options (the
+/// device) are not part of it.
+[[nodiscard]] std::string agreement_text(const ParallelConfig& config, const ContextOptions& options);
+
+}  // namespace pgroups

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# gpu-check.sh: the checks that need a GPU, for a machine with at least one.
+#
+# Configures and builds pgroups with the NCCL backend (-DPGROUPS_WITH_NCCL=ON) into
+# build-gpu, runs the NCCL tests (ctest -R Nccl) with PGROUPS_REQUIRE_GPU=1 so that a
+# missing device fails instead of skipping, then, where the CLI has them,
+# `mpirun -np 1 pgroups verify --backend nccl` and `pgroups bench --backend nccl`.
+# Takes a few minutes on one GPU (most of it the build). Installs nothing: it expects
+# the toolchain and libraries the README lists, the CUDA toolkit with NCCL, and an MPI.
+#
+# Usage: scripts/gpu-check.sh [--strict]
+#   --strict   also fail when a CLI check is missing (not only when a check fails)
+# Environment: PGROUPS_GPU_BUILD_DIR (default <repo>/build-gpu), PGROUPS_JOBS (default
+#   nproc), CMAKE_ARGS (extra configure arguments, split on spaces).
+# Exit status: 0 all present checks passed; 1 a check failed (or, with --strict, is
+#   missing); 2 a required tool is missing.
+
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${PGROUPS_GPU_BUILD_DIR:-$root/build-gpu}"
+jobs="${PGROUPS_JOBS:-$(nproc 2>/dev/null || echo 4)}"
+strict=0
+for arg in "$@"; do
+  case "$arg" in
+    --strict) strict=1 ;;
+    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "gpu-check.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+passed=()
+failed=()
+missing=()
+step() { printf '\n=== %s\n' "$*"; }
+pass() { passed+=("$1"); echo "PASS: $1"; }
+fail() { failed+=("$1"); echo "FAIL: $1" >&2; }
+miss() { missing+=("$1"); echo "MISSING: $1"; }
+
+summary() {
+  printf '\n=== summary (%ss)\n' "$SECONDS"
+  local item
+  for item in "${passed[@]+"${passed[@]}"}"; do echo "  passed:  $item"; done
+  for item in "${missing[@]+"${missing[@]}"}"; do echo "  missing: $item"; done
+  for item in "${failed[@]+"${failed[@]}"}"; do echo "  FAILED:  $item"; done
+  if ((${#failed[@]} > 0)); then exit 1; fi
+  if ((strict && ${#missing[@]} > 0)); then exit 1; fi
+  exit 0
+}
+
+# --- tools -----------------------------------------------------------------------------
+step "tools"
+for tool in cmake ctest mpirun; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "gpu-check.sh: '$tool' is not on PATH; install the packages the README lists" >&2
+    exit 2
+  fi
+done
+generator=()
+if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
+mpirun_flags=(-np 1)
+if mpirun --version 2>&1 | grep -q "Open MPI"; then
+  # Open MPI refuses root unless told; containers often run as root.
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+echo "cmake: $(cmake --version | head -n1); mpirun: $(mpirun --version 2>&1 | head -n1)"
+echo "build dir: $build; jobs: $jobs"
+
+# --- GPU -------------------------------------------------------------------------------
+step "GPU"
+if command -v nvidia-smi >/dev/null 2>&1; then
+  if nvidia-smi -L; then pass "nvidia-smi lists a GPU"; else fail "nvidia-smi -L (is the driver loaded?)"; fi
+else
+  miss "nvidia-smi (not on PATH; the NCCL tests still tell whether CUDA sees a device)"
+fi
+
+# --- configure and build ---------------------------------------------------------------
+step "configure (PGROUPS_WITH_NCCL=ON)"
+# shellcheck disable=SC2206  # CMAKE_ARGS is a space-separated list by design
+extra=(${CMAKE_ARGS:-})
+if cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DPGROUPS_WITH_NCCL=ON \
+    "${extra[@]+"${extra[@]}"}"; then
+  pass "configure with NCCL"
+else
+  fail "configure with -DPGROUPS_WITH_NCCL=ON (is NCCL installed? set NCCL_ROOT)"
+  summary
+fi
+
+step "build the NCCL backend and its tests"
+if cmake --build "$build" -j "$jobs" --target pgroups_nccl nccl_unit_test nccl_gpu_test; then
+  pass "build pgroups_nccl, nccl_unit_test, nccl_gpu_test"
+else
+  fail "build of the NCCL targets"
+  summary
+fi
+
+# --- tests -----------------------------------------------------------------------------
+step "NCCL tests (ctest -R Nccl)"
+if PGROUPS_REQUIRE_GPU=1 ctest --test-dir "$build" -R Nccl --output-on-failure --timeout 180; then
+  pass "ctest -R Nccl (GPU required)"
+else
+  fail "ctest -R Nccl"
+fi
+
+# --- CLI -------------------------------------------------------------------------------
+step "CLI"
+cli="$build/cli/pgroups"
+if cmake --build "$build" -j "$jobs" --target pgroups; then
+  pass "build the pgroups CLI"
+else
+  fail "build of the pgroups CLI"
+  cli=""
+fi
+
+# cli_check <subcommand> <with mpirun: 0|1>: runs `pgroups <subcommand> --backend nccl`
+# when the subcommand exists and has a --backend option, and says which part is missing
+# otherwise.
+cli_check() {
+  local sub="$1" under_mpi="$2" help
+  if [[ -z "$cli" || ! -x "$cli" ]]; then
+    miss "pgroups $sub --backend nccl (no CLI binary at $build/cli/pgroups)"
+    return
+  fi
+  # `pgroups <unknown> --help` prints the top-level help and succeeds, so look for the
+  # subcommand in that list first.
+  if ! "$cli" --help 2>&1 | grep -qE "^[[:space:]]+$sub([[:space:]]|$)"; then
+    miss "pgroups $sub (the CLI has no '$sub' subcommand yet)"
+    return
+  fi
+  if ! help="$("$cli" "$sub" --help 2>&1)"; then
+    fail "pgroups $sub --help (exit status $?)"
+    return
+  fi
+  if ! grep -q -- "--backend" <<<"$help"; then
+    miss "pgroups $sub --backend (the '$sub' subcommand has no --backend option yet)"
+    return
+  fi
+  local command=("$cli" "$sub" --backend nccl)
+  if ((under_mpi)); then command=(mpirun "${mpirun_flags[@]}" "${command[@]}"); fi
+  echo "+ ${command[*]}"
+  if timeout 120 "${command[@]}"; then
+    pass "${command[*]}"
+  else
+    fail "${command[*]} (exit status $?)"
+  fi
+}
+
+cli_check verify 1
+cli_check bench 1
+
+summary

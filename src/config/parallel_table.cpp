@@ -1,0 +1,178 @@
+#include "parallel_table.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <span>
+#include <string>
+
+#include "../common/did_you_mean.hpp"
+#include "pgroups/error.hpp"
+
+namespace pgroups::detail {
+namespace {
+
+constexpr std::array<std::string_view, 5> kParallelKeys = {"pipeline", "tensor", "world_size", "legacy_sequence_dp",
+                                                           "seed"};
+constexpr std::array<std::string_view, 3> kTensorKeys = {"size", "mode", "depth"};
+constexpr std::array<std::string_view, 1> kPipelineKeys = {"size"};
+
+// How a format spells its types and literals, so that a message reads in the words of
+// the file the user wrote.
+struct Words {
+  std::string_view a_table;  // with its article: "a table", "an object", "a dict"
+  std::string_view table;
+  std::string_view array;
+  std::string_view null;  // empty where the format has no null (TOML)
+  std::string_view true_literal;
+  std::string_view false_literal;
+  char quote;
+};
+
+Words words_for(ConfigFormat format) {
+  switch (format) {
+    case ConfigFormat::toml: return {"a table", "table", "array", "", "true", "false", '"'};
+    case ConfigFormat::json: return {"an object", "object", "array", "null", "true", "false", '"'};
+    case ConfigFormat::python: break;
+  }
+  return {"a dict", "dict", "list", "None", "True", "False", '\''};
+}
+
+// Integers of any length are shown in full up to a point; a million digits are not.
+std::string digits_excerpt(std::string_view digits) { return printable_excerpt(digits, 40); }
+
+class TableReader {
+ public:
+  TableReader(ConfigFormat format, std::string_view source) : words_(words_for(format)), source_(source) {}
+
+  ParallelConfig read(const ConfigValue& root) const {
+    if (root.kind != ValueKind::table) {
+      fail(root.position, fmt::format("the top level must be {}, found {}", words_.a_table, found(root)));
+    }
+    ParallelConfig config;
+    const ConfigEntry* parallel = root.find("parallel");
+    if (parallel == nullptr) return config;
+    if (parallel->value.kind != ValueKind::table) wrong_type(parallel->value, "parallel", words_.a_table);
+    for (const ConfigEntry& entry : parallel->value.entries) {
+      if (entry.key == "pipeline") {
+        config.pipeline = size_setting(entry.value, "parallel.pipeline");
+      } else if (entry.key == "tensor") {
+        read_tensor(entry.value, config);
+      } else if (entry.key == "world_size") {
+        config.world_size = integer(entry.value, "parallel.world_size");
+      } else if (entry.key == "legacy_sequence_dp") {
+        if (entry.value.kind != ValueKind::boolean) wrong_type(entry.value, "parallel.legacy_sequence_dp", "a boolean");
+        config.legacy_sequence_dp = entry.value.boolean;
+      } else if (entry.key == "seed") {
+        config.seed = integer(entry.value, "parallel.seed");
+      } else {
+        unknown_key(entry, "parallel", kParallelKeys);
+      }
+    }
+    return config;
+  }
+
+ private:
+  // `pipeline = N` or `pipeline = {size = N}`.
+  std::int64_t size_setting(const ConfigValue& value, std::string_view path) const {
+    if (value.kind == ValueKind::table) {
+      std::int64_t size = 1;
+      for (const ConfigEntry& entry : value.entries) {
+        if (entry.key != "size") unknown_key(entry, path, kPipelineKeys);
+        size = integer(entry.value, fmt::format("{}.size", path));
+      }
+      return size;
+    }
+    if (value.kind != ValueKind::integer && value.kind != ValueKind::big_integer) {
+      wrong_type(value, path, fmt::format("an integer or {}", words_.a_table));
+    }
+    return integer(value, path);
+  }
+
+  void read_tensor(const ConfigValue& value, ParallelConfig& config) const {
+    if (value.kind != ValueKind::table) {
+      config.tensor_size = size_setting(value, "parallel.tensor");
+      return;
+    }
+    for (const ConfigEntry& entry : value.entries) {
+      if (entry.key == "size") {
+        config.tensor_size = integer(entry.value, "parallel.tensor.size");
+      } else if (entry.key == "mode") {
+        config.tensor_mode = tensor_mode(entry.value);
+      } else if (entry.key == "depth") {
+        if (entry.value.kind == ValueKind::null) {
+          config.depth.reset();
+        } else {
+          config.depth = integer(entry.value, "parallel.tensor.depth", true);
+        }
+      } else {
+        unknown_key(entry, "parallel.tensor", kTensorKeys);
+      }
+    }
+  }
+
+  TensorMode tensor_mode(const ConfigValue& value) const {
+    if (value.kind == ValueKind::null) return TensorMode::none;
+    if (value.kind != ValueKind::string) wrong_type(value, "parallel.tensor.mode", "a string" + or_null());
+    // parse_tensor_mode quotes the text it rejects; a hostile one is shown escaped and cut.
+    const bool plain = value.text.size() <= 40 && printable_excerpt(value.text) == value.text;
+    try {
+      return parse_tensor_mode(plain ? value.text : printable_excerpt(value.text, 40));
+    } catch (const ConfigError& error) {
+      throw ConfigError(located(source_, value.position, error.what()));
+    }
+  }
+
+  std::int64_t integer(const ConfigValue& value, std::string_view path, bool null_allowed = false) const {
+    if (value.kind == ValueKind::integer) return value.integer;
+    if (value.kind == ValueKind::big_integer) {
+      fail(value.position, fmt::format("{} {} does not fit in a 64-bit integer", path, digits_excerpt(value.text)));
+    }
+    wrong_type(value, path, null_allowed ? "an integer" + or_null() : std::string("an integer"));
+  }
+
+  std::string or_null() const { return words_.null.empty() ? std::string() : fmt::format(" or {}", words_.null); }
+
+  std::string found(const ConfigValue& value) const {
+    switch (value.kind) {
+      case ValueKind::null: return std::string(words_.null);
+      case ValueKind::boolean:
+        return fmt::format("boolean {}", value.boolean ? words_.true_literal : words_.false_literal);
+      case ValueKind::integer: return fmt::format("integer {}", value.integer);
+      case ValueKind::big_integer: return fmt::format("integer {}", digits_excerpt(value.text));
+      case ValueKind::floating: return fmt::format("float {}", printable_excerpt(value.text, 40));
+      case ValueKind::string: return fmt::format("string {}", quoted_excerpt(value.text, words_.quote));
+      case ValueKind::array: return std::string(words_.array);
+      case ValueKind::table: return std::string(words_.table);
+      case ValueKind::date_time: return "date-time";
+    }
+    return "value";
+  }
+
+  [[noreturn]] void wrong_type(const ConfigValue& value, std::string_view path, std::string_view expected) const {
+    fail(value.position, fmt::format("{} must be {}, found {}", path, expected, found(value)));
+  }
+
+  [[noreturn]] void unknown_key(const ConfigEntry& entry, std::string_view path,
+                                std::span<const std::string_view> known) const {
+    const std::string keys = known.size() == 1 ? fmt::format("the only key is {}", known.front())
+                                               : fmt::format("the keys are {}", fmt::join(known, ", "));
+    fail(entry.key_position, fmt::format("unknown key {} in {}; {}{}", quoted_excerpt(entry.key), path, keys,
+                                         did_you_mean(entry.key, known)));
+  }
+
+  [[noreturn]] void fail(SourcePosition position, std::string_view message) const {
+    throw_parse_error(source_, position, message);
+  }
+
+  Words words_;
+  std::string_view source_;
+};
+
+}  // namespace
+
+ParallelConfig parallel_config_from_tree(const ConfigValue& root, ConfigFormat format, std::string_view source) {
+  return TableReader(format, source).read(root);
+}
+
+}  // namespace pgroups::detail

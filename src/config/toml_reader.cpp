@@ -1,0 +1,288 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <toml++/toml.h>
+#include <vector>
+
+#include "format_readers.hpp"
+
+namespace pgroups::detail {
+namespace {
+
+// A linear pass over TOML's lexical structure that measures how deep the document
+// nests, counting tables, arrays and inline tables opened by brackets, table headers and
+// dotted keys alike, in the builder's terms (the top level is depth 1). toml++ limits
+// nested values (arrays, inline tables) but not dotted keys, and recurses through both
+// when it builds and destroys its tree: `a.a.a...a = 1` with 100,000 parts overflows the
+// stack. So nothing reaches toml++ before this scan has bounded the depth. The scan only
+// needs to be right for well-formed TOML; on malformed text it must merely terminate,
+// and toml++ then reports the syntax error.
+class TomlNestingScan {
+ public:
+  TomlNestingScan(std::string_view text, std::string_view source) : text_(text), source_(source) {}
+
+  void run() {
+    while (at_ < text_.size()) {
+      const char c = text_[at_];
+      switch (c) {
+        case '#': skip_until_newline(); continue;
+        case '"':
+        case '\'': skip_string(c); continue;
+        case '\n': new_line(); break;
+        case '=':
+          if (!in_array()) {
+            key_dots_ = dots_;
+            dots_ = 0;
+            after_equals_ = true;
+          }
+          break;
+        case '.':
+          if (in_header_) {
+            ++header_dots_;
+            check(header_level());
+          } else if (!after_equals_ && !in_array()) {
+            ++dots_;
+            check(base_ + dots_);
+          }
+          break;
+        case ',':
+          if (!in_array()) {
+            dots_ = key_dots_ = 0;
+            after_equals_ = false;
+          }
+          break;
+        case '[':
+          if (open_.empty() && !after_equals_ && !in_header_) {
+            begin_header();
+            continue;
+          }
+          open(c);
+          break;
+        case '{': open(c); break;
+        case ']':
+          if (in_header_) {
+            end_header();
+            continue;
+          }
+          close();
+          break;
+        case '}': close(); break;
+        default: break;
+      }
+      ++at_;
+    }
+  }
+
+ private:
+  struct Saved {
+    char bracket;
+    std::size_t base;
+    std::size_t key_dots;
+    std::size_t dots;
+    bool after_equals;
+  };
+
+  bool in_array() const { return !open_.empty() && open_.back().bracket == '['; }
+  std::size_t header_level() const { return 2 + header_dots_ + (header_is_array_ ? 1 : 0); }
+
+  void check(std::size_t level) const {
+    if (level > kMaxNesting) {
+      throw_parse_error(source_, position(), fmt::format("nesting is deeper than {} levels", kMaxNesting));
+    }
+  }
+
+  void open(char bracket) {
+    // An array's elements sit one level below it; a table's value one level below the
+    // last part of its (dotted) key.
+    const std::size_t level = in_array() ? base_ + 1 : base_ + key_dots_ + 1;
+    check(level);
+    open_.push_back(Saved{bracket, base_, key_dots_, dots_, after_equals_});
+    base_ = level;
+    key_dots_ = dots_ = 0;
+    after_equals_ = false;
+  }
+
+  void close() {
+    if (open_.empty()) return;  // unbalanced: toml++ will say so
+    const Saved saved = open_.back();
+    open_.pop_back();
+    base_ = saved.base;
+    key_dots_ = saved.key_dots;
+    dots_ = saved.dots;
+    after_equals_ = saved.after_equals;
+  }
+
+  void begin_header() {
+    header_is_array_ = at_ + 1 < text_.size() && text_[at_ + 1] == '[';
+    at_ += header_is_array_ ? 2 : 1;
+    in_header_ = true;
+    header_dots_ = 0;
+    check(header_level());
+  }
+
+  void end_header() {
+    in_header_ = false;
+    at_ += header_is_array_ && at_ + 1 < text_.size() && text_[at_ + 1] == ']' ? 2 : 1;
+    table_level_ = base_ = header_level();
+    dots_ = key_dots_ = 0;
+    after_equals_ = false;
+  }
+
+  void new_line() {
+    ++line_;
+    line_start_ = at_ + 1;
+    // Only arrays may span lines; everywhere else a line ends the key/value pair.
+    if (open_.empty()) {
+      base_ = table_level_;
+      dots_ = key_dots_ = 0;
+      after_equals_ = false;
+      in_header_ = false;
+    }
+  }
+
+  void skip_until_newline() {
+    const std::size_t end = text_.find('\n', at_);
+    at_ = end == std::string_view::npos ? text_.size() : end;
+  }
+
+  // Leaves at_ just past the closing quote, or on the newline or end that cut the string
+  // short.
+  void skip_string(char quote) {
+    const bool multi_line = text_.substr(at_, 3) == std::string(3, quote);
+    const bool escapes = quote == '"';
+    at_ += multi_line ? 3 : 1;
+    while (at_ < text_.size()) {
+      const char c = text_[at_];
+      if (c == '\n') {
+        if (!multi_line) return;
+        new_line_in_string();
+      } else if (c == '\\' && escapes) {
+        ++at_;  // the escaped character, unless it is a line break, which is counted
+        if (at_ >= text_.size() || text_[at_] == '\n') continue;
+      } else if (c == quote) {
+        if (!multi_line) {
+          ++at_;
+          return;
+        }
+        if (text_.substr(at_, 3) == std::string(3, quote)) {
+          at_ += 3;
+          // Up to two more quotes belong to the content: """a""""" is `a""`.
+          for (int extra = 0; extra < 2 && at_ < text_.size() && text_[at_] == quote; ++extra) ++at_;
+          return;
+        }
+      }
+      ++at_;
+    }
+  }
+
+  void new_line_in_string() {
+    ++line_;
+    line_start_ = at_ + 1;
+  }
+
+  SourcePosition position() const { return {line_, at_ - line_start_ + 1}; }
+
+  std::string_view text_;
+  std::string_view source_;
+  std::size_t at_ = 0;
+  std::size_t line_ = 1;
+  std::size_t line_start_ = 0;
+  std::vector<Saved> open_;
+  std::size_t table_level_ = 1;  // the level of the table the current header opened
+  std::size_t base_ = 1;         // the level of the innermost open table or array
+  std::size_t dots_ = 0;         // dots in the key being read
+  std::size_t key_dots_ = 0;     // dots in the key whose value is being read
+  bool after_equals_ = false;
+  bool in_header_ = false;
+  bool header_is_array_ = false;
+  std::size_t header_dots_ = 0;
+};
+
+SourcePosition position_of(const toml::source_region& region) {
+  return {static_cast<std::size_t>(region.begin.line), static_cast<std::size_t>(region.begin.column)};
+}
+
+// toml++ keeps only the double; show it as TOML would write it, with a fraction.
+std::string float_text(double value) {
+  std::string text = fmt::format("{}", value);
+  if (text.find_first_not_of("-0123456789") == std::string::npos) text += ".0";
+  return text;
+}
+
+void emit(const toml::node& node, ValueTreeBuilder& builder);
+
+void emit_table(const toml::table& table, SourcePosition position, ValueTreeBuilder& builder) {
+  builder.begin(ValueKind::table, position);
+  // toml++ orders keys by name; source order makes the first error the first in the file.
+  std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+  entries.reserve(table.size());
+  for (const auto& [key, value] : table) entries.emplace_back(&key, &value);
+  std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    const toml::source_position& pa = a.first->source().begin;
+    const toml::source_position& pb = b.first->source().begin;
+    return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
+  });
+  for (const auto& [key, value] : entries) {
+    builder.key(key->str(), position_of(key->source()));
+    emit(*value, builder);
+  }
+  builder.end();
+}
+
+void emit(const toml::node& node, ValueTreeBuilder& builder) {
+  const SourcePosition position = position_of(node.source());
+  if (const toml::table* table = node.as_table()) {
+    emit_table(*table, position, builder);
+    return;
+  }
+  if (node.is_array()) {
+    builder.begin(ValueKind::array, position);
+    builder.end();
+    return;
+  }
+  ConfigValue value;
+  value.position = position;
+  if (const auto* integer = node.as_integer()) {
+    value.kind = ValueKind::integer;
+    value.integer = integer->get();
+  } else if (const auto* floating = node.as_floating_point()) {
+    value.kind = ValueKind::floating;
+    value.text = float_text(floating->get());
+  } else if (const auto* boolean = node.as_boolean()) {
+    value.kind = ValueKind::boolean;
+    value.boolean = boolean->get();
+  } else if (const auto* string = node.as_string()) {
+    value.kind = ValueKind::string;
+    value.text = string->get();
+  } else {
+    value.kind = ValueKind::date_time;
+  }
+  builder.scalar(std::move(value));
+}
+
+}  // namespace
+
+ConfigValue read_toml_tree(std::string_view text, std::string_view source) {
+  TomlNestingScan(text, source).run();
+  toml::table document;
+  try {
+    document = toml::parse(text, source);
+  } catch (const toml::parse_error& error) {
+    std::string message = printable_excerpt(error.description());
+    if (!message.empty()) message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
+    throw_parse_error(source, position_of(error.source()), message);
+  }
+  // Only `parallel` is read: the builder would drop every other top-level entry anyway.
+  ValueTreeBuilder builder(source);
+  builder.begin(ValueKind::table, SourcePosition{1, 1});
+  if (const auto parallel = document.find("parallel"); parallel != document.end()) {
+    builder.key(parallel->first.str(), position_of(parallel->first.source()));
+    emit(parallel->second, builder);
+  }
+  builder.end();
+  return builder.finish();
+}
+
+}  // namespace pgroups::detail

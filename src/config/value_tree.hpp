@@ -1,0 +1,117 @@
+#pragma once
+// The neutral value tree that the three format readers produce, and the builder that
+// bounds it. Internal to pgroups::config.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pgroups::detail {
+
+/// Deepest nesting of tables and arrays (the top level counts as one) that any reader
+/// accepts. Real configurations use three levels; the limit keeps every recursive step,
+/// ours or a library's, far from the stack's end.
+inline constexpr std::size_t kMaxNesting = 64;
+
+/// 1-based line and byte column; 0 means "unknown".
+struct SourcePosition {
+  std::size_t line = 0;
+  std::size_t column = 0;
+};
+
+/// "source:line:column: message", or "source: message" when the position is unknown.
+[[nodiscard]] std::string located(std::string_view source, SourcePosition position, std::string_view message);
+
+/// Throws ParseError(located(source, position, message)).
+[[noreturn]] void throw_parse_error(std::string_view source, SourcePosition position, std::string_view message);
+
+/// `text` made fit for an error message: control and non-ASCII bytes are escaped (\n,
+/// \x00, \xff, ...) and anything past `max_length` bytes is cut and replaced by "...".
+/// O(min(size, max_length)).
+[[nodiscard]] std::string printable_excerpt(std::string_view text, std::size_t max_length = 200);
+
+/// printable_excerpt() between `quote`s, with `quote` and backslash escaped too: 'a\'b',
+/// or 'abc'... when cut.
+[[nodiscard]] std::string quoted_excerpt(std::string_view text, char quote = '\'', std::size_t max_length = 40);
+
+enum class ValueKind : std::uint8_t {
+  null,
+  boolean,
+  integer,
+  big_integer,  ///< an integer literal outside int64; `text` holds its digits
+  floating,     ///< `text` holds its spelling
+  string,
+  array,        ///< elements are never kept: no setting is an array
+  table,
+  date_time,    ///< TOML only
+};
+
+struct ConfigEntry;
+
+/// One value of a configuration, format-neutral.
+struct ConfigValue {
+  ValueKind kind = ValueKind::null;
+  SourcePosition position;
+  bool boolean = false;
+  std::int64_t integer = 0;
+  /// The string's value; the source spelling of a float or a big integer.
+  std::string text;
+  /// A table's entries in source order (see ValueTreeBuilder for which ones are kept).
+  std::vector<ConfigEntry> entries;
+
+  /// The entry named `key`, or nullptr.
+  [[nodiscard]] const ConfigEntry* find(std::string_view key) const;
+};
+
+struct ConfigEntry {
+  std::string key;
+  SourcePosition key_position;
+  ConfigValue value;
+};
+
+/// Builds a ConfigValue from a stream of events in document order, keeping only what
+/// the `parallel` settings can use, so that memory stays bounded whatever the input:
+///  - of the top-level table, only the entry `parallel` (a second one is a ParseError);
+///  - tables at depth 2 and 3 (`parallel`, `parallel.tensor`) keep their first
+///    kMaxKeptEntries entries, rejecting duplicate keys; deeper tables keep none;
+///  - arrays never keep elements.
+/// Opening a container deeper than kMaxNesting throws ParseError at its position,
+/// before the reader recurses into it. Every method is O(kMaxKeptEntries) at most.
+class ValueTreeBuilder {
+ public:
+  static constexpr std::size_t kMaxKeptEntries = 64;
+
+  explicit ValueTreeBuilder(std::string_view source) : source_(source) {}
+
+  /// Names the next value; only inside a table.
+  void key(std::string_view key, SourcePosition position);
+  /// A leaf value (any kind but table or array).
+  void scalar(ConfigValue value);
+  /// Opens a table or an array.
+  void begin(ValueKind container, SourcePosition position);
+  /// Closes the innermost open container.
+  void end();
+  /// The root value once every container is closed.
+  [[nodiscard]] ConfigValue finish();
+
+ private:
+  struct Frame {
+    ConfigValue* node;   // nullptr when this container is not kept
+    bool keeps_entries;  // whether entries are stored in node->entries
+    std::string path;    // dotted path of a kept table, for duplicate-key messages
+  };
+
+  // Where the next value goes: a new kept node, or nullptr when it is dropped.
+  ConfigValue* place_value(SourcePosition position);
+
+  std::string_view source_;
+  ConfigValue root_;
+  bool has_root_ = false;
+  std::vector<Frame> open_;
+  std::string pending_key_;
+  SourcePosition pending_key_position_;
+};
+
+}  // namespace pgroups::detail

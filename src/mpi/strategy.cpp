@@ -1,0 +1,125 @@
+#include "pgroups/mpi/strategy.hpp"
+
+#include <fmt/format.h>
+
+#include <utility>
+#include <vector>
+
+#include "../common/did_you_mean.hpp"
+#include "pgroups/error.hpp"
+#include "pgroups/mpi/error.hpp"
+
+namespace pgroups::mpi {
+namespace {
+
+constexpr std::array<std::string_view, 3> kStrategyNames = {"split", "create_group", "per_group"};
+
+// An MPI_Group freed on every path, so that a failing create call leaks nothing.
+class Group {
+ public:
+  explicit Group(MPI_Group group) noexcept : group_(group) {}
+  ~Group() {
+    if (group_ != MPI_GROUP_NULL && group_ != MPI_GROUP_EMPTY) MPI_Group_free(&group_);
+  }
+  Group(const Group&) = delete;
+  Group& operator=(const Group&) = delete;
+  [[nodiscard]] MPI_Group get() const noexcept { return group_; }
+
+ private:
+  MPI_Group group_;
+};
+
+Group group_of(const Communicator& parent) {
+  MPI_Group group = MPI_GROUP_NULL;
+  check(MPI_Comm_group(parent.get(), &group), "MPI_Comm_group");
+  return Group(group);
+}
+
+// The parent's sub-group of `ranks` in this order: their order becomes the new
+// communicator's rank order, which is why the ascending layout group gives rank ==
+// local rank.
+Group sub_group(const Group& parent, const std::vector<std::int64_t>& ranks) {
+  std::vector<int> members(ranks.begin(), ranks.end());
+  MPI_Group group = MPI_GROUP_NULL;
+  check(MPI_Group_incl(parent.get(), static_cast<int>(members.size()), members.data(), &group), "MPI_Group_incl");
+  return Group(group);
+}
+
+// Checks the contract shared by all strategies and returns the caller's global rank.
+std::int64_t checked_rank(const Communicator& parent, const Layout& layout) {
+  const int size = parent.size();
+  if (size != layout.world_size()) {
+    throw ConfigError(fmt::format("the parent communicator has {} ranks, but the layout is for a world of {}", size,
+                                  layout.world_size()));
+  }
+  return parent.rank();
+}
+
+int to_int(std::int64_t value) {
+  // Every value passed here is a rank, a group index or a local rank of a world whose
+  // size is an int (MPI_Comm_size), so this holds by construction.
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+std::string_view strategy_name(CreationStrategy strategy) noexcept {
+  return kStrategyNames[static_cast<std::size_t>(strategy)];
+}
+
+CreationStrategy parse_creation_strategy(std::string_view text) {
+  for (CreationStrategy strategy : kAllCreationStrategies) {
+    if (strategy_name(strategy) == text) return strategy;
+  }
+  throw ConfigError(fmt::format("unknown creation strategy '{}'; the strategy must be one of split, create_group, "
+                                "per_group{}",
+                                text, detail::did_you_mean(text, kStrategyNames)));
+}
+
+Communicator create_by_split(const Communicator& parent, const Layout& layout, ParallelMode mode) {
+  const std::int64_t rank = checked_rank(parent, layout);
+  MPI_Comm comm = MPI_COMM_NULL;
+  check(MPI_Comm_split(parent.get(), to_int(layout.group_index(rank, mode)), to_int(layout.local_rank(rank, mode)),
+                       &comm),
+        "MPI_Comm_split");
+  return Communicator::adopt(comm);
+}
+
+Communicator create_by_create_group(const Communicator& parent, const Layout& layout, ParallelMode mode) {
+  const std::int64_t rank = checked_rank(parent, layout);
+  const Group world = group_of(parent);
+  const Group own = sub_group(world, layout.group_of(rank, mode));
+  MPI_Comm comm = MPI_COMM_NULL;
+  check(MPI_Comm_create_group(parent.get(), own.get(), create_group_tag(mode), &comm), "MPI_Comm_create_group");
+  return Communicator::adopt(comm);
+}
+
+Communicator create_by_per_group(const Communicator& parent, const Layout& layout, ParallelMode mode) {
+  const std::int64_t rank = checked_rank(parent, layout);
+  const Group world = group_of(parent);
+  const std::int64_t own_index = layout.group_index(rank, mode);
+  const std::int64_t count = layout.group_count(mode);
+  Communicator mine;
+  for (std::int64_t index = 0; index < count; ++index) {
+    const Group group = sub_group(world, layout.group_of(layout.group_leader(mode, index), mode));
+    MPI_Comm comm = MPI_COMM_NULL;
+    check(MPI_Comm_create(parent.get(), group.get(), &comm), "MPI_Comm_create");
+    // Only the group's members get a handle; adopting it at once keeps it owned even if
+    // a later iteration throws.
+    Communicator created = Communicator::adopt(comm);
+    if (index == own_index) mine = std::move(created);
+  }
+  return mine;
+}
+
+Communicator create_mode_communicator(const Communicator& parent, const Layout& layout, ParallelMode mode,
+                                      CreationStrategy strategy) {
+  switch (strategy) {
+    case CreationStrategy::split: return create_by_split(parent, layout, mode);
+    case CreationStrategy::create_group: return create_by_create_group(parent, layout, mode);
+    case CreationStrategy::per_group: return create_by_per_group(parent, layout, mode);
+  }
+  throw ConfigError(fmt::format("unknown creation strategy {}", static_cast<int>(strategy)));
+}
+
+}  // namespace pgroups::mpi

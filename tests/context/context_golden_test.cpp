@@ -1,0 +1,82 @@
+// Every golden layout that fits the world, built live by each creation strategy: the
+// communicators hold exactly Colossal-AI's groups and local ranks. The golden files
+// hold Colossal-AI's contiguous sequence_dp blocks, so the legacy switch is on.
+
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+#include "mpi_test_support.hpp"
+#include "pgroups/parallel_context.hpp"
+#include "support/golden.hpp"
+
+namespace pgroups {
+namespace {
+
+constexpr std::int64_t kLargestWorld = 16;
+
+std::vector<std::filesystem::path> small_golden_files() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& path : test::golden_files("golden")) {
+    if (test::config_from_golden(test::load_json(path).at("config")).world_size <= kLargestWorld) {
+      files.push_back(path);
+    }
+  }
+  return files;
+}
+
+using GoldenCase = std::tuple<std::filesystem::path, CreationStrategy>;
+
+class LiveGolden : public ::testing::TestWithParam<GoldenCase> {};
+
+TEST_P(LiveGolden, CommunicatorsHoldColossalGroupsAndLocalRanks) {
+  const auto& [path, strategy] = GetParam();
+  const nlohmann::json golden = test::load_json(path);
+  ParallelConfig config = test::config_from_golden(golden.at("config"));
+  if (config.world_size != test::world_size()) {
+    GTEST_SKIP() << "for a world of " << config.world_size << " ranks";
+  }
+  config.legacy_sequence_dp = true;
+  ContextOptions options;
+  options.strategy = strategy;
+  const ParallelContext context(config, MPI_COMM_WORLD, options);
+  const std::int64_t me = context.global_rank();
+
+  std::vector<std::string> expected_modes;
+  for (const auto& [name, _] : golden.at("modes").items()) expected_modes.push_back(name);
+  std::vector<std::string> created;
+  for (ParallelMode mode : context.modes()) created.emplace_back(mode_name(mode));
+  std::sort(expected_modes.begin(), expected_modes.end());
+  std::sort(created.begin(), created.end());
+  EXPECT_EQ(created, expected_modes);
+
+  for (ParallelMode mode : context.modes()) {
+    SCOPED_TRACE(std::string(mode_name(mode)));
+    const nlohmann::json& expected = golden.at("modes").at(std::string(mode_name(mode)));
+    const test::Observed seen = test::observe(context.get_group(mode).mpi(), static_cast<int>(me));
+    const auto groups = expected.at("groups").get<std::vector<std::vector<std::int64_t>>>();
+    // Groups partition the world, so "every rank's observed group is a golden group"
+    // means the observed groups are exactly the golden ones.
+    EXPECT_NE(std::find(groups.begin(), groups.end(), seen.members), groups.end())
+        << "observed group " << ::testing::PrintToString(seen.members) << " is not a golden group";
+    const auto index = static_cast<std::size_t>(me);
+    EXPECT_EQ(seen.rank, expected.at("local_rank").at(index).get<std::int64_t>());
+    EXPECT_EQ(seen.size, expected.at("world_size").at(index).get<std::int64_t>());
+    EXPECT_EQ(context.local_rank(mode), seen.rank);
+    EXPECT_EQ(context.world_size(mode), seen.size);
+    EXPECT_EQ(context.ranks_in_group(mode), seen.members);
+  }
+}
+
+std::string golden_case_name(const ::testing::TestParamInfo<GoldenCase>& param) {
+  const std::string file = test::test_name({std::get<0>(param.param), param.index});
+  return file + "_" + std::string(mpi::strategy_name(std::get<1>(param.param)));
+}
+
+INSTANTIATE_TEST_SUITE_P(GoldenFiles, LiveGolden,
+                         ::testing::Combine(::testing::ValuesIn(small_golden_files()),
+                                            ::testing::ValuesIn(mpi::kAllCreationStrategies)),
+                         golden_case_name);
+
+}  // namespace
+}  // namespace pgroups

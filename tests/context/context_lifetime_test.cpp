@@ -1,0 +1,125 @@
+// A context owns its communicators: destroy() frees them all, a second destroy() is
+// harmless, a failure part-way frees what was built, and a hundred build/destroy
+// cycles leave no handle behind.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <utility>
+
+#include "fault_injection.hpp"
+#include "mpi_test_support.hpp"
+#include "pgroups/error.hpp"
+#include "pgroups/parallel_context.hpp"
+
+namespace pgroups {
+namespace {
+
+using mpi::Communicator;
+
+// The richest configuration that fits the world: most modes, most handles.
+ParallelConfig richest_config() {
+  const auto configs = test::configs_for_world(test::world_size());
+  ParallelConfig best = configs.front();
+  std::size_t most = 0;
+  for (const ParallelConfig& config : configs) {
+    const std::size_t modes = Layout(config).modes().size();
+    if (modes > most) {
+      most = modes;
+      best = config;
+    }
+  }
+  return best;
+}
+
+// Open MPI and MPICH both hand out the lowest free Fortran index for a new handle, so a
+// leak of MPI handles (not only of our wrappers) shows as a growing index.
+int fortran_index_of_a_new_communicator() {
+  MPI_Comm probe = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &probe);
+  const int index = static_cast<int>(MPI_Comm_c2f(probe));
+  MPI_Comm_free(&probe);
+  return index;
+}
+
+TEST(ParallelContextLifetime, DestroyFreesEveryCommunicatorAndASecondDestroyIsHarmless) {
+  const std::int64_t before = Communicator::live_count();
+  ParallelContext context(richest_config(), MPI_COMM_WORLD);
+  EXPECT_EQ(Communicator::live_count(), before + static_cast<std::int64_t>(context.modes().size()));
+  context.destroy();
+  EXPECT_EQ(Communicator::live_count(), before);
+  EXPECT_TRUE(context.modes().empty());
+  for (ParallelMode mode : kAllParallelModes) EXPECT_FALSE(context.is_initialized(mode));
+  EXPECT_NO_THROW(context.destroy());
+  try {
+    (void)context.get_group(ParallelMode::global);
+    FAIL() << "no exception";
+  } catch (const StateError& error) {
+    EXPECT_STREQ(error.what(), "mode global is not initialized: the context was destroyed (or moved from)");
+  }
+  EXPECT_THROW((void)context.is_pipeline_first_stage(), StateError);
+  // What does not depend on a communicator stays available.
+  EXPECT_EQ(context.global_rank(), test::world_rank());
+  EXPECT_EQ(context.layout().world_size(), test::world_size());
+}
+
+TEST(ParallelContextLifetime, AHundredBuildAndDestroyCyclesLeakNothing) {
+  const ParallelConfig config = richest_config();
+  for (CreationStrategy strategy : mpi::kAllCreationStrategies) {
+    SCOPED_TRACE(std::string(mpi::strategy_name(strategy)));
+    ContextOptions options;
+    options.strategy = strategy;
+    const std::int64_t before = Communicator::live_count();
+    const int index_before = fortran_index_of_a_new_communicator();
+    for (int cycle = 0; cycle < 100; ++cycle) {
+      ParallelContext context(config, MPI_COMM_WORLD, options);
+      ASSERT_TRUE(context.is_initialized(ParallelMode::global));
+      context.destroy();
+      ASSERT_EQ(Communicator::live_count(), before) << "cycle " << cycle;
+    }
+    // The destructor frees too.
+    for (int cycle = 0; cycle < 3; ++cycle) const ParallelContext context(config, MPI_COMM_WORLD, options);
+    EXPECT_EQ(Communicator::live_count(), before);
+    EXPECT_LE(fortran_index_of_a_new_communicator(), index_before + 2);
+  }
+}
+
+TEST(ParallelContextLifetime, AFailurePartWayFreesWhatWasBuiltAndLeavesNothingInitialized) {
+  const std::int64_t before = Communicator::live_count();
+  ParallelConfig config = richest_config();
+  for (ParallelMode fail_at : {ParallelMode::global, ParallelMode::tensor}) {
+    detail::fail_creation_before(fail_at);
+    std::string message;
+    try {
+      const ParallelContext context(config, MPI_COMM_WORLD);
+    } catch (const BackendError& error) {
+      message = error.what();
+    }
+    detail::fail_creation_before(std::nullopt);
+    EXPECT_EQ(message, fmt::format("injected failure before creating mode {}", mode_name(fail_at)));
+    EXPECT_EQ(Communicator::live_count(), before);
+  }
+  // And the next context builds normally.
+  const ParallelContext context(config, MPI_COMM_WORLD);
+  EXPECT_TRUE(context.is_initialized(ParallelMode::tensor));
+}
+
+TEST(ParallelContextLifetime, MovingHandsOverTheCommunicators) {
+  const std::int64_t before = Communicator::live_count();
+  ParallelContext first(richest_config(), MPI_COMM_WORLD);
+  const std::size_t modes = first.modes().size();
+  const GroupHandle tensor = first.get_group(ParallelMode::tensor);
+  ParallelContext second = std::move(first);
+  EXPECT_TRUE(first.modes().empty());  // NOLINT(bugprone-use-after-move): the moved-from state is the contract
+  EXPECT_EQ(second.modes().size(), modes);
+  EXPECT_EQ(second.get_group(ParallelMode::tensor), tensor);
+  EXPECT_EQ(Communicator::live_count(), before + static_cast<std::int64_t>(modes));
+  ParallelContext third(ParallelConfig{}, MPI_COMM_WORLD);
+  third = std::move(second);
+  EXPECT_EQ(Communicator::live_count(), before + static_cast<std::int64_t>(modes));
+  third.destroy();
+  EXPECT_EQ(Communicator::live_count(), before);
+}
+
+}  // namespace
+}  // namespace pgroups

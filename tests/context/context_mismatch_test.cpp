@@ -1,0 +1,97 @@
+// Ranks that hold different configurations or options never build groups: every rank
+// throws the same MismatchError, nobody hangs, and nothing is left allocated.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "mpi_test_support.hpp"
+#include "pgroups/error.hpp"
+#include "pgroups/mpi/agreement.hpp"
+#include "pgroups/parallel_context.hpp"
+
+namespace pgroups {
+namespace {
+
+// Builds a context on every rank, the last rank with its own config and options, and
+// returns the message of the MismatchError it must throw.
+std::string mismatch_message(const std::function<void(ParallelConfig&, ContextOptions&)>& change_last_rank) {
+  ParallelConfig config;
+  ContextOptions options;
+  if (test::world_rank() == test::world_size() - 1) change_last_rank(config, options);
+  const std::int64_t before = mpi::Communicator::live_count();
+  std::string message;
+  try {
+    const ParallelContext context(config, MPI_COMM_WORLD, options);
+    ADD_FAILURE() << "no exception";
+  } catch (const MismatchError& error) {
+    message = error.what();
+  }
+  EXPECT_EQ(mpi::Communicator::live_count(), before);
+  EXPECT_TRUE(test::same_everywhere(MPI_COMM_WORLD, static_cast<std::int64_t>(mpi::text_hash(message) >> 1)))
+      << "ranks threw different messages";
+  return message;
+}
+
+class ConfigMismatch : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (test::world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  }
+  std::string last_rank_holds() const { return fmt::format("rank {} holds '", test::world_size() - 1); }
+};
+
+TEST_F(ConfigMismatch, ADifferentTensorSizeOnOneRankThrowsMismatchOnEveryRank) {
+  const std::string message = mismatch_message([](ParallelConfig& c, ContextOptions&) {
+    c.tensor_size = test::world_size();
+  });
+  EXPECT_EQ(message.rfind(fmt::format("configuration mismatch across {} ranks: ", test::world_size()), 0), 0U)
+      << message;
+  EXPECT_NE(message.find(last_rank_holds() + fmt::format("world_size={} pipeline=1 tensor={} mode=none",
+                                                         test::world_size(), test::world_size())),
+            std::string::npos)
+      << message;
+}
+
+TEST_F(ConfigMismatch, ADifferentStrategyIsAMismatch) {
+  const std::string message = mismatch_message([](ParallelConfig&, ContextOptions& o) {
+    o.strategy = CreationStrategy::per_group;
+  });
+  EXPECT_NE(message.find("strategy=per_group'"), std::string::npos) << message;
+  EXPECT_NE(message.find("strategy=split'"), std::string::npos) << message;
+}
+
+TEST_F(ConfigMismatch, ADifferentSeedOrSequenceSwitchIsAMismatch) {
+  EXPECT_NE(mismatch_message([](ParallelConfig& c, ContextOptions&) { c.seed = 7; }).find("seed=7"),
+            std::string::npos);
+  EXPECT_NE(mismatch_message([](ParallelConfig& c, ContextOptions&) { c.legacy_sequence_dp = true; })
+                .find("legacy_sequence_dp=true"),
+            std::string::npos);
+}
+
+TEST_F(ConfigMismatch, AnInvalidConfigOnOneRankIsAMismatchNotAHang) {
+  // The odd rank's plan cannot even be built; it must still take part in the agreement.
+  const std::string message = mismatch_message([](ParallelConfig& c, ContextOptions&) {
+    c.tensor_size = test::world_size() + 1;
+  });
+  EXPECT_NE(message.find("mismatch"), std::string::npos) << message;
+}
+
+TEST_F(ConfigMismatch, AWrongWorldSizeOnOneRankIsAMismatch) {
+  const std::string message = mismatch_message([](ParallelConfig& c, ContextOptions&) {
+    c.world_size = 2 * test::world_size();
+  });
+  EXPECT_NE(message.find(last_rank_holds() + fmt::format("world_size={}", 2 * test::world_size())),
+            std::string::npos)
+      << message;
+}
+
+TEST_F(ConfigMismatch, ThePerRankDeviceIsNotPartOfTheAgreement) {
+  ContextOptions options;
+  options.device = test::world_rank();
+  EXPECT_NO_THROW(ParallelContext(ParallelConfig{}, MPI_COMM_WORLD, options));
+}
+
+}  // namespace
+}  // namespace pgroups

@@ -1,0 +1,58 @@
+// require_identical: one collective when ranks agree; the same MismatchError on every
+// rank, naming who holds what, when they do not.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "mpi_test_support.hpp"
+#include "pgroups/error.hpp"
+#include "pgroups/mpi/agreement.hpp"
+
+namespace pgroups::mpi {
+namespace {
+
+TEST(Agreement, IdenticalTextsPass) {
+  EXPECT_NO_THROW(require_identical(Communicator::borrow(MPI_COMM_WORLD), "pipeline=2 tensor=4", "configuration"));
+}
+
+TEST(Agreement, OneDifferentRankMakesEveryRankThrowTheSameMismatch) {
+  const int size = test::world_size();
+  if (size < 2) GTEST_SKIP() << "needs two ranks";
+  const int odd_one = size - 1;
+  const std::string text = test::world_rank() == odd_one ? "tensor=4" : "tensor=2";
+  std::string message;
+  try {
+    require_identical(Communicator::borrow(MPI_COMM_WORLD), text, "configuration");
+  } catch (const MismatchError& error) {
+    message = error.what();
+  }
+  const std::string others = size == 2 ? "rank 0 holds" : fmt::format("ranks 0-{} hold", size - 2);
+  EXPECT_EQ(message, fmt::format("configuration mismatch across {} ranks: {} 'tensor=2'; rank {} holds 'tensor=4'",
+                                 size, others, odd_one));
+  EXPECT_TRUE(test::same_everywhere(MPI_COMM_WORLD, static_cast<std::int64_t>(text_hash(message) >> 1)));
+}
+
+TEST(Agreement, RanksAreListedAsRunsInOrderOfFirstAppearance) {
+  const int size = test::world_size();
+  if (size < 4) GTEST_SKIP() << "needs four ranks";
+  // Even ranks hold "a", odd ranks "b".
+  const std::string text = test::world_rank() % 2 == 0 ? "a" : "b";
+  try {
+    require_identical(Communicator::borrow(MPI_COMM_WORLD), text, "options");
+    FAIL() << "no exception";
+  } catch (const MismatchError& error) {
+    const std::string message = error.what();
+    EXPECT_EQ(message.rfind(fmt::format("options mismatch across {} ranks: ranks 0, 2", size), 0), 0U) << message;
+    EXPECT_NE(message.find("ranks 1, 3"), std::string::npos) << message;
+  }
+}
+
+TEST(Agreement, HashIsFnv1a) {
+  EXPECT_EQ(text_hash(""), 14695981039346656037ULL);
+  EXPECT_EQ(text_hash("a"), 0xaf63dc4c8601ec8cULL);
+}
+
+}  // namespace
+}  // namespace pgroups::mpi

@@ -1,0 +1,86 @@
+// `pgroups verify` under mpirun, as a user runs it: the communicators it reports equal
+// Colossal-AI's golden layout for every strategy, and ranks that disagree end quickly
+// with a non-zero status and a message that says "mismatch".
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+#include "support/golden.hpp"
+#include "support/run_command.hpp"
+
+namespace pgroups {
+namespace {
+
+using test::run_command;
+
+std::string mpirun(int ranks, const std::string& arguments) {
+  return fmt::format("{} -np {} {} verify {}", PGROUPS_MPIEXEC, ranks, PGROUPS_CLI, arguments);
+}
+
+class VerifyGolden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(VerifyGolden, JsonReportsTheGoldenGroupsAsLiveCommunicators) {
+  const nlohmann::json golden = test::load_json(test::data_dir() / "golden" / "w8_p2_t4_2d.json");
+  const auto result =
+      run_command(mpirun(8, "--pipeline 2 --tensor 4 --mode 2d --format json --strategy " + GetParam()));
+  ASSERT_EQ(result.status, 0) << result.err;
+  const nlohmann::json report = nlohmann::json::parse(result.out);
+  EXPECT_EQ(report.at("ok"), true);
+  EXPECT_EQ(report.at("strategy"), GetParam());
+  EXPECT_GT(report.at("create_seconds").get<double>(), 0.0);
+  EXPECT_EQ(report.at("config"), golden.at("config"));
+  EXPECT_EQ(report.at("data_parallel_size"), golden.at("data_parallel_size"));
+  ASSERT_EQ(report.at("modes").size(), golden.at("modes").size());
+  for (const auto& [name, expected] : golden.at("modes").items()) {
+    SCOPED_TRACE(name);
+    const auto& actual = report.at("modes").at(name);
+    const auto groups = actual.at("groups").get<std::vector<std::vector<std::int64_t>>>();
+    EXPECT_EQ(test::sorted_groups(groups),
+              test::sorted_groups(expected.at("groups").get<std::vector<std::vector<std::int64_t>>>()));
+    EXPECT_TRUE(std::is_sorted(groups.begin(), groups.end())) << "groups must be ascending by first rank";
+    EXPECT_EQ(actual.at("local_rank"), expected.at("local_rank"));
+    EXPECT_EQ(actual.at("world_size"), expected.at("world_size"));
+    EXPECT_EQ(actual.at("ok"), true);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, VerifyGolden, ::testing::Values("split", "create_group", "per_group"));
+
+TEST(Verify, TextReportsEveryModeOkAndOnlyRankZeroPrints) {
+  const auto result = run_command(mpirun(4, "--pipeline 2 --tensor 2 --mode 1d"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.out.find("pgroups verify: W=4 pipeline=2 tensor=2 mode=1d"), std::string::npos) << result.out;
+  for (const char* mode : {"global", "data", "model", "pipe", "tensor", "1d"}) {
+    EXPECT_NE(result.out.find(fmt::format("\n{:<20} ", mode)), std::string::npos) << mode << "\n" << result.out;
+  }
+  EXPECT_EQ(result.out.find("FAIL"), std::string::npos) << result.out;
+  // One report, not one per rank.
+  EXPECT_EQ(result.out.find("pgroups verify:"), result.out.rfind("pgroups verify:")) << result.out;
+  EXPECT_NE(result.out.find("OK: every communicator of 6 modes matches the layout on all 4 ranks"),
+            std::string::npos);
+}
+
+TEST(Verify, RanksWithDifferentConfigurationsExitQuicklySayingMismatch) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto result = run_command(fmt::format("{} -np 3 {} verify --tensor 2 : -np 1 {} verify --tensor 4",
+                                              PGROUPS_MPIEXEC, PGROUPS_CLI, PGROUPS_CLI));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(result.status, 0);
+  EXPECT_NE(result.err.find("configuration mismatch across 4 ranks: ranks 0-2 hold"), std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("rank 3 holds 'world_size=4 pipeline=1 tensor=4"), std::string::npos) << result.err;
+  EXPECT_LT(seconds, 30.0);
+}
+
+TEST(Verify, InvalidConfigurationExitsWithTheConfigStatusOnEveryRank) {
+  const auto result = run_command(mpirun(4, "--tensor 3"));
+  EXPECT_EQ(result.status, 3) << result.err;
+  EXPECT_NE(result.err.find("pgroups: error: world size 4 is not divisible"), std::string::npos) << result.err;
+  EXPECT_TRUE(result.out.empty()) << result.out;
+}
+
+}  // namespace
+}  // namespace pgroups
