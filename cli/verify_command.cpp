@@ -1,7 +1,9 @@
 // `pgroups verify`: builds every communicator of a configuration under MPI, then checks
 // each one from the outside (MPI_Comm_size, MPI_Comm_rank and an MPI_Allgather of the
-// members' global ranks) against the layout. Rank 0 reports; every rank exits 0 only
-// if every check passed on every rank.
+// members' global ranks) against the layout. With `--backend nccl` it also builds the
+// NCCL communicators, and checks each with an ncclAllReduce of the members' global ranks
+// (verify_device.hpp). Rank 0 reports; every rank exits 0 only if every check passed on
+// every rank.
 //
 // No rank may be left waiting: each step whose failure can differ between ranks is
 // followed by an agreement on the outcome, the context's own errors (ConfigError,
@@ -27,9 +29,13 @@
 #include "pgroups/mpi/error.hpp"
 #include "pgroups/mpi/session.hpp"
 #include "pgroups/parallel_context.hpp"
+#include "mpi_job.hpp"
+#include "mpi_options.hpp"
+#include "pgroups/mpi/deadline.hpp"
 #include "plan_options.hpp"
 #include "plan_output.hpp"
 #include "subcommand.hpp"
+#include "verify_device.hpp"
 
 namespace pgroups::cli {
 namespace {
@@ -39,7 +45,9 @@ using mpi::check;
 struct VerifyOptions {
   PlanOptions plan;
   std::string strategy = "split";
+  std::string backend = "mpi";
   std::string format = "text";
+  MpiOptions mpi;  // --timeout and the --inject-* testing flags
 };
 
 // What one rank saw of one mode's communicator.
@@ -50,43 +58,8 @@ struct Observation {
   bool ok = false;
 };
 
-struct Failure {
-  int code = 0;
-  std::string message;
-};
-
-int code_of(const std::exception& error) {
-  if (const auto* known = dynamic_cast<const Error*>(&error)) return static_cast<int>(known->exit_code());
-  return static_cast<int>(ExitCode::internal);
-}
-
-// The smallest and largest status over all ranks, in one reduction.
-std::pair<int, int> status_range(MPI_Comm comm, int status) {
-  std::array<int, 2> local = {status, -status};
-  std::array<int, 2> reduced = {0, 0};
-  check(MPI_Allreduce(local.data(), reduced.data(), 2, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
-  return {reduced[0], -reduced[1]};
-}
-
-void print_error(int rank, bool shared_by_all, const std::string& message) {
-  if (shared_by_all) {
-    if (rank == 0) fmt::print(stderr, "pgroups: error: {}\n", message);
-  } else {
-    fmt::print(stderr, "pgroups: error on rank {}: {}\n", rank, message);
-  }
-}
-
-// Every rank ends a failed local step together: each rank that failed reports, and all
-// return the worst status, so MPI_Finalize is reached everywhere.
-std::optional<int> settle(MPI_Comm comm, int rank, const std::optional<Failure>& failure) {
-  const auto [best, worst] = status_range(comm, failure ? failure->code : 0);
-  if (worst == 0) return std::nullopt;
-  if (failure) print_error(rank, best == worst, failure->message);
-  return worst;
-}
-
 Observation observe(const ParallelContext& context, ParallelMode mode) {
-  const MPI_Comm comm = context.get_group(mode).mpi();
+  const MPI_Comm comm = context.get_cpu_group(mode).mpi();
   Observation seen;
   check(MPI_Comm_size(comm, &seen.size), "MPI_Comm_size");
   check(MPI_Comm_rank(comm, &seen.rank), "MPI_Comm_rank");
@@ -167,41 +140,64 @@ ModeReport gather_report(MPI_Comm world, int rank, int size, const ParallelConte
   return report;
 }
 
+// The NCCL check of `mode`, when there is one.
+const DeviceModeReport* device_report_of(const std::vector<DeviceModeReport>& device, ParallelMode mode) {
+  const auto found = std::find_if(device.begin(), device.end(), [mode](const auto& d) { return d.mode == mode; });
+  return found == device.end() ? nullptr : &*found;
+}
+
 nlohmann::json report_json(const ParallelContext& context, std::string_view strategy, double create_seconds,
-                           const std::vector<ModeReport>& reports, bool ok) {
+                           const std::vector<ModeReport>& reports, const std::vector<DeviceModeReport>& device,
+                           bool ok) {
   nlohmann::json modes = nlohmann::json::object();
   for (const ModeReport& report : reports) {
-    modes[std::string(mode_name(report.mode))] = {{"groups", report.groups},
-                                                  {"local_rank", report.local_ranks},
-                                                  {"world_size", report.sizes},
-                                                  {"ok", report.ok},
-                                                  {"create_seconds", report.create_seconds}};
+    nlohmann::json& entry = modes[std::string(mode_name(report.mode))];
+    entry = {{"groups", report.groups},
+             {"local_rank", report.local_ranks},
+             {"world_size", report.sizes},
+             {"ok", report.ok},
+             {"create_seconds", report.create_seconds}};
+    if (const DeviceModeReport* checked = device_report_of(device, report.mode)) {
+      entry["nccl"] = device_report_json(*checked);
+    }
   }
   return {{"config", config_json(context.config())},
           {"data_parallel_size", context.layout().data_parallel_size()},
           {"modes", std::move(modes)},
           {"ok", ok},
           {"strategy", strategy},
+          {"backend", backend_name(context.backend())},
           {"create_seconds", create_seconds}};
 }
 
 std::string report_text(const ParallelContext& context, std::string_view strategy, double create_seconds,
-                        const std::vector<ModeReport>& reports, bool ok) {
+                        const std::vector<ModeReport>& reports, const std::vector<DeviceModeReport>& device,
+                        bool ok) {
   const Layout& layout = context.layout();
-  std::string out = fmt::format("pgroups verify: {} (data {}), strategy {}\n", describe(context.config()),
-                                layout.data_parallel_size(), strategy);
-  out += fmt::format("created {} communicators per rank in {:.6f} s (slowest rank)\n\n", reports.size(),
-                     create_seconds);
-  out += fmt::format("{:<20} {:>8} {:>8} {:>12}  {}\n", "mode", "groups", "size", "create (s)", "check");
+  const bool nccl = context.backend() == Backend::nccl;
+  std::string out = fmt::format("pgroups verify: {} (data {}), strategy {}{}\n", describe(context.config()),
+                                layout.data_parallel_size(), strategy, nccl ? ", backend nccl" : "");
+  out += nccl ? fmt::format("created {} MPI and {} NCCL communicators per rank in {:.6f} s (slowest rank)\n\n",
+                            reports.size(), device.size(), create_seconds)
+              : fmt::format("created {} communicators per rank in {:.6f} s (slowest rank)\n\n", reports.size(),
+                            create_seconds);
+  // With NCCL, "create (s)" covers both communicators of a mode, "nccl (s)" the NCCL one.
+  out += fmt::format("{:<20} {:>8} {:>8} {:>12}  {}\n", "mode", "groups", "size", "create (s)",
+                     nccl ? fmt::format("{:<5} {:>10}  {}", "check", "nccl (s)", "nccl sum") : "check");
   std::size_t failed = 0;
   for (const ModeReport& report : reports) {
-    failed += report.ok ? 0 : 1;
+    const DeviceModeReport* checked = device_report_of(device, report.mode);
+    const bool mode_ok = report.ok && (checked == nullptr || checked->ok);
+    failed += mode_ok ? 0 : 1;
+    const std::string_view check_text = report.ok ? "OK" : "FAIL";
     out += fmt::format("{:<20} {:>8} {:>8} {:>12.6f}  {}\n", mode_name(report.mode),
                        layout.group_count(report.mode), layout.group_size(report.mode), report.create_seconds,
-                       report.ok ? "OK" : "FAIL");
+                       checked != nullptr ? fmt::format("{:<5} {:>10.6f}  {}", check_text, checked->create_seconds,
+                                                        checked->ok ? "OK" : "FAIL")
+                                          : std::string(check_text));
   }
-  out += ok ? fmt::format("\nOK: every communicator of {} modes matches the layout on all {} ranks\n", reports.size(),
-                          layout.world_size())
+  out += ok ? fmt::format("\nOK: every communicator of {} modes matches the layout on all {} ranks{}\n",
+                          reports.size(), layout.world_size(), nccl ? " (MPI and NCCL)" : "")
             : fmt::format("\nFAIL: {} of {} modes differ from the layout (details on stderr)\n", failed,
                           reports.size());
   return out;
@@ -217,12 +213,21 @@ int run_verify(const VerifyOptions& options) {
   // Step 1, local: read the configuration.
   std::optional<ParallelConfig> config;
   std::optional<CreationStrategy> strategy;
-  std::optional<Failure> failure;
+  std::optional<Backend> backend;
+  ContextOptions context_options;
+  std::optional<LocalFailure> failure;
   try {
     config = options.plan.resolve(size);
     strategy = mpi::parse_creation_strategy(options.strategy);
+    // Checked here, where every rank settles its outcome, so that a rank without a GPU
+    // ends the job with a clean status rather than through the constructor's MPI_Abort.
+    backend = parse_backend(options.backend);
+    require_backend_usable(*backend);
+    context_options.strategy = *strategy;
+    context_options.backend = *backend;
+    options.mpi.apply(context_options, *config, rank, size);
   } catch (const std::exception& error) {
-    failure = Failure{code_of(error), error.what()};
+    failure = LocalFailure{exit_status_of(error), error.what()};
   }
   if (auto status = settle(world, rank, failure)) return *status;
 
@@ -230,22 +235,15 @@ int run_verify(const VerifyOptions& options) {
   std::optional<ParallelContext> context;
   double create_seconds = 0.0;
   try {
-    check(MPI_Barrier(world), "MPI_Barrier");
+    // Every rank waits here for the others, but not forever: a rank that never arrives
+    // fails the job with TimeoutError.
+    mpi::barrier_until(world_comm, mpi::Deadline(*context_options.timeout), {"start", "the start of group creation"});
     const double start = MPI_Wtime();
-    ContextOptions context_options;
-    context_options.strategy = *strategy;
     context.emplace(*config, world, context_options);
     const double local_seconds = MPI_Wtime() - start;
     check(MPI_Allreduce(&local_seconds, &create_seconds, 1, MPI_DOUBLE, MPI_MAX, world), "MPI_Allreduce");
-  } catch (const ConfigError& error) {
-    print_error(rank, true, error.what());
-    return code_of(error);
-  } catch (const MismatchError& error) {
-    print_error(rank, true, error.what());
-    return code_of(error);
   } catch (const std::exception& error) {
-    print_error(rank, false, error.what());
-    mpi::abort_job(world, code_of(error));
+    return end_collective_step(world, rank, error);
   }
 
   // Step 3, collective: check each communicator, gather the picture on rank 0.
@@ -258,22 +256,27 @@ int run_verify(const VerifyOptions& options) {
       all_ok = (all_ok == 1 && seen.ok) ? 1 : 0;
       reports.push_back(gather_report(world, rank, size, *context, mode, seen, json));
     }
+    std::vector<DeviceModeReport> device;
+    if (context->backend() == Backend::nccl) {
+      DeviceCheck checked = check_device_groups(world, rank, size, *context);
+      all_ok = (all_ok == 1 && checked.ok_here) ? 1 : 0;
+      device = std::move(checked.reports);
+    }
     int ok_everywhere = 0;
     check(MPI_Allreduce(&all_ok, &ok_everywhere, 1, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
     if (rank == 0) {
       const std::string_view name = mpi::strategy_name(*strategy);
       if (json) {
-        std::cout << report_json(*context, name, create_seconds, reports, ok_everywhere == 1).dump() << '\n';
+        std::cout << report_json(*context, name, create_seconds, reports, device, ok_everywhere == 1).dump() << '\n';
       } else {
-        std::cout << report_text(*context, name, create_seconds, reports, ok_everywhere == 1);
+        std::cout << report_text(*context, name, create_seconds, reports, device, ok_everywhere == 1);
       }
       std::cout.flush();
     }
     context->destroy();
     return ok_everywhere == 1 ? 0 : static_cast<int>(ExitCode::verify_failed);
   } catch (const std::exception& error) {
-    print_error(rank, false, error.what());
-    mpi::abort_job(world, code_of(error));
+    return end_collective_step(world, rank, error);
   }
 }
 
@@ -284,9 +287,14 @@ Subcommand add_verify_command(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
       "verify", "Create every communicator under MPI (run with mpirun) and check each against the layout");
   options->plan.add_to(*app, /*with_world_size=*/false);
-  app->add_option("--strategy", options->strategy, "How communicators are created")
-      ->check(CLI::IsMember({"split", "create_group", "per_group"}));
+  app->add_option("--strategy", options->strategy,
+                  "How communicators are created: split, create_group, per_group or comm_create");
+  app->add_option("--backend", options->backend,
+                  "Communicators to check: mpi, or nccl (the MPI ones and an NCCL one per mode; needs a GPU per "
+                  "rank)")
+      ->check(CLI::IsMember({"mpi", "nccl"}));
   app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  options->mpi.add_to(*app);
   return {app, [options] { return run_verify(*options); }};
 }
 

@@ -2,11 +2,25 @@
 # gpu-check.sh: the checks that need a GPU, for a machine with at least one.
 #
 # Configures and builds pgroups with the NCCL backend (-DPGROUPS_WITH_NCCL=ON) into
-# build-gpu, runs the NCCL tests (ctest -R Nccl) with PGROUPS_REQUIRE_GPU=1 so that a
-# missing device fails instead of skipping, then, where the CLI has them,
-# `mpirun -np 1 pgroups verify --backend nccl` and `pgroups bench --backend nccl`.
-# Takes a few minutes on one GPU (most of it the build). Installs nothing: it expects
-# the toolchain and libraries the README lists, the CUDA toolkit with NCCL, and an MPI.
+# build-gpu (only the targets below), runs the NCCL tests, the context's NCCL tests and
+# the info tests (ctest -R 'Nccl|Info|context_nccl') with PGROUPS_REQUIRE_GPU=1 so that
+# a missing device fails instead of skipping, then `pgroups info`,
+# `mpirun -np 1 pgroups verify --backend nccl` and, where the CLI has it,
+# `mpirun -np 1 pgroups bench --backend nccl --repeats 3`. Under five minutes on one GPU
+# with 16 cores, most of it the build; every step has its own time limit. Installs
+# nothing: it expects the toolchain and libraries the README lists, the CUDA toolkit with
+# NCCL, and an MPI.
+#
+# What one GPU can and cannot show. One GPU means one NCCL rank (NCCL refuses two ranks
+# of one communicator on one device), so this checks: that the CUDA runtime, the driver
+# and NCCL load and agree (pgroups info); the creation path (device binding, the NCCL
+# world from an MPI-broadcast unique id, one ncclCommSplit per mode, each a split of a
+# one-rank world); the plumbing of the ncclAllReduce check (device buffer, stream,
+# polling); destroy order and leak-free teardown; and that every case which needs a GPU
+# really ran. It cannot show multi-rank collectives: that a split puts the right ranks
+# together, that sums over several ranks are right, that a peer that never arrives ends
+# in a timeout. Those need two or more GPUs (mpirun -np 2 on a two-GPU node runs
+# context_nccl_np2's GPU cases, which skip on fewer GPUs than ranks).
 #
 # Usage: scripts/gpu-check.sh [--strict]
 #   --strict   also fail when a CLI check is missing (not only when a check fails)
@@ -24,7 +38,7 @@ strict=0
 for arg in "$@"; do
   case "$arg" in
     --strict) strict=1 ;;
-    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -86,37 +100,50 @@ else
   summary
 fi
 
-step "build the NCCL backend and its tests"
-if cmake --build "$build" -j "$jobs" --target pgroups_nccl nccl_unit_test nccl_gpu_test; then
-  pass "build pgroups_nccl, nccl_unit_test, nccl_gpu_test"
+step "build the NCCL backend, the CLI and their tests"
+targets=(pgroups_nccl nccl_unit_test nccl_gpu_test nccl_verify_cli_test context_nccl_test info_test pgroups)
+if cmake --build "$build" -j "$jobs" --target "${targets[@]}"; then
+  pass "build ${targets[*]}"
 else
   fail "build of the NCCL targets"
   summary
 fi
 
 # --- tests -----------------------------------------------------------------------------
-step "NCCL tests (ctest -R Nccl)"
-if PGROUPS_REQUIRE_GPU=1 ctest --test-dir "$build" -R Nccl --output-on-failure --timeout 180; then
-  pass "ctest -R Nccl (GPU required)"
+step "NCCL tests (ctest -R 'Nccl|Info|context_nccl')"
+if PGROUPS_REQUIRE_GPU=1 ctest --test-dir "$build" -R 'Nccl|Info|context_nccl' --output-on-failure --timeout 120; then
+  pass "ctest -R 'Nccl|Info|context_nccl' (GPU required)"
 else
-  fail "ctest -R Nccl"
+  fail "ctest -R 'Nccl|Info|context_nccl'"
 fi
 
 # --- CLI -------------------------------------------------------------------------------
 step "CLI"
 cli="$build/cli/pgroups"
-if cmake --build "$build" -j "$jobs" --target pgroups; then
-  pass "build the pgroups CLI"
+
+# `pgroups info` needs no mpirun; with a GPU it must count at least one.
+if [[ -x "$cli" ]]; then
+  echo "+ $cli info"
+  if info="$(timeout 60 "$cli" info)"; then
+    echo "$info"
+    if grep -qE '^  gpus: +[1-9][0-9]* visible' <<<"$info"; then
+      pass "pgroups info (sees a GPU)"
+    else
+      fail "pgroups info ran, but reports no visible GPU"
+    fi
+  else
+    fail "pgroups info (exit status $?)"
+  fi
 else
-  fail "build of the pgroups CLI"
-  cli=""
+  miss "pgroups info (no CLI binary at $build/cli/pgroups)"
 fi
 
-# cli_check <subcommand> <with mpirun: 0|1>: runs `pgroups <subcommand> --backend nccl`
-# when the subcommand exists and has a --backend option, and says which part is missing
-# otherwise.
+# cli_check <subcommand> <with mpirun: 0|1> [extra arguments...]: runs
+# `pgroups <subcommand> --backend nccl [extra...]` when the subcommand exists and has a
+# --backend option, and says which part is missing otherwise.
 cli_check() {
   local sub="$1" under_mpi="$2" help
+  shift 2
   if [[ -z "$cli" || ! -x "$cli" ]]; then
     miss "pgroups $sub --backend nccl (no CLI binary at $build/cli/pgroups)"
     return
@@ -135,7 +162,7 @@ cli_check() {
     miss "pgroups $sub --backend (the '$sub' subcommand has no --backend option yet)"
     return
   fi
-  local command=("$cli" "$sub" --backend nccl)
+  local command=("$cli" "$sub" --backend nccl "$@")
   if ((under_mpi)); then command=(mpirun "${mpirun_flags[@]}" "${command[@]}"); fi
   echo "+ ${command[*]}"
   if timeout 120 "${command[@]}"; then
@@ -146,6 +173,6 @@ cli_check() {
 }
 
 cli_check verify 1
-cli_check bench 1
+cli_check bench 1 --repeats 3
 
 summary

@@ -5,9 +5,13 @@
 /// change and new options (a timeout, a backend, ...) can be added without breaking
 /// them.
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string_view>
 
+#include "pgroups/backend.hpp"
 #include "pgroups/mpi/strategy.hpp"
 
 namespace pgroups {
@@ -17,13 +21,35 @@ using mpi::CreationStrategy;
 struct ContextOptions {
   /// How each mode's communicator is created; every rank must pass the same one
   /// (checked with the configuration).
-  CreationStrategy strategy = CreationStrategy::split;
-  /// This rank's device ordinal. When absent, ParallelContext::device() is
-  /// global_rank % devices_per_node. May differ between ranks.
+  CreationStrategy strategy = mpi::kDefaultCreationStrategy;
+  /// This rank's device ordinal. When absent, ParallelContext::device() chooses one:
+  /// global_rank % devices_per_node with the MPI backend, the node-local rank modulo the
+  /// visible devices with NCCL (see there). May differ between ranks.
   std::optional<std::int64_t> device;
   /// Devices on each node; 0 means "one per process on the node" (what
-  /// MPI_COMM_TYPE_SHARED reports). May differ between ranks.
+  /// MPI_COMM_TYPE_SHARED reports). May differ between ranks. Used by
+  /// ParallelContext::device() with the MPI backend only.
   std::int64_t devices_per_node = 0;
+  /// The library of get_group's communicators. With Backend::nccl the context also binds
+  /// a CUDA device and creates one NCCL communicator per mode; MPI still bootstraps the
+  /// job and serves get_cpu_group. NCCL needs a build with it (PGROUPS_WITH_NCCL) and a
+  /// visible GPU on every rank. Every rank must pass the same backend (checked with the
+  /// configuration).
+  Backend backend = Backend::mpi;
+  /// How long construction may wait for the other ranks, from its start to its end;
+  /// destroy() gets as long again. Zero means no timeout. When absent, the
+  /// PGROUPS_TIMEOUT environment variable (seconds) applies, else kDefaultTimeout, 300 s
+  /// (resolve_timeout, pgroups/timeout.hpp); after construction, options().timeout holds
+  /// the timeout in effect. May differ between ranks. What a timeout does is described
+  /// in parallel_context.hpp.
+  std::optional<std::chrono::milliseconds> timeout;
+  /// Called on this rank just before each collective step of construction, with the
+  /// step's name: "duplicate", "agreement", "node", then the name of each mode after
+  /// `global`, in creation order; with the NCCL backend also "device" (binding the GPU,
+  /// before the first mode) and "nccl" (the NCCL communicators, last). For tracing and fault injection (`pgroups verify
+  /// --inject-stall-rank`); empty by default. What it throws propagates from the
+  /// constructor on this rank (the other ranks then wait for it, up to the timeout).
+  std::function<void(std::string_view step)> before_step;
 };
 
 }  // namespace pgroups

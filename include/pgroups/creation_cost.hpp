@@ -14,21 +14,21 @@
 namespace pgroups {
 
 struct CreationCost {
-  std::string_view algorithm;   ///< e.g. "split", "colossal-ai (nccl)"
+  std::string_view algorithm;   ///< e.g. "create_group", "colossal-ai (nccl)"
   std::string_view call;        ///< the library call that creates a group
   std::int64_t calls_per_rank = 0;
-  /// Collectives a rank enters, the configuration agreement check included.
+  /// Collectives a rank enters; for pgroups' strategies the configuration agreement and
+  /// the node query are included.
   std::int64_t collectives_per_rank = 0;
   /// Ranks that take part in each of those collectives (W, or the group's size).
   std::int64_t largest_collective = 0;
 };
 
-/// Modes that need a communicator of their own: every created mode except `global`,
-/// which is the world communicator itself. This is K in the benchmarks.
-[[nodiscard]] std::int64_t modes_needing_communicators(const Layout& layout);
-
-/// Rows, in this order: colossal-ai (gloo), colossal-ai (nccl), per_group, split,
-/// create_group. O(number of modes).
+/// pgroups creates one communicator per mode, `global` (a duplicate of the world)
+/// included: K = layout.modes().size() calls per rank. Colossal-AI reuses the world for
+/// `global` and creates every group of every other mode on every rank.
+/// Rows, in this order: colossal-ai (gloo), colossal-ai (nccl), per_group, comm_split,
+/// comm_create, create_group (pgroups' default). O(number of modes).
 [[nodiscard]] std::vector<CreationCost> creation_costs(const Layout& layout);
 
 }  // namespace pgroups

@@ -1,37 +1,52 @@
 #pragma once
 /// \file
 /// GroupHandle: what ParallelContext::get_group and get_cpu_group return, a small
-/// non-owning view of one mode's communicator. Today every handle holds an MPI
-/// communicator; a device backend adds its own communicator type as another Backend,
-/// so that code asking for `get_group(mode)` keeps its type when the backend changes.
+/// non-owning view of one mode's communicator: an MPI communicator (Backend::mpi) or an
+/// NCCL one (Backend::nccl). Code that asks for `get_group(mode)` keeps its type when
+/// the context's backend changes, and asks the handle for the kind it expects.
+///
+/// This header includes neither <nccl.h> nor a CUDA header: ncclComm_t is
+/// forward-declared exactly as nccl.h declares it, so the two can be included together
+/// and the header compiles in builds without NCCL.
 
-#include <cstdint>
+#include <variant>
 
+#include "pgroups/backend.hpp"
 #include "pgroups/mpi/communicator.hpp"  // MPI_Comm, through the MPI backend
 #include "pgroups/parallel_mode.hpp"
 
-namespace pgroups {
+struct ncclComm;
+/// NCCL's opaque communicator handle (nccl.h: `typedef struct ncclComm* ncclComm_t`).
+using ncclComm_t = ncclComm*;
 
-/// The library behind a communicator.
-enum class Backend : std::uint8_t { mpi };
+namespace pgroups {
 
 class GroupHandle {
  public:
-  GroupHandle(ParallelMode mode, MPI_Comm comm) noexcept : mode_(mode), mpi_(comm) {}
+  GroupHandle(ParallelMode mode, MPI_Comm comm) noexcept : mode_(mode), comm_(std::in_place_type<MPI_Comm>, comm) {}
+  GroupHandle(ParallelMode mode, ncclComm_t comm) noexcept
+      : mode_(mode), comm_(std::in_place_type<ncclComm_t>, comm) {}
 
   [[nodiscard]] ParallelMode mode() const noexcept { return mode_; }
-  [[nodiscard]] Backend backend() const noexcept { return backend_; }
+  /// Which kind of communicator the handle holds. O(1).
+  [[nodiscard]] Backend backend() const noexcept {
+    return std::holds_alternative<MPI_Comm>(comm_) ? Backend::mpi : Backend::nccl;
+  }
 
   /// The MPI communicator. Valid until the context that handed it out is destroyed;
-  /// the context owns it, so never free it.
-  [[nodiscard]] MPI_Comm mpi() const noexcept { return mpi_; }
+  /// the context owns it, so never free it. Throws StateError, naming the mode and the
+  /// backend the handle has, when backend() is not Backend::mpi.
+  [[nodiscard]] MPI_Comm mpi() const;
+  /// The NCCL communicator, with the same lifetime and ownership. Throws StateError,
+  /// naming the mode and the backend the handle has, when backend() is not
+  /// Backend::nccl.
+  [[nodiscard]] ncclComm_t nccl() const;
 
   friend bool operator==(const GroupHandle&, const GroupHandle&) = default;
 
  private:
   ParallelMode mode_;
-  Backend backend_ = Backend::mpi;
-  MPI_Comm mpi_;
+  std::variant<MPI_Comm, ncclComm_t> comm_;
 };
 
 }  // namespace pgroups

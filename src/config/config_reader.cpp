@@ -51,8 +51,8 @@ std::string read_whole_file(const std::filesystem::path& path) {
     throw IoError(fmt::format("cannot read configuration file '{}': {}", name, std::strerror(errno)));
   }
   if (text.size() > kMaxConfigFileBytes) {
-    throw IoError(fmt::format("configuration file '{}' is larger than the limit of {} MiB", name,
-                              kMaxConfigFileBytes >> 20));
+    throw IoError(
+        fmt::format("configuration file '{}' is larger than the limit of {} MiB", name, kMaxConfigFileBytes >> 20));
   }
   return text;
 }
@@ -84,10 +84,9 @@ ParallelConfig read_config_file(const std::filesystem::path& path) {
   const auto format = config_format_from_path(path);
   if (!format) {
     const std::string extension = path.extension().string();
-    throw ParseError(fmt::format("{}: cannot tell the configuration format from {}; use .toml, .json or .py",
-                                 path.string(),
-                                 extension.empty() ? std::string("a name without extension")
-                                                   : fmt::format("the extension '{}'", extension)));
+    throw ParseError(fmt::format(
+        "{}: cannot tell the configuration format from {}; use .toml, .json or .py", path.string(),
+        extension.empty() ? std::string("a name without extension") : fmt::format("the extension '{}'", extension)));
   }
   const std::string text = read_whole_file(path);
   return parse_config(text, *format, path.string());

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <limits>
@@ -161,7 +162,8 @@ class JsonTreeHandler final : public nlohmann::json_sax<nlohmann::json> {
     // Keep nlohmann's explanation, without its exception id and its own position.
     std::string_view detail = error.what();
     if (const auto column = detail.find(", column "); column != std::string_view::npos) {
-      if (const auto colon = detail.find(": ", column); colon != std::string_view::npos) detail.remove_prefix(colon + 2);
+      if (const auto colon = detail.find(": ", column); colon != std::string_view::npos)
+        detail.remove_prefix(colon + 2);
     } else if (const auto bracket = detail.find("] "); bracket != std::string_view::npos) {
       detail.remove_prefix(bracket + 2);
     }
@@ -212,9 +214,9 @@ ConfigValue read_json_tree(std::string_view text, std::string_view source) {
   JsonTreeHandler handler(text, source, &read_up_to);
   // The SAX parser is iterative, so depth costs it no stack; the builder stops at
   // kMaxNesting all the same, which also bounds the handler's work.
-  const bool parsed = nlohmann::json::sax_parse(ReadTracker(text.data(), &read_up_to),
-                                                ReadTracker(text.data() + text.size(), nullptr), &handler,
-                                                nlohmann::json::input_format_t::json, true, false);
+  const bool parsed =
+      nlohmann::json::sax_parse(ReadTracker(text.data(), &read_up_to), ReadTracker(text.data() + text.size(), nullptr),
+                                &handler, nlohmann::json::input_format_t::json, true, false);
   if (!parsed) throw_parse_error(source, {}, "not a JSON document");
   return handler.finish();
 }

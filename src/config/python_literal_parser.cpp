@@ -19,9 +19,9 @@ constexpr std::string_view kNeverExecuted = "a Python config is read as literals
 
 // Python's keywords less True, False and None, which are literals here.
 constexpr auto kKeywords = std::to_array<std::string_view>(
-    {"and",  "as",   "assert", "async", "await",  "break",    "class", "continue", "def",   "del",    "elif",
-     "else", "except", "finally", "for", "from",  "global",   "if",    "import",   "in",    "is",     "lambda",
-     "nonlocal", "not", "or",   "pass",  "raise", "return",   "try",   "while",    "with",  "yield"});
+    {"and",      "as",     "assert",  "async", "await", "break",  "class", "continue", "def",  "del",  "elif",
+     "else",     "except", "finally", "for",   "from",  "global", "if",    "import",   "in",   "is",   "lambda",
+     "nonlocal", "not",    "or",      "pass",  "raise", "return", "try",   "while",    "with", "yield"});
 
 constexpr auto kLiteralNames = std::to_array<std::string_view>({"True", "False", "None"});
 
@@ -200,9 +200,11 @@ class Tokenizer {
   Token number() {
     const SourcePosition where = position();
     const std::size_t start = at_;
-    if (text_[at_] == '0' && at_ + 1 < text_.size() && std::string_view("xXoObB").find(text_[at_ + 1]) != std::string_view::npos) {
+    if (text_[at_] == '0' && at_ + 1 < text_.size() &&
+        std::string_view("xXoObB").find(text_[at_ + 1]) != std::string_view::npos) {
       while (at_ < text_.size() && is_identifier_char(text_[at_])) ++at_;
-      fail_at(start, fmt::format("only decimal numbers are read, found {}", quoted_excerpt(text_.substr(start, at_ - start))));
+      fail_at(start,
+              fmt::format("only decimal numbers are read, found {}", quoted_excerpt(text_.substr(start, at_ - start))));
     }
     std::string digits = read_digits();
     bool is_float = false;
@@ -226,7 +228,8 @@ class Tokenizer {
     }
     if (is_float) return make(TokenKind::floating, std::string(text_.substr(start, at_ - start)), where);
     if (digits.size() > 1 && digits.front() == '0' && digits.find_first_not_of('0') != std::string::npos) {
-      fail_at(start, fmt::format("leading zeros are not allowed in the integer {}", quoted_excerpt(text_.substr(start, at_ - start))));
+      fail_at(start, fmt::format("leading zeros are not allowed in the integer {}",
+                                 quoted_excerpt(text_.substr(start, at_ - start))));
     }
     return make(TokenKind::integer, std::move(digits), where);
   }
@@ -287,7 +290,9 @@ class Tokenizer {
     const char c = text_[at_];
     switch (c) {
       case '\n': consume_newline(); return;  // a line continuation inside the string
-      case '\\': case '\'': case '"': value += c; break;
+      case '\\':
+      case '\'':
+      case '"': value += c; break;
       case 'n': value += '\n'; break;
       case 't': value += '\t'; break;
       case 'r': value += '\r'; break;
@@ -307,8 +312,8 @@ class Tokenizer {
           append_utf8(value, code_point);
           return;
         }
-        fail_at(start, fmt::format("unsupported escape sequence {} in a string",
-                                   quoted_excerpt(text_.substr(start, 2))));
+        fail_at(start,
+                fmt::format("unsupported escape sequence {} in a string", quoted_excerpt(text_.substr(start, 2))));
     }
     ++at_;
   }
@@ -318,7 +323,10 @@ class Tokenizer {
     std::uint32_t code_point = 0;
     for (std::size_t i = 0; i < count; ++i) {
       const char c = at_ < text_.size() ? text_[at_] : '\0';
-      const int digit = is_digit(c) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+      const int digit = is_digit(c)              ? c - '0'
+                        : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+                        : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                                 : -1;
       if (digit < 0) {
         fail_at(start, fmt::format("truncated escape sequence {}: it needs {} hex digits",
                                    quoted_excerpt(text_.substr(start, at_ - start + 1)), count));
@@ -362,7 +370,8 @@ class Tokenizer {
   }
 
   void skip_blanks() {
-    while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\f' || text_[at_] == '\r')) {
+    while (at_ < text_.size() &&
+           (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\f' || text_[at_] == '\r')) {
       ++at_;
     }
   }
@@ -433,7 +442,8 @@ class Parser {
     if (is_keyword(current_.text)) not_allowed_keyword();
     const Token name = take();
     if (is_op("=")) {
-      if (name.text == "dict") fail(name.position, "assigning to 'dict' is not allowed: dict(...) must keep its meaning");
+      if (name.text == "dict")
+        fail(name.position, "assigning to 'dict' is not allowed: dict(...) must keep its meaning");
       advance();
       builder_.key(name.text, name.position);
       value();
@@ -630,7 +640,8 @@ class Parser {
     std::string message = fmt::format("expected {}, found {}", expected, describe(current_));
     // Punctuation out of place is a plain syntax error; an operator means an expression.
     const bool expression =
-        current_.kind == TokenKind::op && !(current_.text.size() == 1 && std::string_view(",;:=)]}").find(current_.text[0]) != std::string_view::npos);
+        current_.kind == TokenKind::op &&
+        !(current_.text.size() == 1 && std::string_view(",;:=)]}").find(current_.text[0]) != std::string_view::npos);
     if (expression) message += " (expressions are not allowed, only literal values)";
     fail(current_.position, message);
   }

@@ -1,9 +1,9 @@
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cctype>
 #include <string>
-#include <toml++/toml.h>
 #include <vector>
 
 #include "format_readers.hpp"
@@ -13,12 +13,13 @@ namespace {
 
 // A linear pass over TOML's lexical structure that measures how deep the document
 // nests, counting tables, arrays and inline tables opened by brackets, table headers and
-// dotted keys alike, in the builder's terms (the top level is depth 1). toml++ limits
-// nested values (arrays, inline tables) but not dotted keys, and recurses through both
-// when it builds and destroys its tree: `a.a.a...a = 1` with 100,000 parts overflows the
-// stack. So nothing reaches toml++ before this scan has bounded the depth. The scan only
-// needs to be right for well-formed TOML; on malformed text it must merely terminate,
-// and toml++ then reports the syntax error.
+// dotted keys alike, in the builder's terms (the top level is depth 1). toml++ bounds
+// nested values (arrays, inline tables: 256 levels) but not dotted keys or table
+// headers: `a.a.a...a = 1` or `[a.a...a]` with 100,000 parts crash toml++ 3.3 with a
+// stack overflow. So nothing reaches toml++ before this scan has bounded the depth,
+// which also makes the limit the same in every format. The scan only needs to be right
+// for well-formed TOML; on malformed text it must merely terminate, and toml++ then
+// reports the syntax error.
 class TomlNestingScan {
  public:
   TomlNestingScan(std::string_view text, std::string_view source) : text_(text), source_(source) {}

@@ -40,12 +40,16 @@ enum class ValueKind : std::uint8_t {
   null,
   boolean,
   integer,
-  big_integer,  ///< an integer literal outside int64; `text` holds its digits
-  floating,     ///< `text` holds its spelling
+  /// An integer literal outside int64; `text` holds its digits.
+  big_integer,
+  /// `text` holds its spelling.
+  floating,
   string,
-  array,        ///< elements are never kept: no setting is an array
+  /// Elements are never kept: no setting is an array.
+  array,
   table,
-  date_time,    ///< TOML only
+  /// TOML only.
+  date_time,
 };
 
 struct ConfigEntry;

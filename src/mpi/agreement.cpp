@@ -12,10 +12,8 @@
 #include "pgroups/mpi/error.hpp"
 
 namespace pgroups::mpi {
-namespace {
 
-// "0-2, 5, 7-9": ranks as ascending runs.
-std::string rank_runs(const std::vector<int>& ranks) {
+std::string rank_runs(std::span<const int> ranks) {
   std::string text;
   for (std::size_t i = 0; i < ranks.size();) {
     std::size_t j = i;
@@ -26,6 +24,8 @@ std::string rank_runs(const std::vector<int>& ranks) {
   }
   return text;
 }
+
+namespace {
 
 // Only on the failure path: every rank gathers every text, so that all ranks build the
 // same message and throw the same error.
@@ -77,13 +77,16 @@ std::uint64_t text_hash(std::string_view text) noexcept {
   return hash;
 }
 
-void require_identical(const Communicator& comm, std::string_view text, std::string_view what) {
+void require_identical(const Communicator& comm, std::string_view text, std::string_view what,
+                       const Deadline& deadline) {
   // 63 bits, so that negating never overflows: the minimum of {h, -h} over all ranks
   // gives the smallest and (negated) the largest hash in a single reduction.
   const auto hash = static_cast<std::int64_t>(text_hash(text) >> 1);
-  std::array<std::int64_t, 2> local = {hash, -hash};
-  std::array<std::int64_t, 2> reduced = {0, 0};
-  check(MPI_Allreduce(local.data(), reduced.data(), 2, MPI_INT64_T, MPI_MIN, comm.get()), "MPI_Allreduce");
+  const std::array<std::int64_t, 2> local = {hash, -hash};
+  // Every rank waits here for all the others, so a rank that never arrives is noticed
+  // here: the reduction is waited for only until the deadline.
+  const std::string description = fmt::format("the {} agreement", what);
+  const std::vector<std::int64_t> reduced = min_until(comm, local, deadline, {"agreement", description});
   if (reduced[0] == -reduced[1]) return;
   throw_mismatch(comm, text, what);
 }

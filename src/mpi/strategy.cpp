@@ -12,7 +12,10 @@
 namespace pgroups::mpi {
 namespace {
 
-constexpr std::array<std::string_view, 3> kStrategyNames = {"split", "create_group", "per_group"};
+constexpr std::array<std::string_view, 4> kStrategyNames = {"comm_split", "create_group", "per_group", "comm_create"};
+// Accepted by parse_creation_strategy beside the names above.
+constexpr std::array<std::string_view, 5> kAcceptedNames = {"split", "comm_split", "create_group", "per_group",
+                                                             "comm_create"};
 
 // An MPI_Group freed on every path, so that a failing create call leaks nothing.
 class Group {
@@ -68,15 +71,17 @@ std::string_view strategy_name(CreationStrategy strategy) noexcept {
 }
 
 CreationStrategy parse_creation_strategy(std::string_view text) {
+  if (text == "split") return kDefaultCreationStrategy;
   for (CreationStrategy strategy : kAllCreationStrategies) {
     if (strategy_name(strategy) == text) return strategy;
   }
-  throw ConfigError(fmt::format("unknown creation strategy '{}'; the strategy must be one of split, create_group, "
-                                "per_group{}",
-                                text, detail::did_you_mean(text, kStrategyNames)));
+  throw ConfigError(fmt::format("unknown creation strategy '{}'; the strategy must be one of split (the default, "
+                                "{}), comm_split, create_group, per_group, comm_create{}",
+                                text, strategy_name(kDefaultCreationStrategy),
+                                detail::did_you_mean(text, kAcceptedNames)));
 }
 
-Communicator create_by_split(const Communicator& parent, const Layout& layout, ParallelMode mode) {
+Communicator create_by_comm_split(const Communicator& parent, const Layout& layout, ParallelMode mode) {
   const std::int64_t rank = checked_rank(parent, layout);
   MPI_Comm comm = MPI_COMM_NULL;
   check(MPI_Comm_split(parent.get(), to_int(layout.group_index(rank, mode)), to_int(layout.local_rank(rank, mode)),
@@ -91,6 +96,15 @@ Communicator create_by_create_group(const Communicator& parent, const Layout& la
   const Group own = sub_group(world, layout.group_of(rank, mode));
   MPI_Comm comm = MPI_COMM_NULL;
   check(MPI_Comm_create_group(parent.get(), own.get(), create_group_tag(mode), &comm), "MPI_Comm_create_group");
+  return Communicator::adopt(comm);
+}
+
+Communicator create_by_comm_create(const Communicator& parent, const Layout& layout, ParallelMode mode) {
+  const std::int64_t rank = checked_rank(parent, layout);
+  const Group world = group_of(parent);
+  const Group own = sub_group(world, layout.group_of(rank, mode));
+  MPI_Comm comm = MPI_COMM_NULL;
+  check(MPI_Comm_create(parent.get(), own.get(), &comm), "MPI_Comm_create");
   return Communicator::adopt(comm);
 }
 
@@ -115,9 +129,10 @@ Communicator create_by_per_group(const Communicator& parent, const Layout& layou
 Communicator create_mode_communicator(const Communicator& parent, const Layout& layout, ParallelMode mode,
                                       CreationStrategy strategy) {
   switch (strategy) {
-    case CreationStrategy::split: return create_by_split(parent, layout, mode);
+    case CreationStrategy::comm_split: return create_by_comm_split(parent, layout, mode);
     case CreationStrategy::create_group: return create_by_create_group(parent, layout, mode);
     case CreationStrategy::per_group: return create_by_per_group(parent, layout, mode);
+    case CreationStrategy::comm_create: return create_by_comm_create(parent, layout, mode);
   }
   throw ConfigError(fmt::format("unknown creation strategy {}", static_cast<int>(strategy)));
 }

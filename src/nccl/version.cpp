@@ -29,4 +29,33 @@ std::string nccl_compile_version() {
 
 bool split_available() noexcept { return NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0); }
 
+std::string format_cuda_version(int code) { return fmt::format("{}.{}", code / 1000, code % 1000 / 10); }
+
+std::string cuda_runtime_version() noexcept {
+  try {
+    int code = 0;
+    if (cudaRuntimeGetVersion(&code) != cudaSuccess || code <= 0) {
+      (void)cudaGetLastError();
+      return {};
+    }
+    return format_cuda_version(code);
+  } catch (...) {  // only formatting can throw (bad_alloc): report "unknown"
+    return {};
+  }
+}
+
+std::string cuda_driver_version() noexcept {
+  try {
+    // 0 is how the runtime says "no driver installed".
+    int code = 0;
+    if (cudaDriverGetVersion(&code) != cudaSuccess || code <= 0) {
+      (void)cudaGetLastError();
+      return {};
+    }
+    return format_cuda_version(code);
+  } catch (...) {  // only formatting can throw (bad_alloc): report "unknown"
+    return {};
+  }
+}
+
 }  // namespace pgroups::nccl

@@ -3,11 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "pgroups/config_reader.hpp"
 #include "pgroups/error.hpp"
@@ -64,7 +64,8 @@ TEST(ConfigFormatFromPath, KnowsTheThreeExtensions) {
 
 TEST_F(ConfigFile, EachFormatIsChosenByItsExtension) {
   EXPECT_EQ(read_config_file(write("a.toml", "[parallel]\npipeline = 2\n")), make_config(2, 1, TensorMode::none));
-  EXPECT_EQ(read_config_file(write("a.json", "{\"parallel\": {\"pipeline\": 3}}")), make_config(3, 1, TensorMode::none));
+  EXPECT_EQ(read_config_file(write("a.json", "{\"parallel\": {\"pipeline\": 3}}")),
+            make_config(3, 1, TensorMode::none));
   EXPECT_EQ(read_config_file(write("a.py", "parallel = dict(pipeline=4)\n")), make_config(4, 1, TensorMode::none));
 }
 
@@ -76,12 +77,14 @@ TEST_F(ConfigFile, MessagesNameTheFileAsTheirSource) {
 
 TEST_F(ConfigFile, UnknownExtensionIsAParseErrorListingTheKnownOnes) {
   const auto yaml = write("run.yaml", "parallel: {}\n");
-  EXPECT_EQ(failure<ParseError>(yaml),
-            yaml.string() + ": cannot tell the configuration format from the extension '.yaml'; use .toml, .json or .py");
+  EXPECT_EQ(
+      failure<ParseError>(yaml),
+      yaml.string() + ": cannot tell the configuration format from the extension '.yaml'; use .toml, .json or .py");
   const auto bare = write("run", "");
   EXPECT_EQ(failure<ParseError>(bare),
-            bare.string() + ": cannot tell the configuration format from a name without extension; use .toml, .json "
-                            "or .py");
+            bare.string() +
+                ": cannot tell the configuration format from a name without extension; use .toml, .json "
+                "or .py");
 }
 
 TEST_F(ConfigFile, MissingFileIsAnIoErrorNamingThePath) {
@@ -111,8 +114,7 @@ TEST_F(ConfigFile, UnreadableFileIsAnIoErrorWithTheSystemsReason) {
 TEST_F(ConfigFile, FileOverTheSizeLimitIsAnIoError) {
   const auto path = write("huge.toml", "");
   std::filesystem::resize_file(path, (std::uintmax_t{64} << 20) + 1);  // sparse: costs no disk
-  EXPECT_EQ(failure<IoError>(path),
-            "configuration file '" + path.string() + "' is larger than the limit of 64 MiB");
+  EXPECT_EQ(failure<IoError>(path), "configuration file '" + path.string() + "' is larger than the limit of 64 MiB");
 }
 
 TEST_F(ConfigFile, EmptyFileIsAParseError) {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "pgroups/config_reader.hpp"
 #include "pgroups/error.hpp"
@@ -71,7 +72,8 @@ TEST_P(EveryConfigFormat, BinaryGarbageIsAParseError) {
     garbage += static_cast<char>(state >> 24);
   }
   EXPECT_THROW((void)parse_config(garbage, GetParam()), ParseError);
-  EXPECT_THROW((void)parse_config("\x7f" "ELF\x02\x01\x01", GetParam()), ParseError);
+  const std::string elf_header = std::string("\x7f") + "ELF\x02\x01\x01";
+  EXPECT_THROW((void)parse_config(elf_header, GetParam()), ParseError);
 }
 
 INSTANTIATE_TEST_SUITE_P(Readers, EveryConfigFormat, ::testing::Values(kToml, kJson, kPython),
@@ -100,10 +102,8 @@ TEST(HostileConfigInput, NulBytesAreRejectedWithTheirPosition) {
   EXPECT_EQ(parse_error("[parallel]\npipeline = 2\0"s, kToml),
             "<config>:2:13: error while parsing decimal integer: expected digit, saw '\\u0000'");
   // nlohmann alone would take a NUL for the end of input and ignore what follows.
-  EXPECT_EQ(parse_error("{\"parallel\": {\"pipeline\": 2}}\0{garbage"s, kJson),
-            "<config>:1:30: unexpected NUL byte");
-  EXPECT_EQ(parse_error("parallel = dict(\0pipeline=2)"s, kPython),
-            "<config>:1:17: unexpected NUL byte");
+  EXPECT_EQ(parse_error("{\"parallel\": {\"pipeline\": 2}}\0{garbage"s, kJson), "<config>:1:30: unexpected NUL byte");
+  EXPECT_EQ(parse_error("parallel = dict(\0pipeline=2)"s, kPython), "<config>:1:17: unexpected NUL byte");
   EXPECT_EQ(parse_error("x = 'a\0b'"s, kPython), "<config>:1:7: unexpected NUL byte");
 }
 
@@ -124,28 +124,25 @@ TEST_P(DeepConfigNesting, HundredThousandLevelsStopAtTheLimitWithoutOverflowingT
   EXPECT_LT(seconds_since(start), kGenerousSeconds);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllFormats, DeepConfigNesting,
-    ::testing::Values(
-        DeepCase{"toml_arrays", kToml, "a = " + std::string(kDeep, '['),
-                 "<config>:1:68: nesting is deeper than 64 levels"},
-        DeepCase{"toml_inline_tables", kToml, "a = " + repeat("{b=", kDeep),
-                 "<config>:1:194: nesting is deeper than 64 levels"},
-        DeepCase{"toml_dotted_keys", kToml, repeat("a.", kDeep) + "a = 1",
-                 "<config>:1:128: nesting is deeper than 64 levels"},
-        DeepCase{"toml_table_header", kToml, "[" + repeat("a.", kDeep) + "a]",
-                 "<config>:1:127: nesting is deeper than 64 levels"},
-        DeepCase{"toml_header_plus_dotted_keys", kToml, "[" + repeat("a.", 40) + "a]\n" + repeat("b.", 40) + "b = 1",
-                 "<config>:2:46: nesting is deeper than 64 levels"},
-        DeepCase{"json_arrays", kJson, std::string(kDeep, '['), "<config>:1:65: nesting is deeper than 64 levels"},
-        DeepCase{"json_objects", kJson, repeat("{\"a\":", kDeep), "<config>:1:321: nesting is deeper than 64 levels"},
-        DeepCase{"python_dict_calls", kPython, "x = " + repeat("dict(a=", kDeep),
-                 "<config>:1:446: nesting is deeper than 64 levels"},
-        DeepCase{"python_lists", kPython, "x = " + std::string(kDeep, '['),
-                 "<config>:1:68: nesting is deeper than 64 levels"},
-        DeepCase{"python_dict_literals", kPython, "x = " + repeat("{'a':", kDeep),
-                 "<config>:1:320: nesting is deeper than 64 levels"}),
-    [](const ::testing::TestParamInfo<DeepCase>& param_info) { return param_info.param.name; });
+std::vector<DeepCase> deep_cases() {
+  const std::string message = "nesting is deeper than 64 levels";
+  std::vector<DeepCase> cases;
+  cases.push_back({"toml_arrays", kToml, "a = " + std::string(kDeep, '['), "<config>:1:68: " + message});
+  cases.push_back({"toml_inline_tables", kToml, "a = " + repeat("{b=", kDeep), "<config>:1:194: " + message});
+  cases.push_back({"toml_dotted_keys", kToml, repeat("a.", kDeep) + "a = 1", "<config>:1:128: " + message});
+  cases.push_back({"toml_table_header", kToml, "[" + repeat("a.", kDeep) + "a]", "<config>:1:127: " + message});
+  cases.push_back({"toml_header_plus_dotted_keys", kToml, "[" + repeat("a.", 40) + "a]\n" + repeat("b.", 40) + "b = 1",
+                   "<config>:2:46: " + message});
+  cases.push_back({"json_arrays", kJson, std::string(kDeep, '['), "<config>:1:65: " + message});
+  cases.push_back({"json_objects", kJson, repeat("{\"a\":", kDeep), "<config>:1:321: " + message});
+  cases.push_back({"python_dict_calls", kPython, "x = " + repeat("dict(a=", kDeep), "<config>:1:446: " + message});
+  cases.push_back({"python_lists", kPython, "x = " + std::string(kDeep, '['), "<config>:1:68: " + message});
+  cases.push_back({"python_dict_literals", kPython, "x = " + repeat("{'a':", kDeep), "<config>:1:320: " + message});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFormats, DeepConfigNesting, ::testing::ValuesIn(deep_cases()),
+                         [](const ::testing::TestParamInfo<DeepCase>& param_info) { return param_info.param.name; });
 
 TEST(HostileConfigInput, NestingUpToTheLimitIsAccepted) {
   // The top level is level 1, so 63 brackets inside it reach level 64.

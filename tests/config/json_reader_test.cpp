@@ -22,8 +22,9 @@ TEST(JsonConfigReader, ByteOrderMarkAndWhitespaceAreAccepted) {
 }
 
 TEST(JsonConfigReader, PositionsFollowLinesAndColumns) {
-  EXPECT_EQ(rejection("{\n  \"parallel\": {\n    \"pipeline\": 2,\n    \"tensor\": {\"size\": 4, \"mode\": true}\n  }\n}\n"),
-            "<config>:4:35: parallel.tensor.mode must be a string or null, found boolean true");
+  EXPECT_EQ(
+      rejection("{\n  \"parallel\": {\n    \"pipeline\": 2,\n    \"tensor\": {\"size\": 4, \"mode\": true}\n  }\n}\n"),
+      "<config>:4:35: parallel.tensor.mode must be a string or null, found boolean true");
   EXPECT_EQ(rejection("{\"parallel\": {\"seed\":-1.5}}"),
             "<config>:1:22: parallel.seed must be an integer, found float -1.5");
   EXPECT_EQ(rejection("{\"parallel\": {\"seed\" : [1, 2],\"pipline\": 2}}"),

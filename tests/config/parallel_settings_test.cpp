@@ -126,8 +126,9 @@ TEST(ConfigParallelSettings, UnknownKeyWithNothingCloseListsTheKeysOnly) {
 }
 
 TEST(ConfigParallelSettings, UnknownKeyInsideTensorAndPipelineTables) {
-  EXPECT_EQ(parse_error("[parallel]\ntensor = { size = 4, modes = \"2d\" }\n", kToml),
-            "<config>:2:22: unknown key 'modes' in parallel.tensor; the keys are size, mode, depth (did you mean mode?)");
+  EXPECT_EQ(
+      parse_error("[parallel]\ntensor = { size = 4, modes = \"2d\" }\n", kToml),
+      "<config>:2:22: unknown key 'modes' in parallel.tensor; the keys are size, mode, depth (did you mean mode?)");
   EXPECT_EQ(parse_error(R"({"parallel": {"pipeline": {"sise": 2}}})", kJson),
             "<config>:1:28: unknown key 'sise' in parallel.pipeline; the only key is size (did you mean size?)");
   EXPECT_EQ(parse_error("parallel = dict(tensor=dict(size=4, mode='2d', dpeth=2))", kPython),
@@ -190,7 +191,8 @@ TEST(ConfigParallelSettings, ParallelAndTensorMustBeTables) {
 
 TEST(ConfigParallelSettings, JsonTopLevelMustBeAnObject) {
   EXPECT_EQ(parse_error("[1, 2]", kJson), "<config>:1:1: the top level must be an object, found array");
-  EXPECT_EQ(parse_error(" \"parallel\"", kJson), "<config>:1:2: the top level must be an object, found string \"parallel\"");
+  EXPECT_EQ(parse_error(" \"parallel\"", kJson),
+            "<config>:1:2: the top level must be an object, found string \"parallel\"");
 }
 
 TEST(ConfigParallelSettings, UnknownModeIsAConfigErrorWithItsPositionAndASuggestion) {

@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 
 #include "pgroups/config_reader.hpp"
 #include "pgroups/error.hpp"
@@ -128,8 +128,7 @@ TEST(PythonConfigReader, NamesAreNotResolved) {
   EXPECT_EQ(rejection("SIZE = 4\nparallel = dict(tensor=SIZE)"), "<config>:2:24: name 'SIZE' is not a literal value");
   EXPECT_EQ(rejection("x = true"), "<config>:1:5: name 'true' is not a literal value (did you mean True?)");
   EXPECT_EQ(rejection("a = b = 1"), "<config>:1:5: name 'b' is not a literal value");
-  EXPECT_EQ(rejection("dict = 1"),
-            "<config>:1:1: assigning to 'dict' is not allowed: dict(...) must keep its meaning");
+  EXPECT_EQ(rejection("dict = 1"), "<config>:1:1: assigning to 'dict' is not allowed: dict(...) must keep its meaning");
 }
 
 TEST(PythonConfigReader, DictArgumentsMustBeKeywordsAndLiteralKeysStrings) {
@@ -152,8 +151,9 @@ TEST(PythonConfigReader, UnterminatedStringIsReportedAtItsOpeningQuote) {
 }
 
 TEST(PythonConfigReader, UnclosedBracketIsReportedAtTheEnd) {
-  EXPECT_EQ(rejection("parallel = dict(pipeline=2,\n"), "<config>:2:1: expected a keyword argument name=value in "
-                                                           "dict(), found end of file");
+  EXPECT_EQ(rejection("parallel = dict(pipeline=2,\n"),
+            "<config>:2:1: expected a keyword argument name=value in "
+            "dict(), found end of file");
 }
 
 TEST(PythonConfigReader, IndentationIsRejected) {
@@ -171,8 +171,7 @@ TEST(PythonConfigReader, NumbersOutsideDecimalLiteralsAreRejected) {
 TEST(PythonConfigReader, UnsupportedEscapesAndStrayCharactersAreRejected) {
   EXPECT_EQ(rejection("x = '\\q'"), "<config>:1:6: unsupported escape sequence '\\\\q' in a string");
   EXPECT_EQ(rejection("x = '\\x4'"), "<config>:1:6: truncated escape sequence '\\\\x4\\'': it needs 2 hex digits");
-  EXPECT_EQ(rejection("x = '\\U00110000'"),
-            "<config>:1:6: escape sequence '\\\\U00110000' is not a Unicode character");
+  EXPECT_EQ(rejection("x = '\\U00110000'"), "<config>:1:6: escape sequence '\\\\U00110000' is not a Unicode character");
   EXPECT_EQ(rejection("x = $"), "<config>:1:5: unexpected character '$'");
   EXPECT_EQ(rejection("caf\xC3\xA9 = 1"), "<config>:1:4: unexpected character '\\xc3\\xa9'");
   EXPECT_EQ(rejection("x = 1 \\ 2"), "<config>:1:7: unexpected character '\\\\' (a backslash only joins lines)");

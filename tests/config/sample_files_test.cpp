@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "pgroups/config_reader.hpp"
 #include "reader_test_helpers.hpp"
@@ -43,24 +45,28 @@ TEST_P(SampleConfigFile, ReadsToTheSettingsItDescribes) {
   EXPECT_EQ(read_config_file(path), GetParam().expected);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllShapesAllFormats, SampleConfigFile,
-    ::testing::Values(SampleFile{"none.toml", kNone}, SampleFile{"none.json", kNone},
-                      SampleFile{"colossal_none.py", kNone}, SampleFile{"1d.toml", k1d}, SampleFile{"1d.json", k1d},
-                      SampleFile{"colossal_1d.py", k1d}, SampleFile{"2d.toml", k2d}, SampleFile{"2d.json", k2d},
-                      SampleFile{"colossal_2d.py", k2d}, SampleFile{"2p5d.toml", with(k2p5d, 16)},
-                      SampleFile{"2p5d.json", with(k2p5d, 16)}, SampleFile{"colossal_2p5d.py", k2p5d},
-                      SampleFile{"3d.toml", k3d}, SampleFile{"3d.json", k3d}, SampleFile{"colossal_3d.py", k3d},
-                      SampleFile{"sequence.toml", with(kSequence, 16, true, 42)},
-                      SampleFile{"sequence.json", with(kSequence, 16, true, 42)},
-                      SampleFile{"colossal_sequence.py", kSequence}),
-    [](const ::testing::TestParamInfo<SampleFile>& param_info) {
-      std::string name = param_info.param.name;
-      for (char& c : name) {
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-      }
-      return name;
-    });
+// One shape per line: the TOML and JSON files, then Colossal-AI's Python file, which
+// holds no pgroups-only key.
+std::vector<SampleFile> sample_files() {
+  return {
+      {"none.toml", kNone}, {"none.json", kNone}, {"colossal_none.py", kNone},
+      {"1d.toml", k1d}, {"1d.json", k1d}, {"colossal_1d.py", k1d},
+      {"2d.toml", k2d}, {"2d.json", k2d}, {"colossal_2d.py", k2d},
+      {"2p5d.toml", with(k2p5d, 16)}, {"2p5d.json", with(k2p5d, 16)}, {"colossal_2p5d.py", k2p5d},
+      {"3d.toml", k3d}, {"3d.json", k3d}, {"colossal_3d.py", k3d},
+      {"sequence.toml", with(kSequence, 16, true, 42)}, {"sequence.json", with(kSequence, 16, true, 42)},
+      {"colossal_sequence.py", kSequence},
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(AllShapesAllFormats, SampleConfigFile, ::testing::ValuesIn(sample_files()),
+                         [](const ::testing::TestParamInfo<SampleFile>& param_info) {
+                           std::string name = param_info.param.name;
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace pgroups

@@ -27,18 +27,20 @@ TEST(TomlConfigReader, DottedKeysSubTablesAndInlineTablesAreEquivalent) {
 
 TEST(TomlConfigReader, BracketsInsideStringsAndCommentsDoNotCountAsNesting) {
   const std::string brackets(200, '[');
-  EXPECT_EQ(read_toml("# " + brackets + "\n"
-                      "a = \"" + brackets + "\"\n"
-                      "b = '" + brackets + "'\n"
-                      "c = \"\"\"\n" + brackets + "\\\"\"\" and \"\"quotes\"\"\"\"\n"
-                      "d = '''" + brackets + "\n" + brackets + "'''\n"
-                      "e = \"a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c\"\n"
-                      "f = [1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5, 10.5, 11.5, 12.5, 13.5, 14.5, 15.5, 16.5, 17.5,"
-                      " 18.5, 19.5, 20.5, 21.5, 22.5, 23.5, 24.5, 25.5, 26.5, 27.5, 28.5, 29.5, 30.5, 31.5, 32.5, 33.5,"
-                      " 34.5, 35.5, 36.5, 37.5, 38.5, 39.5, 40.5, 41.5, 42.5, 43.5, 44.5, 45.5, 46.5, 47.5, 48.5, 49.5,"
-                      " 50.5, 51.5, 52.5, 53.5, 54.5, 55.5, 56.5, 57.5, 58.5, 59.5, 60.5, 61.5, 62.5, 63.5, 64.5, 65.5]\n"
-                      "[parallel]\npipeline = 3\n"),
-            make_config(3, 1, TensorMode::none));
+  std::string text;
+  text += "# " + brackets + "\n";
+  text += "a = \"" + brackets + "\"\n";
+  text += "b = '" + brackets + "'\n";
+  // An escaped quote, quotes inside, and two more that belong to the content.
+  text += "c = \"\"\"\n" + brackets + "\\\"\"\" and \"\"quotes\"\"\"\"\n";
+  text += "d = '''" + brackets + "\n" + brackets + "'''\n";
+  text += "e = \"" + std::string(200, '.') + "\"\n";
+  // Dots in values are not dotted keys, however many.
+  text += "f = [";
+  for (int i = 0; i < 100; ++i) text += std::to_string(i) + ".5, ";
+  text += "0.5]\n";
+  text += "[parallel]\npipeline = 3\n";
+  EXPECT_EQ(read_toml(text), make_config(3, 1, TensorMode::none));
 }
 
 TEST(TomlConfigReader, ArrayOfTablesIsNotAParallelTable) {

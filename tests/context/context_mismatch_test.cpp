@@ -59,7 +59,7 @@ TEST_F(ConfigMismatch, ADifferentStrategyIsAMismatch) {
     o.strategy = CreationStrategy::per_group;
   });
   EXPECT_NE(message.find("strategy=per_group'"), std::string::npos) << message;
-  EXPECT_NE(message.find("strategy=split'"), std::string::npos) << message;
+  EXPECT_NE(message.find("strategy=create_group'"), std::string::npos) << message;
 }
 
 TEST_F(ConfigMismatch, ADifferentSeedOrSequenceSwitchIsAMismatch) {

@@ -21,17 +21,19 @@ TEST_P(CreationCostGolden, ColossalCallsPerRankEqualTheRecordedCount) {
 INSTANTIATE_TEST_SUITE_P(GoldenFiles, CreationCostGolden, ::testing::ValuesIn(test::golden_files("golden")),
                          test::test_name);
 
-TEST(CreationCost, SplitMakesOneCallPerModeWhateverTheWorldSize) {
+TEST(CreationCost, OneCallPerModeWhateverTheWorldSize) {
   ParallelConfig config;
   config.world_size = std::int64_t{1} << 20;
   config.pipeline = 16;
   config.tensor_size = 64;
   config.tensor_mode = TensorMode::tensor_3d;
   const auto costs = creation_costs(Layout(config));
-  EXPECT_EQ(costs[3].algorithm, "split");
-  EXPECT_EQ(costs[3].calls_per_rank, 9);
-  EXPECT_EQ(costs[3].collectives_per_rank, 10);
-  EXPECT_EQ(costs[4].largest_collective, 1024);  // the data group: 2^20 / (16 * 64)
+  EXPECT_EQ(costs[3].algorithm, "comm_split");
+  EXPECT_EQ(costs[3].calls_per_rank, 10);  // global's duplicate and 9 modes
+  EXPECT_EQ(costs[3].collectives_per_rank, 12);  // and the agreement and node query
+  EXPECT_EQ(costs[5].algorithm, "create_group");
+  EXPECT_EQ(costs[5].calls_per_rank, 10);
+  EXPECT_EQ(costs[5].largest_collective, 1024);  // the data group: 2^20 / (16 * 64)
   EXPECT_GT(costs[2].calls_per_rank, 1'000'000);
 }
 

@@ -66,8 +66,8 @@ TEST(CreationStrategyNames, UnknownNameSuggestsTheClosest) {
     FAIL() << "no exception";
   } catch (const ConfigError& error) {
     EXPECT_STREQ(error.what(),
-                 "unknown creation strategy 'per-group'; the strategy must be one of split, create_group, per_group "
-                 "(did you mean per_group?)");
+                 "unknown creation strategy 'per-group'; the strategy must be one of split (the default, "
+                 "create_group), comm_split, create_group, per_group, comm_create (did you mean per_group?)");
   }
 }
 

@@ -1,4 +1,5 @@
-// NCCL versions print as "major.minor.patch" in both of NCCL's encodings.
+// NCCL versions print as "major.minor.patch" in both of NCCL's encodings; CUDA's as
+// "major.minor".
 
 #include "pgroups/nccl/version.hpp"
 
@@ -29,6 +30,18 @@ TEST(NcclVersion, CompileTimeVersionMatchesTheHeader) {
 
 TEST(NcclVersion, SplitIsAvailableFromNccl218) {
   EXPECT_EQ(split_available(), NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0));
+}
+
+TEST(NcclVersion, CudaCodesFormatAsMajorDotMinor) {
+  EXPECT_EQ(format_cuda_version(13000), "13.0");
+  EXPECT_EQ(format_cuda_version(12040), "12.4");
+  EXPECT_EQ(format_cuda_version(11080), "11.8");
+}
+
+TEST(NcclVersion, TheCudaRuntimeVersionIsKnownEvenWithoutADriver) {
+  EXPECT_TRUE(std::regex_match(cuda_runtime_version(), std::regex(R"(\d+\.\d+)"))) << cuda_runtime_version();
+  const std::string driver = cuda_driver_version();
+  EXPECT_TRUE(driver.empty() || std::regex_match(driver, std::regex(R"(\d+\.\d+)"))) << driver;
 }
 
 }  // namespace

@@ -5,9 +5,12 @@
 /// and hang in mismatched collectives.
 
 #include <cstdint>
+#include <span>
+#include <string>
 #include <string_view>
 
 #include "pgroups/mpi/communicator.hpp"
+#include "pgroups/mpi/deadline.hpp"
 
 namespace pgroups::mpi {
 
@@ -15,8 +18,17 @@ namespace pgroups::mpi {
 /// MPI_Allreduce of a 64-bit hash of `text` (its minimum and maximum at once). When the
 /// hashes differ, two more collectives gather every rank's text, and every rank throws
 /// the same MismatchError: "<what> mismatch across N ranks: ranks 0-2 hold '...'; rank 3
-/// holds '...'". Throws BackendError for MPI failures.
-void require_identical(const Communicator& comm, std::string_view text, std::string_view what);
+/// holds '...'". The hash reduction is nonblocking and waited for until `deadline` (no
+/// limit by default): past it, this rank throws TimeoutError for step 'agreement' ("...
+/// waiting for all ranks at the <what> agreement (step 'agreement', rank r of N)"), and
+/// `comm` must not be used for collectives again (see deadline.hpp). Throws BackendError
+/// for MPI failures.
+void require_identical(const Communicator& comm, std::string_view text, std::string_view what,
+                       const Deadline& deadline = {});
+
+/// Ranks as ascending runs, for messages: {0, 1, 2, 5, 7, 8, 9} -> "0-2, 5, 7-9".
+/// Precondition: `ranks` ascending. O(ranks).
+[[nodiscard]] std::string rank_runs(std::span<const int> ranks);
 
 /// 64-bit FNV-1a hash of `text`; exposed for tests.
 [[nodiscard]] std::uint64_t text_hash(std::string_view text) noexcept;

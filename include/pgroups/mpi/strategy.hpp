@@ -25,29 +25,45 @@
 namespace pgroups::mpi {
 
 enum class CreationStrategy : std::uint8_t {
-  split,         ///< one MPI_Comm_split per mode
+  comm_split,    ///< one MPI_Comm_split per mode
   create_group,  ///< one MPI_Comm_create_group per mode over the rank's own group
   per_group,     ///< Colossal-AI's algorithm: one MPI_Comm_create per group of the mode
+  comm_create,   ///< one MPI_Comm_create per mode, each rank naming its own (disjoint) group
 };
 
-inline constexpr std::array<CreationStrategy, 3> kAllCreationStrategies = {
-    CreationStrategy::split, CreationStrategy::create_group, CreationStrategy::per_group};
+inline constexpr std::array<CreationStrategy, 4> kAllCreationStrategies = {
+    CreationStrategy::comm_split, CreationStrategy::create_group, CreationStrategy::per_group,
+    CreationStrategy::comm_create};
 
-/// "split", "create_group" or "per_group".
+/// The default: the fastest correct strategy measured (docs/performance.md). Every rank
+/// creates only its own group, with one collective per mode among that group's members;
+/// MPI_Comm_split's all-gather of colours is redundant when every rank can compute every
+/// colour, and collectives over the whole world cost more than those over a group.
+inline constexpr CreationStrategy kDefaultCreationStrategy = CreationStrategy::create_group;
+
+/// "comm_split", "create_group", "per_group" or "comm_create".
 [[nodiscard]] std::string_view strategy_name(CreationStrategy strategy) noexcept;
 
-/// The strategy with that exact name; ConfigError naming the value, the valid names and
-/// the closest one otherwise.
+/// The strategy with that exact name, or kDefaultCreationStrategy for "split" (the name
+/// of the default: one collective per mode, whatever MPI call it uses); ConfigError
+/// naming the value, the valid names and the closest one otherwise.
 [[nodiscard]] CreationStrategy parse_creation_strategy(std::string_view text);
 
 /// MPI_Comm_split(parent, colour = group index, key = local rank): collective over
 /// `parent`. O(1) layout work and one collective per rank.
-[[nodiscard]] Communicator create_by_split(const Communicator& parent, const Layout& layout, ParallelMode mode);
+[[nodiscard]] Communicator create_by_comm_split(const Communicator& parent, const Layout& layout, ParallelMode mode);
 
 /// MPI_Comm_create_group over the rank's own group with tag create_group_tag(mode):
 /// collective over that group only. O(group size) to build the MPI_Group.
 [[nodiscard]] Communicator create_by_create_group(const Communicator& parent, const Layout& layout,
                                                   ParallelMode mode);
+
+/// MPI_Comm_create(parent, own group): since MPI-2.2 the ranks of one call may name
+/// different, disjoint groups, so one call per mode creates every group of the mode,
+/// with no colour exchange (which MPI_Comm_split needs, although every rank could
+/// compute every colour). Collective over `parent`; O(group size) to build the MPI_Group.
+[[nodiscard]] Communicator create_by_comm_create(const Communicator& parent, const Layout& layout,
+                                                 ParallelMode mode);
 
 /// The baseline: for every group of the mode, every rank calls MPI_Comm_create on
 /// `parent` with that group and keeps the one it belongs to. Collective over `parent`

@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// NCCL versions: the library loaded at run time and the header compiled against, which
-/// can differ (a newer libnccl.so.2 on the library path).
+/// can differ (a newer libnccl.so.2 on the library path); and the CUDA runtime and
+/// driver versions beside them.
 
 #include <string>
 
@@ -22,5 +23,17 @@ namespace pgroups::nccl {
 
 /// Whether this build has ncclCommSplit (compiled against NCCL >= 2.18).
 [[nodiscard]] bool split_available() noexcept;
+
+/// Formats a CUDA version code (CUDART_VERSION, cudaRuntimeGetVersion,
+/// cudaDriverGetVersion: major*1000 + minor*10): 13000 -> "13.0", 12040 -> "12.4".
+[[nodiscard]] std::string format_cuda_version(int code);
+
+/// The CUDA runtime pgroups runs with (cudaRuntimeGetVersion), e.g. "13.0"; empty when
+/// the call fails. Needs no driver and no device. Never throws.
+[[nodiscard]] std::string cuda_runtime_version() noexcept;
+
+/// The newest CUDA version the installed driver supports (cudaDriverGetVersion), e.g.
+/// "13.0"; empty when no driver is installed or the call fails. Never throws.
+[[nodiscard]] std::string cuda_driver_version() noexcept;
 
 }  // namespace pgroups::nccl

@@ -1,0 +1,280 @@
+// `pgroups bench`: the time to create every group of one configuration, with each
+// creation strategy and two baselines, measured side by side in one MPI job so that the
+// noise of the machine falls on all of them alike. `--model` instead prints the cost
+// model (calls and collectives per rank) from the layout alone, without MPI.
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mpi_job.hpp"
+#include "pgroups/creation_cost.hpp"
+#include "pgroups/error.hpp"
+#include "pgroups/mpi/error.hpp"
+#include "pgroups/mpi/session.hpp"
+#include "pgroups/parallel_context.hpp"
+#include "plan_options.hpp"
+#include "plan_output.hpp"
+#include "subcommand.hpp"
+
+namespace pgroups::cli {
+namespace {
+
+using mpi::check;
+
+struct BenchOptions {
+  PlanOptions plan;
+  int repeats = 5;
+  std::string format = "text";
+  bool model = false;
+  std::int64_t max_world = std::int64_t{1} << 20;
+};
+
+// One measured entry: a strategy or a baseline, timed as the slowest rank per repeat.
+struct Entry {
+  std::string name;
+  std::string call;
+  std::optional<CreationStrategy> strategy;  // none for the baselines
+  std::vector<double> seconds;
+  std::map<ParallelMode, std::vector<double>> mode_seconds;  // strategies only
+  std::vector<double> rest_seconds;  // strategies only: agreement, node query, bookkeeping
+
+  [[nodiscard]] double min() const { return *std::min_element(seconds.begin(), seconds.end()); }
+  [[nodiscard]] double median() const { return median_of(seconds); }
+  static double median_of(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  }
+};
+
+double slowest(MPI_Comm world, double local) {
+  double result = 0.0;
+  check(MPI_Allreduce(&local, &result, 1, MPI_DOUBLE, MPI_MAX, world), "MPI_Allreduce");
+  return result;
+}
+
+// Every entry starts from a barrier, and only the creation is timed: destruction and
+// the reduction of the timings come after the clock stops.
+void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, std::int64_t k, bool keep) {
+  check(MPI_Barrier(world), "MPI_Barrier");
+  if (entry.strategy) {
+    const double start = MPI_Wtime();
+    ContextOptions context_options;
+    context_options.strategy = *entry.strategy;
+    ParallelContext context(config, world, context_options);
+    const double elapsed = MPI_Wtime() - start;
+    std::map<ParallelMode, double> per_mode;
+    double rest = elapsed;
+    for (ParallelMode mode : context.modes()) {
+      per_mode[mode] = context.creation_seconds(mode);
+      rest -= per_mode[mode];
+    }
+    context.destroy();
+    const double total = slowest(world, elapsed);
+    const double slowest_rest = slowest(world, rest);
+    if (!keep) return;
+    entry.seconds.push_back(total);
+    entry.rest_seconds.push_back(slowest_rest);
+    for (const auto& [mode, seconds] : per_mode) entry.mode_seconds[mode].push_back(slowest(world, seconds));
+    return;
+  }
+  double elapsed = 0.0;
+  if (entry.name == "limit") {
+    std::vector<MPI_Comm> dups(static_cast<std::size_t>(k), MPI_COMM_NULL);
+    const double start = MPI_Wtime();
+    for (MPI_Comm& dup : dups) check(MPI_Comm_dup(world, &dup), "MPI_Comm_dup");
+    elapsed = MPI_Wtime() - start;
+    for (MPI_Comm& dup : dups) check(MPI_Comm_free(&dup), "MPI_Comm_free");
+  } else {
+    int in = 1;
+    int out = 0;
+    const double start = MPI_Wtime();
+    for (std::int64_t i = 0; i < k; ++i) check(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, world), "MPI_Allreduce");
+    elapsed = MPI_Wtime() - start;
+  }
+  const double total = slowest(world, elapsed);
+  if (keep) entry.seconds.push_back(total);
+}
+
+std::string_view call_of(CreationStrategy strategy) {
+  switch (strategy) {
+    case CreationStrategy::comm_split: return "MPI_Comm_split per mode";
+    case CreationStrategy::create_group: return "MPI_Comm_create_group per mode";
+    case CreationStrategy::per_group: return "MPI_Comm_create per group";
+    case CreationStrategy::comm_create: return "MPI_Comm_create per mode";
+  }
+  return "";
+}
+
+const Entry& find(const std::vector<Entry>& entries, std::string_view name) {
+  return *std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.name == name; });
+}
+
+nlohmann::json bench_json(const std::vector<Entry>& entries, std::int64_t w, std::int64_t k, int repeats,
+                          const ParallelConfig& config) {
+  nlohmann::json strategies = nlohmann::json::object();
+  for (const Entry& entry : entries) {
+    strategies[entry.name] = {{"min_s", entry.min()}, {"median_s", entry.median()}, {"call", entry.call}};
+  }
+  // "split" names the default strategy, whatever MPI call it uses underneath.
+  const std::string default_name(mpi::strategy_name(mpi::kDefaultCreationStrategy));
+  strategies["split"] = strategies[default_name];
+  strategies["split"]["strategy"] = default_name;
+  return {{"world_size", w},
+          {"modes", k},
+          {"repeats", repeats},
+          {"config", config_json(config)},
+          {"default_strategy", default_name},
+          {"strategies", strategies}};
+}
+
+std::string bench_text(const std::vector<Entry>& entries, const Layout& layout, std::int64_t k, int repeats) {
+  const Entry& limit = find(entries, "limit");
+  const std::string default_name(mpi::strategy_name(mpi::kDefaultCreationStrategy));
+  const Entry& chosen = find(entries, default_name);
+  std::string out = fmt::format(
+      "pgroups bench: {} (data {}), K = {} communicators, {} repeats after a warm-up, slowest rank per repeat\n\n",
+      describe(layout.config()), layout.data_parallel_size(), k, repeats);
+  out += fmt::format("{:<14} {:<34} {:>10} {:>12} {:>14}\n", "entry", "call", "min (ms)", "median (ms)", "median/limit");
+  for (const Entry& entry : entries) {
+    out += fmt::format("{:<14} {:<34} {:>10.3f} {:>12.3f} {:>13.2f}x\n",
+                       entry.name + (entry.name == default_name ? "*" : ""), entry.call, entry.min() * 1e3,
+                       entry.median() * 1e3, entry.median() / limit.median());
+  }
+  out += fmt::format("\n* the default strategy, `split` in the JSON output. per_group / {} (median): {:.1f}x; "
+                     "{} / limit: {:.2f}x\n",
+                     default_name, find(entries, "per_group").median() / chosen.median(), default_name,
+                     chosen.median() / limit.median());
+  out += fmt::format("\nwhere the time goes ({}, median of the slowest rank per mode):\n", default_name);
+  for (ParallelMode mode : layout.modes()) {
+    const double seconds = Entry::median_of(chosen.mode_seconds.at(mode));
+    out += fmt::format("  {:<20} {:>8.3f} ms{}\n", mode_name(mode), seconds * 1e3,
+                       mode == ParallelMode::global ? "  (MPI_Comm_dup of the world)" : "");
+  }
+  out += fmt::format("  {:<20} {:>8.3f} ms  (configuration agreement, node query, bookkeeping)\n", "rest",
+                     Entry::median_of(chosen.rest_seconds) * 1e3);
+  return out;
+}
+
+int run_model(const BenchOptions& options) {
+  ParallelConfig config = options.plan.resolve(std::int64_t{0});
+  // The smallest world of the configuration (data parallel size 1) validates the sizes.
+  std::int64_t unit = 0;
+  if (config.pipeline < 1 || config.tensor_size < 1 ||
+      __builtin_mul_overflow(config.pipeline, config.tensor_size, &unit)) {
+    unit = 1;
+  }
+  config.world_size = unit;
+  validate(config);
+  nlohmann::json rows = nlohmann::json::array();
+  std::string text = fmt::format(
+      "creation cost model: {} (data parallel size grows with W)\ncalls = group-creation calls per rank, colls = "
+      "collectives each rank enters (agreement included)\n\n{:>9}",
+      describe(config), "W");
+  bool header_done = false;
+  for (std::int64_t w = unit; w <= options.max_world; w *= 2) {
+    config.world_size = w;
+    const Layout layout(config);
+    const auto costs = creation_costs(layout);
+    if (!header_done) {
+      for (const CreationCost& cost : costs) text += fmt::format(" {:>24}", cost.algorithm);
+      text += fmt::format("\n{:>9}", "");
+      for (std::size_t i = 0; i < costs.size(); ++i) text += fmt::format(" {:>11} {:>12}", "calls", "colls");
+      text += '\n';
+      header_done = true;
+    }
+    text += fmt::format("{:>9}", w);
+    nlohmann::json algorithms = nlohmann::json::object();
+    for (const CreationCost& cost : costs) {
+      text += fmt::format(" {:>11} {:>12}", cost.calls_per_rank, cost.collectives_per_rank);
+      algorithms[std::string(cost.algorithm)] = {{"call", cost.call},
+                                                 {"calls_per_rank", cost.calls_per_rank},
+                                                 {"collectives_per_rank", cost.collectives_per_rank},
+                                                 {"largest_collective", cost.largest_collective}};
+    }
+    text += '\n';
+    rows.push_back({{"world_size", w}, {"modes", layout.modes().size()}, {"algorithms", algorithms}});
+  }
+  if (options.format == "json") {
+    std::cout << nlohmann::json{{"config", config_json(config)}, {"model", rows}}.dump() << '\n';
+  } else {
+    std::cout << text;
+  }
+  return 0;
+}
+
+int run_bench(const BenchOptions& options) {
+  if (options.model) return run_model(options);
+  mpi::Session session;
+  const MPI_Comm world = MPI_COMM_WORLD;
+  const int rank = session.world().rank();
+  const int size = session.world().size();
+
+  std::optional<ParallelConfig> config;
+  std::optional<LocalFailure> failure;
+  try {
+    if (options.repeats < 1) {
+      throw ConfigError(fmt::format("--repeats {} is invalid: at least one repeat is needed", options.repeats));
+    }
+    config = options.plan.resolve(size);
+    validate(*config);
+  } catch (const std::exception& error) {
+    failure = LocalFailure{exit_status_of(error), error.what()};
+  }
+  if (auto status = settle(world, rank, failure)) return *status;
+
+  const Layout layout(*config);
+  // The context duplicates the world for `global`, so every mode counts.
+  const auto k = static_cast<std::int64_t>(layout.modes().size());
+  std::vector<Entry> entries;
+  for (CreationStrategy strategy : mpi::kAllCreationStrategies) {
+    entries.push_back({std::string(mpi::strategy_name(strategy)), std::string(call_of(strategy)), strategy, {}, {}});
+  }
+  entries.push_back({"limit", fmt::format("{} x MPI_Comm_dup", k), std::nullopt, {}, {}});
+  entries.push_back({"allreduce", fmt::format("{} x MPI_Allreduce(1 int)", k), std::nullopt, {}, {}});
+
+  try {
+    // Round-robin over the entries, so that a slow moment of the machine hits one
+    // repeat of each rather than every repeat of one.
+    for (int repeat = -1; repeat < options.repeats; ++repeat) {
+      for (Entry& entry : entries) measure(entry, world, *config, k, /*keep=*/repeat >= 0);
+    }
+  } catch (const std::exception& error) {
+    return end_collective_step(world, rank, error);
+  }
+  if (rank == 0) {
+    if (options.format == "json") {
+      std::cout << bench_json(entries, size, k, options.repeats, *config).dump() << '\n';
+    } else {
+      std::cout << bench_text(entries, layout, k, options.repeats);
+    }
+    std::cout.flush();
+  }
+  return 0;
+}
+
+}  // namespace
+
+Subcommand add_bench_command(CLI::App& parent) {
+  auto options = std::make_shared<BenchOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "bench", "Time group creation with each strategy beside MPI's floor (run with mpirun); --model needs no MPI");
+  options->plan.add_to(*app, /*with_world_size=*/false);
+  app->add_option("--repeats", options->repeats, "Timed repeats after one warm-up (default 5)");
+  app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  app->add_flag("--model", options->model,
+                "Print the cost model (calls and collectives per rank) for W up to --max-world, without MPI");
+  app->add_option("--max-world", options->max_world, "Largest world of the cost model (default 1048576)");
+  return {app, [options] { return run_bench(*options); }};
+}
+
+}  // namespace pgroups::cli

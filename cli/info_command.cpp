@@ -1,0 +1,146 @@
+// `pgroups info`: what this build of pgroups is and what it can reach here: its version,
+// build type and compiler, the backends compiled in with the versions of their
+// libraries (the one compiled against and the one loaded), the CUDA runtime and driver,
+// and the GPUs this process sees. It runs without mpirun: MPI is asked only what MPI-3
+// allows before MPI_Init (MPI_Get_library_version, MPI_Get_version), and never
+// initialised. Nothing here fails for a missing GPU, driver or library; each part that
+// cannot be told says so.
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "subcommand.hpp"
+
+#ifdef PGROUPS_INFO_WITH_MPI
+#include "pgroups/mpi/version.hpp"
+#endif
+#ifdef PGROUPS_HAVE_NCCL
+#include "pgroups/nccl/device.hpp"
+#include "pgroups/nccl/version.hpp"
+#endif
+
+namespace pgroups::cli {
+namespace {
+
+struct MpiInfo {
+  std::string library;   // first line of MPI_Get_library_version
+  std::string standard;  // "3.1"
+};
+
+struct NcclInfo {
+  std::string runtime;  // ncclGetVersion, or "unknown (...)"
+  std::string compiled;
+  bool split = false;
+};
+
+struct CudaInfo {
+  std::string runtime;  // empty: unknown
+  std::string driver;   // empty: no driver
+  int visible_gpus = 0;
+};
+
+struct BuildInfo {
+  std::string version = PGROUPS_VERSION;
+  std::string build_type = PGROUPS_BUILD_TYPE;
+  std::string compiler = PGROUPS_CXX_COMPILER;
+  std::optional<MpiInfo> mpi;    // absent: not built
+  std::optional<NcclInfo> nccl;  // absent: not built
+  std::optional<CudaInfo> cuda;  // absent: built without CUDA
+};
+
+// A library that fails to answer is reported, not fatal: `info` is what one runs to
+// find out what is wrong.
+template <typename Query>
+std::string ask(Query&& query) {
+  try {
+    return query();
+  } catch (const std::exception& error) {
+    return fmt::format("unknown ({})", error.what());
+  }
+}
+
+BuildInfo gather() {
+  BuildInfo info;
+#ifdef PGROUPS_INFO_WITH_MPI
+  info.mpi = MpiInfo{ask(mpi::library_version), ask(mpi::standard_version)};
+#endif
+#ifdef PGROUPS_HAVE_NCCL
+  info.nccl = NcclInfo{ask(nccl::nccl_version), nccl::nccl_compile_version(), nccl::split_available()};
+  info.cuda = CudaInfo{nccl::cuda_runtime_version(), nccl::cuda_driver_version(), nccl::visible_gpu_count()};
+#endif
+  return info;
+}
+
+nlohmann::json or_null(const std::string& text) { return text.empty() ? nlohmann::json() : nlohmann::json(text); }
+
+nlohmann::json info_json(const BuildInfo& info) {
+  nlohmann::json mpi = {{"built", info.mpi.has_value()}};
+  if (info.mpi) {
+    mpi["library"] = info.mpi->library;
+    mpi["standard"] = info.mpi->standard;
+  }
+  nlohmann::json nccl = {{"built", info.nccl.has_value()}};
+  if (info.nccl) {
+    nccl["version"] = info.nccl->runtime;
+    nccl["compile_version"] = info.nccl->compiled;
+    nccl["split"] = info.nccl->split;
+  }
+  nlohmann::json cuda;  // null when built without CUDA
+  if (info.cuda) cuda = {{"runtime", or_null(info.cuda->runtime)}, {"driver", or_null(info.cuda->driver)}};
+  return {{"version", info.version},
+          {"build_type", info.build_type},
+          {"compiler", info.compiler},
+          {"backends", {{"mpi", std::move(mpi)}, {"nccl", std::move(nccl)}}},
+          {"cuda", std::move(cuda)},
+          {"visible_gpus", info.cuda ? nlohmann::json(info.cuda->visible_gpus) : nlohmann::json()}};
+}
+
+std::string info_text(const BuildInfo& info) {
+  std::string out = fmt::format("pgroups {}\n", info.version);
+  out += fmt::format("  {:<10} {}, {}\n", "build:", info.build_type, info.compiler);
+  std::string backends = info.mpi ? "mpi" : "";
+  if (info.nccl) backends += backends.empty() ? "nccl" : ", nccl";
+  out += fmt::format("  {:<10} {}\n", "backends:", backends.empty() ? "none (the plan and explain commands only)" : backends);
+  out += fmt::format("  {:<10} {}\n", "mpi:",
+                     info.mpi ? fmt::format("{} (MPI {})", info.mpi->library, info.mpi->standard)
+                              : std::string("not built (configure with -DPGROUPS_WITH_MPI=ON)"));
+  out += fmt::format("  {:<10} {}\n", "nccl:",
+                     info.nccl ? fmt::format("{} (compiled against {}; ncclCommSplit {})", info.nccl->runtime,
+                                             info.nccl->compiled, info.nccl->split ? "yes" : "no")
+                               : std::string("not built (configure with -DPGROUPS_WITH_NCCL=ON)"));
+  if (info.cuda) {
+    out += fmt::format("  {:<10} runtime {}, driver {}\n", "cuda:",
+                       info.cuda->runtime.empty() ? "unknown" : info.cuda->runtime,
+                       info.cuda->driver.empty() ? "none" : info.cuda->driver);
+    out += fmt::format("  {:<10} {} visible\n", "gpus:", info.cuda->visible_gpus);
+  } else {
+    out += fmt::format("  {:<10} not built (the CUDA toolkit comes with the NCCL backend)\n", "cuda:");
+    out += fmt::format("  {:<10} not queried (no CUDA)\n", "gpus:");
+  }
+  return out;
+}
+
+}  // namespace
+
+Subcommand add_info_command(CLI::App& parent) {
+  auto format = std::make_shared<std::string>("text");
+  CLI::App* app = parent.add_subcommand(
+      "info", "Show the version, build, backends (MPI, NCCL) with their library versions, CUDA and visible GPUs");
+  app->add_option("--format", *format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  return {app, [format] {
+            const BuildInfo info = gather();
+            if (*format == "json") {
+              std::cout << info_json(info).dump(1) << '\n';
+            } else {
+              std::cout << info_text(info);
+            }
+            return 0;
+          }};
+}
+
+}  // namespace pgroups::cli

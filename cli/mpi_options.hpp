@@ -1,0 +1,46 @@
+#pragma once
+// Options shared by the commands that create groups under mpirun (verify, bench): how
+// long creation may wait for the other ranks (--timeout, PGROUPS_TIMEOUT), and fault
+// injection for testing that a stalled or dead rank ends the job instead of hanging it
+// (--inject-stall-rank, --inject-exit-rank, --inject-step), as other HPC tools offer
+// fault-injection switches for their own tests.
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+
+#include "pgroups/context_options.hpp"
+#include "pgroups/parallel_config.hpp"
+
+namespace pgroups::cli {
+
+struct MpiOptions {
+  /// --timeout SECONDS as given (checked at parse time); absent: PGROUPS_TIMEOUT, then
+  /// the default (pgroups/timeout.hpp).
+  std::optional<std::string> timeout;
+  /// --inject-stall-rank R: rank R stops, sleeping until killed, just before a step.
+  std::optional<int> stall_rank;
+  /// --inject-exit-rank R: rank R exits at once with status 1 just before a step.
+  std::optional<int> exit_rank;
+  /// --inject-step NAME: the step before which the faults strike; empty means each
+  /// fault's default ("duplicate", the start of creation, for a stall; the first mode
+  /// after `global`, i.e. after one mode was created, for an exit).
+  std::string step;
+
+  /// Registers --timeout on `app` and, when `fault_injection`, the --inject-* flags (in
+  /// their own "Fault injection (testing)" group of the help). An invalid --timeout
+  /// (negative, not a number) is a usage error of the parse.
+  void add_to(CLI::App& app, bool fault_injection = true);
+
+  /// Fills what these options decide in `options`: the timeout in effect (resolved now,
+  /// so that a malformed PGROUPS_TIMEOUT is an error of this local step on the rank that
+  /// has it, not of the collective construction) and, on a rank named by an --inject-*
+  /// flag, the before_step hook that stalls or exits. Throws ConfigError when an
+  /// injected rank is outside the world of `size` ranks, when both faults name one rank,
+  /// when the step is not a step of `config` (an invalid `config` throws its own
+  /// ConfigError), or for a malformed PGROUPS_TIMEOUT.
+  void apply(ContextOptions& options, const ParallelConfig& config, int rank, int size) const;
+};
+
+}  // namespace pgroups::cli

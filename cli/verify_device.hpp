@@ -1,0 +1,39 @@
+#pragma once
+// The NCCL half of `pgroups verify --backend nccl`: each mode's device communicator
+// all-reduces every member's global rank (ncclAllReduce), and the sum must be the sum of
+// the group's ranks in the layout. Rank 0 gathers the picture.
+
+#include <mpi.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#include "pgroups/parallel_context.hpp"
+
+namespace pgroups::cli {
+
+/// Rank 0's picture of one mode's NCCL communicators.
+struct DeviceModeReport {
+  ParallelMode mode{};
+  double create_seconds = 0.0;  ///< device part of the creation, slowest rank
+  bool ok = true;               ///< the sum matched on every rank
+  std::vector<std::int64_t> expected;  ///< by rank; rank 0 only
+  std::vector<std::int64_t> actual;    ///< by rank; rank 0 only
+};
+
+/// What this rank takes part in and learns.
+struct DeviceCheck {
+  std::vector<DeviceModeReport> reports;  ///< one per mode, in creation order
+  bool ok_here = true;                    ///< every sum matched on this rank
+};
+
+/// Collective over `world`: ParallelContext::check_device_groups, then one gather per
+/// mode on rank 0. A rank whose sum differs says so on stderr. Throws what
+/// check_device_groups throws, and BackendError for an MPI failure.
+[[nodiscard]] DeviceCheck check_device_groups(MPI_Comm world, int rank, int size, ParallelContext& context);
+
+/// {"ok", "create_seconds", "rank_sum", "expected_rank_sum"} for a mode's "nccl" entry.
+[[nodiscard]] nlohmann::json device_report_json(const DeviceModeReport& report);
+
+}  // namespace pgroups::cli

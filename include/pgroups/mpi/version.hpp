@@ -1,0 +1,19 @@
+#pragma once
+/// \file
+/// Which MPI pgroups runs on. Both functions may be called before MPI_Init and after
+/// MPI_Finalize (MPI-3), so that `pgroups info` works without mpirun.
+
+#include <string>
+
+namespace pgroups::mpi {
+
+/// The first line of MPI_Get_library_version, e.g. "Open MPI v4.1.6, package: Debian
+/// OpenMPI, ident: 4.1.6, repo rev: v4.1.6, Sep 30, 2023" (trailing blanks removed).
+/// Throws BackendError when the call fails.
+[[nodiscard]] std::string library_version();
+
+/// The MPI standard the library implements (MPI_Get_version), e.g. "3.1". Throws
+/// BackendError when the call fails.
+[[nodiscard]] std::string standard_version();
+
+}  // namespace pgroups::mpi

@@ -1,0 +1,91 @@
+#pragma once
+// The device side of a ParallelContext built with the NCCL backend: the CUDA device this
+// rank bound and one NCCL communicator per mode. Internal to pgroups::context. All of
+// the context's NCCL knowledge lives in device_groups.cpp, behind this header, which
+// includes no NCCL or CUDA header; parallel_context.cpp compiles the same with and
+// without NCCL, and in a build without it only bind() is reachable (and throws).
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pgroups/group_handle.hpp"
+#include "pgroups/layout.hpp"
+#include "pgroups/mpi/communicator.hpp"
+#include "pgroups/parallel_context.hpp"
+#include "pgroups/parallel_mode.hpp"
+
+namespace pgroups::detail {
+
+/// The MPI communicator of a mode, over which the per-group fallback (NCCL without
+/// ncclCommSplit) broadcasts each group's unique id.
+using MpiGroupOf = std::function<MPI_Comm(ParallelMode mode)>;
+
+class DeviceGroups {
+ public:
+  /// Collective over `control` (the world): chooses this rank's device (`device` when
+  /// given, else `node_local_rank` modulo the visible devices, nccl::choose_device) and
+  /// makes it current (cudaSetDevice), then agrees on the outcome with every rank
+  /// (mpi::require_success_everywhere), so that no rank enters an NCCL collective unless
+  /// all have a device. When any rank fails, every rank throws: the failed ones their own
+  /// error (ConfigError when NCCL is not built or `device` is not visible, BackendError
+  /// when no device is visible or cudaSetDevice fails), the others BackendError naming
+  /// them. The result holds no communicator yet.
+  [[nodiscard]] static std::unique_ptr<DeviceGroups> bind(const mpi::Communicator& control,
+                                                          std::optional<std::int64_t> device,
+                                                          std::int64_t node_local_rank);
+
+  ~DeviceGroups();
+  DeviceGroups(const DeviceGroups&) = delete;
+  DeviceGroups& operator=(const DeviceGroups&) = delete;
+  DeviceGroups(DeviceGroups&&) = delete;
+  DeviceGroups& operator=(DeviceGroups&&) = delete;
+
+  /// Collective over `control`, the world whose rank `rank` is: the NCCL world (its
+  /// unique id broadcast over `control`), then one ncclCommSplit of it per other mode of
+  /// `layout`, in the layout's creation order (nccl::create_mode_communicators). Each
+  /// step is bounded by `timeout` (the NCCL layer's default when absent). On failure
+  /// every NCCL communicator created so far is aborted, none is held, and the error
+  /// (BackendError, TimeoutError, ConfigError) is rethrown; it may be local to this rank.
+  /// Precondition: bind() succeeded and nothing was created yet.
+  void create(const Layout& layout, std::int64_t rank, const mpi::Communicator& control,
+              const MpiGroupOf& mpi_group_of, std::optional<std::chrono::milliseconds> timeout);
+
+  /// The device bound by bind(). Stays valid after destroy().
+  [[nodiscard]] int device() const noexcept { return device_; }
+  /// How bind() chose it, e.g. "node-local rank 1 (MPI shared-memory split) modulo 2
+  /// visible devices".
+  [[nodiscard]] const std::string& device_source() const noexcept { return device_source_; }
+
+  /// The mode's NCCL communicator; StateError when it does not exist.
+  [[nodiscard]] ncclComm_t comm(ParallelMode mode) const;
+  /// Seconds spent on the mode's device communicator; for `global`, binding the device
+  /// and creating the NCCL world. 0 for a mode that was not created.
+  [[nodiscard]] double creation_seconds(ParallelMode mode) const noexcept;
+
+  /// Destroys every NCCL communicator in reverse creation order (finalize, then
+  /// destroy; ncclCommDestroy is an intra-node collective). On the first failure the
+  /// rest are aborted and the error rethrown. Holds none afterwards; a second call does
+  /// nothing.
+  void destroy();
+
+  /// Collective over the world: nccl::verify_rank_sums over every mode's communicator.
+  [[nodiscard]] std::vector<DeviceGroupCheck> check(const Layout& layout, std::int64_t rank);
+
+ private:
+  struct Communicators;  // the NCCL layer's ModeCommunicators, in device_groups.cpp
+
+  DeviceGroups(int device, std::string source, double bind_seconds);
+
+  int device_ = 0;
+  std::string device_source_;
+  double bind_seconds_ = 0.0;
+  double world_seconds_ = 0.0;
+  std::unique_ptr<Communicators> comms_;
+};
+
+}  // namespace pgroups::detail

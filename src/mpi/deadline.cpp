@@ -1,0 +1,131 @@
+#include "pgroups/mpi/deadline.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "pgroups/error.hpp"
+#include "pgroups/mpi/error.hpp"
+
+namespace pgroups::mpi {
+namespace {
+
+// A nonblocking collective and everything MPI may still write while it runs.
+struct Pending {
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Comm result = MPI_COMM_NULL;
+  std::vector<std::int64_t> input;
+  std::vector<std::int64_t> output;
+};
+
+// A collective abandoned at its deadline can still complete later, inside any MPI call,
+// and write into its buffers; MPI forbids freeing or cancelling its request. So its state
+// is kept for the rest of the process, in a list that is never destroyed (and stays
+// reachable, so that leak checkers do not report it). A timeout normally ends the job
+// soon after, so this holds at most a few entries.
+void abandon(std::unique_ptr<Pending> pending) noexcept {
+  static std::mutex mutex;
+  static auto* const kept = new std::vector<std::unique_ptr<Pending>>();
+  const std::lock_guard lock(mutex);
+  try {
+    kept->push_back(std::move(pending));
+  } catch (...) {
+    // push_back left `pending` untouched; dropping the pointer still keeps the state
+    // alive, which is all that matters here.
+    static_cast<void>(pending.release());
+  }
+}
+
+// MPI_Test rather than MPI_Wait, so that the deadline is seen. The first tests come
+// back to back, since most steps complete within microseconds of the last rank's
+// arrival; after that the rank sleeps between tests, up to a millisecond, so that on an
+// oversubscribed node it gives its core to the ranks it is waiting for.
+bool complete_by(MPI_Request& request, const Deadline& deadline) {
+  if (!deadline.is_limited()) {
+    check(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
+    return true;
+  }
+  constexpr int kEagerTests = 200;
+  constexpr auto kLongestPause = std::chrono::microseconds(1000);
+  auto pause = std::chrono::microseconds(5);
+  for (int attempt = 0;; ++attempt) {
+    int done = 0;
+    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done != 0) return true;
+    if (deadline.expired()) return false;
+    if (attempt < kEagerTests) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(pause);
+      pause = std::min(2 * pause, kLongestPause);
+    }
+  }
+}
+
+// Completes `pending`, or abandons it and throws TimeoutError naming `step`.
+void finish_by(std::unique_ptr<Pending>& pending, const Deadline& deadline, const Step& step,
+               const Communicator& comm) {
+  if (complete_by(pending->request, deadline)) return;
+  const int rank = comm.rank();
+  const int size = comm.size();
+  abandon(std::move(pending));
+  throw TimeoutError(timeout_message(deadline.timeout(), step, rank, size));
+}
+
+}  // namespace
+
+Deadline::Deadline(std::chrono::milliseconds timeout) noexcept
+    : timeout_(std::max(timeout, std::chrono::milliseconds::zero())),
+      at_(is_limited() ? Clock::now() + timeout_ : Clock::time_point{}) {}
+
+std::string seconds_text(std::chrono::milliseconds duration) {
+  const std::int64_t ms = duration.count();
+  if (ms < 0) return fmt::format("-{}", seconds_text(-duration));
+  if (ms % 1000 == 0) return fmt::format("{} s", ms / 1000);
+  std::string text = fmt::format("{}.{:03}", ms / 1000, ms % 1000);
+  while (text.back() == '0') text.pop_back();
+  return text + " s";
+}
+
+std::string timeout_message(std::chrono::milliseconds timeout, const Step& step, int rank, int size) {
+  return fmt::format("timed out after {} waiting for all ranks at {} (step '{}', rank {} of {})",
+                     seconds_text(timeout), step.description, step.name, rank, size);
+}
+
+void throw_if_expired(const Deadline& deadline, const Step& step, const Communicator& comm) {
+  if (deadline.expired()) throw TimeoutError(timeout_message(deadline.timeout(), step, comm.rank(), comm.size()));
+}
+
+Communicator dup_until(const Communicator& comm, const Deadline& deadline, const Step& step) {
+  throw_if_expired(deadline, step, comm);
+  auto pending = std::make_unique<Pending>();
+  check(MPI_Comm_idup(comm.get(), &pending->result, &pending->request), "MPI_Comm_idup");
+  finish_by(pending, deadline, step, comm);
+  return Communicator::adopt(pending->result);
+}
+
+void barrier_until(const Communicator& comm, const Deadline& deadline, const Step& step) {
+  throw_if_expired(deadline, step, comm);
+  auto pending = std::make_unique<Pending>();
+  check(MPI_Ibarrier(comm.get(), &pending->request), "MPI_Ibarrier");
+  finish_by(pending, deadline, step, comm);
+}
+
+std::vector<std::int64_t> min_until(const Communicator& comm, std::span<const std::int64_t> values,
+                                    const Deadline& deadline, const Step& step) {
+  throw_if_expired(deadline, step, comm);
+  auto pending = std::make_unique<Pending>();
+  pending->input.assign(values.begin(), values.end());
+  pending->output.assign(values.size(), 0);
+  check(MPI_Iallreduce(pending->input.data(), pending->output.data(), static_cast<int>(values.size()), MPI_INT64_T,
+                       MPI_MIN, comm.get(), &pending->request),
+        "MPI_Iallreduce");
+  finish_by(pending, deadline, step, comm);
+  return std::move(pending->output);
+}
+
+}  // namespace pgroups::mpi

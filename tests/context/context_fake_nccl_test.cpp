@@ -1,0 +1,232 @@
+// ParallelContext's NCCL path on machines without a GPU: real MPI under mpirun, with the
+// NCCL host API and the CUDA device calls scripted in the test (tests/nccl/fake_nccl.hpp,
+// fake_cuda.hpp), each process playing its own rank. It shows what one GPU cannot: the
+// world and one split per mode with the layout's colour and key on every rank, the
+// handles get_group hands out, the device each rank binds, teardown of NCCL in reverse
+// creation order, and that failures on some ranks stop every rank before (or abort
+// everything after) the first NCCL call.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fake_cuda.hpp"
+#include "fake_nccl.hpp"
+#include "mpi_test_support.hpp"
+#include "pgroups/error.hpp"
+#include "pgroups/parallel_context.hpp"
+
+namespace pgroups {
+namespace {
+
+using mpi::Communicator;
+
+// The richest configuration that fits the world: most modes, most splits.
+ParallelConfig richest_config() {
+  const auto configs = test::configs_for_world(test::world_size());
+  ParallelConfig best = configs.front();
+  std::size_t most = 0;
+  for (const ParallelConfig& config : configs) {
+    const std::size_t modes = Layout(config).modes().size();
+    if (modes > most) {
+      most = modes;
+      best = config;
+    }
+  }
+  return best;
+}
+
+ContextOptions nccl_options() {
+  ContextOptions options;
+  options.backend = Backend::nccl;
+  return options;
+}
+
+int node_local_rank() {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, test::world_rank(), MPI_INFO_NULL, &node);
+  int rank = 0;
+  MPI_Comm_rank(node, &rank);
+  MPI_Comm_free(&node);
+  return rank;
+}
+
+class ParallelContextFakeNccl : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fake_cuda::reset();
+    // Each split's child has the layout's group size, with this rank at its key.
+    const std::vector<ParallelMode> created(layout_.modes().begin() + 1, layout_.modes().end());
+    fake_nccl::reset({.split_shape = [this, created](int call, int, int key) {
+      return std::pair{static_cast<int>(layout_.group_size(created.at(static_cast<std::size_t>(call)))), key};
+    }});
+  }
+
+  const Layout layout_{[] {
+    ParallelConfig config = richest_config();
+    config.world_size = test::world_size();
+    return config;
+  }()};
+};
+
+TEST_F(ParallelContextFakeNccl, CreatesTheWorldThenOneSplitPerModeWithTheLayoutsColourAndKey) {
+  const std::int64_t rank = test::world_rank();
+  std::vector<std::string> steps;
+  ContextOptions options = nccl_options();
+  options.before_step = [&steps](std::string_view step) { steps.emplace_back(step); };
+  const ParallelContext context(layout_.config(), MPI_COMM_WORLD, options);
+
+  const std::vector<fake_nccl::Creation>& creations = fake_nccl::record().creations;
+  ASSERT_EQ(creations.size(), layout_.modes().size());
+  EXPECT_EQ(creations[0].call, "init");
+  EXPECT_EQ(creations[0].nranks, test::world_size());
+  EXPECT_EQ(creations[0].rank, rank);
+  EXPECT_EQ(fake_nccl::record().unique_ids, rank == 0 ? 1 : 0);
+  for (std::size_t i = 1; i < creations.size(); ++i) {
+    const ParallelMode mode = layout_.modes()[i];
+    SCOPED_TRACE(std::string(mode_name(mode)));
+    EXPECT_EQ(creations[i].call, "split");
+    EXPECT_EQ(creations[i].colour, layout_.group_index(rank, mode));
+    EXPECT_EQ(creations[i].key, layout_.local_rank(rank, mode));
+    EXPECT_EQ(creations[i].blocking, 0);
+  }
+  // The device is bound before the first mode, the NCCL communicators come last.
+  const auto node = std::find(steps.begin(), steps.end(), "node");
+  ASSERT_NE(node, steps.end());
+  ASSERT_NE(node + 1, steps.end());
+  EXPECT_EQ(*(node + 1), "device");
+  EXPECT_EQ(steps.back(), "nccl");
+}
+
+TEST_F(ParallelContextFakeNccl, GetGroupHandsOutTheNcclCommunicatorsAndGetCpuGroupTheMpiOnes) {
+  const ParallelContext context(layout_.config(), MPI_COMM_WORLD, nccl_options());
+  EXPECT_EQ(context.backend(), Backend::nccl);
+  std::set<ncclComm_t> distinct;
+  for (ParallelMode mode : context.modes()) {
+    SCOPED_TRACE(std::string(mode_name(mode)));
+    const GroupHandle device = context.get_group(mode);
+    ASSERT_EQ(device.backend(), Backend::nccl);
+    EXPECT_NE(device.nccl(), nullptr);
+    distinct.insert(device.nccl());
+    EXPECT_THROW((void)device.mpi(), StateError);
+    const GroupHandle cpu = context.get_cpu_group(mode);
+    ASSERT_EQ(cpu.backend(), Backend::mpi);
+    EXPECT_EQ(test::observe(cpu.mpi(), test::world_rank()).members, context.ranks_in_group(mode));
+    EXPECT_GE(context.creation_seconds(mode), context.device_creation_seconds(mode));
+  }
+  EXPECT_EQ(distinct.size(), context.modes().size());
+  EXPECT_GT(context.device_creation_seconds(ParallelMode::global), 0.0);
+}
+
+TEST_F(ParallelContextFakeNccl, EachRankBindsItsNodeLocalRankModuloTheVisibleDevices) {
+  const ParallelContext context(layout_.config(), MPI_COMM_WORLD, nccl_options());
+  const int expected = node_local_rank() % 2;
+  EXPECT_EQ(context.device(), expected);
+  EXPECT_EQ(fake_cuda::current_device(), expected);
+}
+
+TEST_F(ParallelContextFakeNccl, AnExplicitDeviceIsBoundAsGivenAndAnInvisibleOneIsAConfigError) {
+  ContextOptions options = nccl_options();
+  options.device = 1;
+  {
+    const ParallelContext context(layout_.config(), MPI_COMM_WORLD, options);
+    EXPECT_EQ(context.device(), 1);
+    EXPECT_EQ(fake_cuda::current_device(), 1);
+  }
+  options.device = 5;
+  const std::int64_t before = Communicator::live_count();
+  try {
+    const ParallelContext context(layout_.config(), MPI_COMM_WORLD, options);
+    ADD_FAILURE() << "no exception";
+  } catch (const ConfigError& error) {
+    EXPECT_STREQ(error.what(), "device 5 was requested, but the visible CUDA devices are 0 to 1");
+  }
+  EXPECT_EQ(Communicator::live_count(), before);
+}
+
+TEST_F(ParallelContextFakeNccl, DestroyTearsDownTheNcclCommunicatorsInReverseCreationOrder) {
+  const std::int64_t before = Communicator::live_count();
+  ParallelContext context(layout_.config(), MPI_COMM_WORLD, nccl_options());
+  const int created = static_cast<int>(fake_nccl::record().creations.size());
+  context.destroy();
+  std::vector<std::string> expected;
+  for (int id = created; id >= 1; --id) {
+    expected.push_back(fmt::format("finalize {}", id));
+    expected.push_back(fmt::format("destroy {}", id));
+  }
+  EXPECT_EQ(fake_nccl::record().teardown, expected);
+  EXPECT_TRUE(fake_nccl::record().live.empty());
+  EXPECT_EQ(Communicator::live_count(), before);
+  EXPECT_THROW((void)context.get_group(ParallelMode::global), StateError);
+  EXPECT_EQ(context.device(), node_local_rank() % 2) << "the bound device stays known after destroy()";
+  EXPECT_NO_THROW(context.destroy());
+  EXPECT_EQ(fake_nccl::record().teardown.size(), expected.size());
+}
+
+TEST_F(ParallelContextFakeNccl, TheDestructorAndAMoveFreeBothKinds) {
+  const std::int64_t before = Communicator::live_count();
+  {
+    ParallelContext first(layout_.config(), MPI_COMM_WORLD, nccl_options());
+    const GroupHandle global = first.get_group(ParallelMode::global);
+    ParallelContext second = std::move(first);
+    EXPECT_EQ(second.get_group(ParallelMode::global), global);
+    EXPECT_EQ(second.device(), node_local_rank() % 2);
+  }
+  EXPECT_TRUE(fake_nccl::record().live.empty());
+  EXPECT_TRUE(fake_nccl::record().teardown.size() >= 2 && fake_nccl::record().teardown.back() == "destroy 1");
+  EXPECT_EQ(Communicator::live_count(), before);
+}
+
+TEST_F(ParallelContextFakeNccl, AFailedSplitAbortsEveryNcclCommunicatorAndFreesTheMpiOnes) {
+  if (layout_.modes().size() < 3) GTEST_SKIP() << "needs two splits";
+  fake_nccl::Script script;
+  script.split_return = [](int call) { return call == 1 ? ncclInternalError : ncclSuccess; };
+  script.split_shape = [this](int call, int, int key) {
+    return std::pair{static_cast<int>(layout_.group_size(layout_.modes()[static_cast<std::size_t>(call) + 1])), key};
+  };
+  fake_nccl::set_script(script);
+  const std::int64_t before = Communicator::live_count();
+  try {
+    const ParallelContext context(layout_.config(), MPI_COMM_WORLD, nccl_options());
+    ADD_FAILURE() << "no exception";
+  } catch (const BackendError& error) {
+    EXPECT_EQ(std::string(error.what()).rfind("ncclCommSplit of communicator", 0), 0U) << error.what();
+  }
+  EXPECT_TRUE(fake_nccl::record().live.empty());
+  EXPECT_EQ(fake_nccl::record().teardown, (std::vector<std::string>{"abort 2", "abort 1"}));
+  EXPECT_EQ(Communicator::live_count(), before);
+}
+
+TEST_F(ParallelContextFakeNccl, ARankWithoutADeviceStopsEveryRankBeforeAnyNcclCall) {
+  if (test::world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  const int last = test::world_size() - 1;
+  if (test::world_rank() == last) fake_cuda::set_visible_devices(0);
+  const std::int64_t before = Communicator::live_count();
+  std::string message;
+  try {
+    const ParallelContext context(layout_.config(), MPI_COMM_WORLD, nccl_options());
+    ADD_FAILURE() << "no exception";
+  } catch (const BackendError& error) {
+    message = error.what();
+  }
+  const std::string cause = "backend nccl needs a CUDA device, but none is visible to this process";
+  if (test::world_rank() == last) {
+    EXPECT_EQ(message.rfind(cause, 0), 0U) << message;
+  } else {
+    EXPECT_EQ(message.rfind(fmt::format("binding a CUDA device for the NCCL backend failed on rank {}; rank {}: {}",
+                                        last, last, cause),
+                            0),
+              0U)
+        << message;
+  }
+  EXPECT_TRUE(fake_nccl::record().creations.empty());
+  EXPECT_EQ(fake_nccl::record().unique_ids, 0);
+  EXPECT_EQ(Communicator::live_count(), before);
+}
+
+}  // namespace
+}  // namespace pgroups

@@ -1,0 +1,124 @@
+// The timeout of group creation: how --timeout and PGROUPS_TIMEOUT text is read, and
+// which of the option, the environment and the default is in effect.
+
+#include "pgroups/timeout.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include "pgroups/error.hpp"
+
+namespace pgroups {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+std::string parse_error(const std::string& text) {
+  try {
+    static_cast<void>(parse_timeout_seconds(text, "--timeout"));
+  } catch (const ConfigError& error) {
+    return error.what();
+  }
+  return "no exception";
+}
+
+// Sets PGROUPS_TIMEOUT for one test and restores the environment after it.
+class EnvironmentTimeout : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const char* value = std::getenv(kTimeoutEnvironmentVariable)) saved_ = value;
+    ::unsetenv(kTimeoutEnvironmentVariable);
+  }
+  void TearDown() override {
+    if (saved_) {
+      ::setenv(kTimeoutEnvironmentVariable, saved_->c_str(), 1);
+    } else {
+      ::unsetenv(kTimeoutEnvironmentVariable);
+    }
+  }
+  static void set(const char* value) { ::setenv(kTimeoutEnvironmentVariable, value, 1); }
+
+ private:
+  std::optional<std::string> saved_;
+};
+
+TEST(TimeoutText, WholeAndFractionalSecondsBecomeMilliseconds) {
+  EXPECT_EQ(parse_timeout_seconds("5", "--timeout"), seconds(5));
+  EXPECT_EQ(parse_timeout_seconds("0.25", "--timeout"), milliseconds(250));
+  EXPECT_EQ(parse_timeout_seconds("1e3", "--timeout"), seconds(1000));
+  EXPECT_EQ(parse_timeout_seconds("1000000000", "--timeout"), seconds(1'000'000'000));
+}
+
+TEST(TimeoutText, ZeroMeansNoTimeoutAndATinyValueIsNotZero) {
+  EXPECT_EQ(parse_timeout_seconds("0", "--timeout"), milliseconds(0));
+  EXPECT_EQ(parse_timeout_seconds("0.0001", "--timeout"), milliseconds(1));
+}
+
+TEST(TimeoutText, NegativeValuesAreRejectedNamingTheSourceAndText) {
+  EXPECT_EQ(parse_error("-1"), "--timeout '-1' is not a valid timeout: it must not be negative (0 = no timeout)");
+}
+
+TEST(TimeoutText, TextThatIsNotANumberOfSecondsIsRejected) {
+  for (const char* text : {"", "soon", "5s", " 5", "5 ", "+5", "nan", "0x10"}) {
+    SCOPED_TRACE(text);
+    EXPECT_EQ(parse_error(text), std::string("--timeout '") + text +
+                                     "' is not a valid timeout: expected a number of seconds (0 = no timeout)");
+  }
+}
+
+TEST(TimeoutText, ValuesBeyondABillionSecondsAreRejected) {
+  for (const char* text : {"1e10", "inf", "1e999"}) {
+    SCOPED_TRACE(text);
+    EXPECT_EQ(parse_error(text),
+              std::string("--timeout '") + text + "' is not a valid timeout: it must be at most 1000000000 seconds");
+  }
+}
+
+TEST_F(EnvironmentTimeout, WithoutOptionOrEnvironmentTheDefaultIsFiveMinutes) {
+  EXPECT_EQ(kDefaultTimeout, seconds(300));
+  EXPECT_EQ(resolve_timeout(std::nullopt), kDefaultTimeout);
+  set("");
+  EXPECT_EQ(resolve_timeout(std::nullopt), kDefaultTimeout) << "an empty variable counts as unset";
+}
+
+TEST_F(EnvironmentTimeout, TheEnvironmentAppliesWhenNoTimeoutIsGiven) {
+  set("7.5");
+  EXPECT_EQ(resolve_timeout(std::nullopt), milliseconds(7500));
+  set("0");
+  EXPECT_EQ(resolve_timeout(std::nullopt), milliseconds(0));
+}
+
+TEST_F(EnvironmentTimeout, AnExplicitTimeoutBeatsTheEnvironment) {
+  set("7");
+  EXPECT_EQ(resolve_timeout(seconds(2)), seconds(2));
+  EXPECT_EQ(resolve_timeout(milliseconds(0)), milliseconds(0));
+}
+
+TEST_F(EnvironmentTimeout, AMalformedEnvironmentValueIsAConfigErrorNamingTheVariable) {
+  set("ten");
+  try {
+    static_cast<void>(resolve_timeout(std::nullopt));
+    FAIL() << "no exception";
+  } catch (const ConfigError& error) {
+    EXPECT_STREQ(error.what(),
+                 "PGROUPS_TIMEOUT 'ten' is not a valid timeout: expected a number of seconds (0 = no timeout)");
+  }
+  // Not read at all when the timeout is explicit.
+  EXPECT_EQ(resolve_timeout(seconds(1)), seconds(1));
+}
+
+TEST_F(EnvironmentTimeout, ANegativeExplicitTimeoutIsAConfigError) {
+  try {
+    static_cast<void>(resolve_timeout(milliseconds(-5)));
+    FAIL() << "no exception";
+  } catch (const ConfigError& error) {
+    EXPECT_STREQ(error.what(), "timeout -5 ms is invalid: it must not be negative (0 = no timeout)");
+  }
+}
+
+}  // namespace
+}  // namespace pgroups
