@@ -46,9 +46,10 @@ struct ContextOptions {
   /// Called on this rank just before each collective step of construction, with the
   /// step's name: "duplicate", "agreement", "node", then the name of each mode after
   /// `global`, in creation order; with the NCCL backend also "device" (binding the GPU,
-  /// before the first mode) and "nccl" (the NCCL communicators, last). For tracing and fault injection (`pgroups verify
-  /// --inject-stall-rank`); empty by default. What it throws propagates from the
-  /// constructor on this rank (the other ranks then wait for it, up to the timeout).
+  /// before the first mode) and "nccl" (the NCCL communicators, last). For tracing and
+  /// fault injection (`pgroups verify --inject-stall-rank`); empty by default. What it
+  /// throws propagates from the constructor on this rank (the other ranks then wait for
+  /// it, up to the timeout).
   std::function<void(std::string_view step)> before_step;
 };
 

@@ -93,17 +93,17 @@ TEST_F(ContextTimeout, OptionsReportTheTimeoutInEffect) {
 TEST_F(ContextTimeout, ARankLateForTheAgreementMakesEveryRankThrowNamingTheStep) {
   if (test::world_size() < 2) GTEST_SKIP() << "needs two ranks";
   ContextOptions options;
-  options.timeout = 500ms;
+  options.timeout = 1s;
   // The last rank arrives after the deadline: the others give up waiting for it, and it
   // finds its own deadline passed.
   if (is_last_rank()) {
     options.before_step = [](std::string_view step) {
-      if (step == "agreement") std::this_thread::sleep_for(1000ms);
+      if (step == "agreement") std::this_thread::sleep_for(2s);
     };
   }
   const ParallelConfig config = two_level_config();
   EXPECT_EQ(timeout_message(config, options),
-            mpi::timeout_message(500ms, {"agreement", "the configuration agreement"}, test::world_rank(),
+            mpi::timeout_message(1s, {"agreement", "the configuration agreement"}, test::world_rank(),
                                  test::world_size()));
   // The abandoned reduction was on the context's own communicator: the world is intact.
   const ParallelContext context(config, MPI_COMM_WORLD);
@@ -114,14 +114,14 @@ TEST_F(ContextTimeout, ADeadlinePassedBeforeABlockingStepThrowsOnEveryRankAndFre
   const ParallelConfig config = two_level_config();
   const ParallelMode first_mode = Layout(config).modes()[1];
   ContextOptions options;
-  options.timeout = 300ms;
+  options.timeout = 1s;
   options.before_step = [first_mode](std::string_view step) {
-    if (step == mode_name(first_mode)) std::this_thread::sleep_for(600ms);
+    if (step == mode_name(first_mode)) std::this_thread::sleep_for(1500ms);
   };
   const int index_before = fortran_index_of_a_new_communicator();
   const std::string description = fmt::format("the creation of mode {}", mode_name(first_mode));
   EXPECT_EQ(timeout_message(config, options),
-            mpi::timeout_message(300ms, {mode_name(first_mode), description}, test::world_rank(),
+            mpi::timeout_message(1s, {mode_name(first_mode), description}, test::world_rank(),
                                  test::world_size()));
   EXPECT_LE(fortran_index_of_a_new_communicator(), index_before);
 }
@@ -141,15 +141,16 @@ TEST_F(ContextTimeout, ZeroMeansNoTimeout) {
 
 TEST_F(ContextTimeout, TheWatchdogNeverFiresAfterASuccessfulCreationOrDestruction) {
   ContextOptions options;
-  options.timeout = 200ms;
+  // Long enough for creation on a loaded machine; the waits below outlast it.
+  options.timeout = 1s;
   {
     ParallelContext context(two_level_config(), MPI_COMM_WORLD, options);
-    std::this_thread::sleep_for(400ms);  // past the creation's deadline
+    std::this_thread::sleep_for(1500ms);  // past the creation's deadline
     context.destroy();
-    std::this_thread::sleep_for(300ms);  // past the destruction's deadline
+    std::this_thread::sleep_for(1500ms);  // past the destruction's deadline
     const ParallelContext freed_by_destructor(two_level_config(), MPI_COMM_WORLD, options);
   }
-  std::this_thread::sleep_for(300ms);
+  std::this_thread::sleep_for(1500ms);
   SUCCEED() << "still running";
 }
 

@@ -42,24 +42,24 @@ class Recorder {
 
 TEST(Watchdog, FiresOnceWithTheTimeoutMessageWhenAStepOutlivesTheDeadline) {
   Recorder recorder;
-  Watchdog watchdog(mpi::Deadline(100ms), 2, 4, recorder.action());
+  Watchdog watchdog(mpi::Deadline(300ms), 2, 4, recorder.action());
   {
     const auto guard = watchdog.enter(kStep);
-    std::this_thread::sleep_for(400ms);  // the "blocked" step
+    std::this_thread::sleep_for(800ms);  // the "blocked" step
   }
   EXPECT_EQ(watchdog.fired(), 1);
   ASSERT_EQ(recorder.messages().size(), 1U);
   EXPECT_EQ(recorder.messages().front(),
-            "timed out after 0.1 s waiting for all ranks at the creation of mode tensor (step 'tensor', rank 2 of 4)");
+            "timed out after 0.3 s waiting for all ranks at the creation of mode tensor (step 'tensor', rank 2 of 4)");
 }
 
 TEST(Watchdog, NeverFiresForStepsThatEndedBeforeTheDeadline) {
   Recorder recorder;
-  Watchdog watchdog(mpi::Deadline(150ms), 0, 2, recorder.action());
+  Watchdog watchdog(mpi::Deadline(500ms), 0, 2, recorder.action());
   for (int step = 0; step < 3; ++step) {
     const auto guard = watchdog.enter(kStep);
   }
-  std::this_thread::sleep_for(300ms);  // past the deadline, but no step is running
+  std::this_thread::sleep_for(700ms);  // past the deadline, but no step is running
   EXPECT_EQ(watchdog.fired(), 0);
   EXPECT_TRUE(recorder.messages().empty());
 }
