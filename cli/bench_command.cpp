@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "mpi_job.hpp"
+#include "mpi_options.hpp"
+#include "pgroups/backend.hpp"
 #include "pgroups/creation_cost.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/mpi/error.hpp"
@@ -36,6 +38,8 @@ struct BenchOptions {
   std::string format = "text";
   bool model = false;
   std::int64_t max_world = std::int64_t{1} << 20;
+  std::string backend = "mpi";
+  MpiOptions mpi;  // --timeout
 };
 
 // One measured entry: a strategy or a baseline, timed as the slowest rank per repeat.
@@ -64,11 +68,12 @@ double slowest(MPI_Comm world, double local) {
 
 // Every entry starts from a barrier, and only the creation is timed: destruction and
 // the reduction of the timings come after the clock stops.
-void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, std::int64_t k, bool keep) {
+void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, const ContextOptions& base, std::int64_t k,
+             bool keep) {
   check(MPI_Barrier(world), "MPI_Barrier");
   if (entry.strategy) {
     const double start = MPI_Wtime();
-    ContextOptions context_options;
+    ContextOptions context_options = base;
     context_options.strategy = *entry.strategy;
     ParallelContext context(config, world, context_options);
     const double elapsed = MPI_Wtime() - start;
@@ -137,13 +142,15 @@ nlohmann::json bench_json(const std::vector<Entry>& entries, std::int64_t w, std
           {"strategies", strategies}};
 }
 
-std::string bench_text(const std::vector<Entry>& entries, const Layout& layout, std::int64_t k, int repeats) {
+std::string bench_text(const std::vector<Entry>& entries, const Layout& layout, Backend backend, std::int64_t k,
+                       int repeats) {
   const Entry& limit = find(entries, "limit");
   const std::string default_name(mpi::strategy_name(mpi::kDefaultCreationStrategy));
   const Entry& chosen = find(entries, default_name);
   std::string out = fmt::format(
-      "pgroups bench: {} (data {}), K = {} communicators, {} repeats after a warm-up, slowest rank per repeat\n\n",
-      describe(layout.config()), layout.data_parallel_size(), k, repeats);
+      "pgroups bench: {} (data {}), backend {}, K = {} communicators, {} repeats after a warm-up, slowest rank per "
+      "repeat\n\n",
+      describe(layout.config()), layout.data_parallel_size(), backend_name(backend), k, repeats);
   out += fmt::format("{:<14} {:<34} {:>10} {:>12} {:>14}\n", "entry", "call", "min (ms)", "median (ms)", "median/limit");
   for (const Entry& entry : entries) {
     out += fmt::format("{:<14} {:<34} {:>10.3f} {:>12.3f} {:>13.2f}x\n",
@@ -220,6 +227,7 @@ int run_bench(const BenchOptions& options) {
   const int size = session.world().size();
 
   std::optional<ParallelConfig> config;
+  ContextOptions base;
   std::optional<LocalFailure> failure;
   try {
     if (options.repeats < 1) {
@@ -227,6 +235,9 @@ int run_bench(const BenchOptions& options) {
     }
     config = options.plan.resolve(size);
     validate(*config);
+    base.backend = parse_backend(options.backend);
+    require_backend_usable(base.backend);
+    options.mpi.apply(base, *config, rank, size);
   } catch (const std::exception& error) {
     failure = LocalFailure{exit_status_of(error), error.what()};
   }
@@ -246,16 +257,18 @@ int run_bench(const BenchOptions& options) {
     // Round-robin over the entries, so that a slow moment of the machine hits one
     // repeat of each rather than every repeat of one.
     for (int repeat = -1; repeat < options.repeats; ++repeat) {
-      for (Entry& entry : entries) measure(entry, world, *config, k, /*keep=*/repeat >= 0);
+      for (Entry& entry : entries) measure(entry, world, *config, base, k, /*keep=*/repeat >= 0);
     }
   } catch (const std::exception& error) {
     return end_collective_step(world, rank, error);
   }
   if (rank == 0) {
     if (options.format == "json") {
-      std::cout << bench_json(entries, size, k, options.repeats, *config).dump() << '\n';
+      nlohmann::json report = bench_json(entries, size, k, options.repeats, *config);
+      report["backend"] = backend_name(base.backend);
+      std::cout << report.dump() << '\n';
     } else {
-      std::cout << bench_text(entries, layout, k, options.repeats);
+      std::cout << bench_text(entries, layout, base.backend, k, options.repeats);
     }
     std::cout.flush();
   }
@@ -274,6 +287,10 @@ Subcommand add_bench_command(CLI::App& parent) {
   app->add_flag("--model", options->model,
                 "Print the cost model (calls and collectives per rank) for W up to --max-world, without MPI");
   app->add_option("--max-world", options->max_world, "Largest world of the cost model (default 1048576)");
+  app->add_option("--backend", options->backend,
+                  "mpi, or nccl: each strategy's context also creates the NCCL world and one split per mode")
+      ->check(CLI::IsMember({"mpi", "nccl"}));
+  options->mpi.add_to(*app, /*fault_injection=*/false);
   return {app, [options] { return run_bench(*options); }};
 }
 

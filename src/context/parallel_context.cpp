@@ -98,7 +98,13 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
       mpi::dup_until(borrowed, deadline, {"duplicate", "the duplication of the world communicator"});
   const double dup_seconds = std::chrono::duration<double>(Clock::now() - dup_start).count();
   announce(options_, "agreement");
-  mpi::require_identical(control, agreement_text(resolved, options_), "configuration", deadline);
+  // Where the node query's answer comes from is agreed on with the configuration: the
+  // query is a collective, and ranks that disagreed on taking it would wait forever.
+  const std::optional<mpi::NodeInfo> launcher_node = mpi::node_info_from_launcher(borrowed);
+  mpi::require_identical(control,
+                         agreement_text(resolved, options_) +
+                             (launcher_node ? " node_info=launcher" : " node_info=shared_memory_split"),
+                         "configuration", deadline);
   if (invalid) std::rethrow_exception(invalid);
 
   // Every later step blocks inside MPI, which can neither time out nor be cancelled: a
@@ -108,7 +114,7 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   mpi::NodeInfo node;
   {
     const auto guard = watchdog.enter({"node", "the node query"});
-    node = mpi::node_info(control);
+    node = launcher_node ? *launcher_node : mpi::node_info(control);
   }
   processes_on_node_ = node.processes;
   local_rank_on_node_ = node.local_rank;

@@ -42,7 +42,7 @@ void abandon(std::unique_ptr<Pending> pending) noexcept {
 
 // MPI_Test rather than MPI_Wait, so that the deadline is seen. The first tests come
 // back to back, since most steps complete within microseconds of the last rank's
-// arrival; after that the rank sleeps between tests, up to a millisecond, so that on an
+// arrival; after that the rank sleeps between tests, up to 100 us, so that on an
 // oversubscribed node it gives its core to the ranks it is waiting for.
 bool complete_by(MPI_Request& request, const Deadline& deadline) {
   if (!deadline.is_limited()) {
@@ -50,7 +50,9 @@ bool complete_by(MPI_Request& request, const Deadline& deadline) {
     return true;
   }
   constexpr int kEagerTests = 200;
-  constexpr auto kLongestPause = std::chrono::microseconds(1000);
+  // Short enough that a rank wakes soon after the others arrive (the pause is added
+  // latency on every step), long enough to hand its core over on an oversubscribed node.
+  constexpr auto kLongestPause = std::chrono::microseconds(100);
   auto pause = std::chrono::microseconds(5);
   for (int attempt = 0;; ++attempt) {
     int done = 0;
