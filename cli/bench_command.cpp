@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mpi_job.hpp"
@@ -44,6 +45,9 @@ struct BenchOptions {
 
 // One measured entry: a strategy or a baseline, timed as the slowest rank per repeat.
 struct Entry {
+  Entry(std::string entry_name, std::string entry_call, std::optional<CreationStrategy> entry_strategy = std::nullopt)
+      : name(std::move(entry_name)), call(std::move(entry_call)), strategy(entry_strategy) {}
+
   std::string name;
   std::string call;
   std::optional<CreationStrategy> strategy;  // none for the baselines
@@ -248,10 +252,10 @@ int run_bench(const BenchOptions& options) {
   const auto k = static_cast<std::int64_t>(layout.modes().size());
   std::vector<Entry> entries;
   for (CreationStrategy strategy : mpi::kAllCreationStrategies) {
-    entries.push_back({std::string(mpi::strategy_name(strategy)), std::string(call_of(strategy)), strategy, {}, {}});
+    entries.emplace_back(std::string(mpi::strategy_name(strategy)), std::string(call_of(strategy)), strategy);
   }
-  entries.push_back({"limit", fmt::format("{} x MPI_Comm_dup", k), std::nullopt, {}, {}});
-  entries.push_back({"allreduce", fmt::format("{} x MPI_Allreduce(1 int)", k), std::nullopt, {}, {}});
+  entries.emplace_back("limit", fmt::format("{} x MPI_Comm_dup", k));
+  entries.emplace_back("allreduce", fmt::format("{} x MPI_Allreduce(1 int)", k));
 
   try {
     // Round-robin over the entries, so that a slow moment of the machine hits one

@@ -219,9 +219,12 @@ class ParallelContext {
 };
 
 /// The text every rank must agree on before creation: the configuration (world size
-/// resolved), the backend and the creation strategy, e.g. "world_size=8 pipeline=2
-/// tensor=4 mode=2d depth=- legacy_sequence_dp=false seed=1024 backend=mpi
-/// strategy=split". Per-rank options (the device) are not part of it.
-[[nodiscard]] std::string agreement_text(const ParallelConfig& config, const ContextOptions& options);
+/// resolved), where the node query's answer comes from ("launcher" environment or a
+/// "shared_memory_split" collective: ranks that disagreed would wait in it forever), the
+/// backend and the creation strategy, e.g. "world_size=8 pipeline=2 tensor=4 mode=2d
+/// depth=- legacy_sequence_dp=false seed=1024 node_info=launcher backend=mpi
+/// strategy=create_group". Per-rank options (the device) are not part of it.
+[[nodiscard]] std::string agreement_text(const ParallelConfig& config, const ContextOptions& options,
+                                         std::string_view node_info_source = "shared_memory_split");
 
 }  // namespace pgroups

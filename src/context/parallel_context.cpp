@@ -53,12 +53,13 @@ namespace detail {
 void fail_creation_before(std::optional<ParallelMode> mode) noexcept { injected_failure = mode; }
 }  // namespace detail
 
-std::string agreement_text(const ParallelConfig& config, const ContextOptions& options) {
-  return fmt::format("world_size={} pipeline={} tensor={} mode={} depth={} legacy_sequence_dp={} seed={} backend={} "
-                     "strategy={}",
+std::string agreement_text(const ParallelConfig& config, const ContextOptions& options,
+                           std::string_view node_info_source) {
+  return fmt::format("world_size={} pipeline={} tensor={} mode={} depth={} legacy_sequence_dp={} seed={} "
+                     "node_info={} backend={} strategy={}",
                      config.world_size, config.pipeline, config.tensor_size, tensor_mode_name(config.tensor_mode),
                      config.depth ? std::to_string(*config.depth) : std::string("-"), config.legacy_sequence_dp,
-                     config.seed, backend_name(options.backend), mpi::strategy_name(options.strategy));
+                     config.seed, node_info_source, backend_name(options.backend), mpi::strategy_name(options.strategy));
 }
 
 ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options)
@@ -102,8 +103,7 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   // query is a collective, and ranks that disagreed on taking it would wait forever.
   const std::optional<mpi::NodeInfo> launcher_node = mpi::node_info_from_launcher(borrowed);
   mpi::require_identical(control,
-                         agreement_text(resolved, options_) +
-                             (launcher_node ? " node_info=launcher" : " node_info=shared_memory_split"),
+                         agreement_text(resolved, options_, launcher_node ? "launcher" : "shared_memory_split"),
                          "configuration", deadline);
   if (invalid) std::rethrow_exception(invalid);
 

@@ -58,6 +58,12 @@ std::int64_t checked_rank(const Communicator& parent, const Layout& layout) {
   return parent.rank();
 }
 
+// The calling rank's group in `mode`, as a sub-group of the parent's.
+Group own_group(const Communicator& parent, const Layout& layout, ParallelMode mode) {
+  const std::int64_t rank = checked_rank(parent, layout);
+  return sub_group(group_of(parent), layout.group_of(rank, mode));
+}
+
 int to_int(std::int64_t value) {
   // Every value passed here is a rank, a group index or a local rank of a world whose
   // size is an int (MPI_Comm_size), so this holds by construction.
@@ -91,18 +97,14 @@ Communicator create_by_comm_split(const Communicator& parent, const Layout& layo
 }
 
 Communicator create_by_create_group(const Communicator& parent, const Layout& layout, ParallelMode mode) {
-  const std::int64_t rank = checked_rank(parent, layout);
-  const Group world = group_of(parent);
-  const Group own = sub_group(world, layout.group_of(rank, mode));
+  const Group own = own_group(parent, layout, mode);
   MPI_Comm comm = MPI_COMM_NULL;
   check(MPI_Comm_create_group(parent.get(), own.get(), create_group_tag(mode), &comm), "MPI_Comm_create_group");
   return Communicator::adopt(comm);
 }
 
 Communicator create_by_comm_create(const Communicator& parent, const Layout& layout, ParallelMode mode) {
-  const std::int64_t rank = checked_rank(parent, layout);
-  const Group world = group_of(parent);
-  const Group own = sub_group(world, layout.group_of(rank, mode));
+  const Group own = own_group(parent, layout, mode);
   MPI_Comm comm = MPI_COMM_NULL;
   check(MPI_Comm_create(parent.get(), own.get(), &comm), "MPI_Comm_create");
   return Communicator::adopt(comm);

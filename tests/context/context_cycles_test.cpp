@@ -40,29 +40,6 @@ std::int64_t thread_count() {
   return std::distance(tasks, std::filesystem::directory_iterator());
 }
 
-int fortran_index_of_a_new_communicator() {
-  MPI_Comm probe = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &probe);
-  const int index = static_cast<int>(MPI_Comm_c2f(probe));
-  MPI_Comm_free(&probe);
-  return index;
-}
-
-// The configuration of this world with the most modes: the most handles per cycle.
-ParallelConfig richest_config() {
-  const auto configs = test::configs_for_world(test::world_size());
-  ParallelConfig best = configs.front();
-  std::size_t most = 0;
-  for (const ParallelConfig& config : configs) {
-    const std::size_t modes = Layout(config).modes().size();
-    if (modes > most) {
-      most = modes;
-      best = config;
-    }
-  }
-  return best;
-}
-
 TEST(ParallelContextLifetime, AThousandCyclesGrowNeitherMemoryNorCommunicators) {
   constexpr int kWarmUp = 200;
   constexpr int kCycles = 1000;
@@ -70,7 +47,7 @@ TEST(ParallelContextLifetime, AThousandCyclesGrowNeitherMemoryNorCommunicators) 
   // warm-up (measured: +40 KiB over the first thousand cycles after 50 warm-up ones, then
   // at most a page or so per thousand). The tolerance catches a leak of 256 bytes a cycle.
   constexpr std::int64_t kToleranceBytes = 256 << 10;
-  const ParallelConfig config = richest_config();
+  const ParallelConfig config = test::richest_config();
   ContextOptions options;
   options.strategy = CreationStrategy::comm_split;  // one MPI_Comm_split per mode
   options.timeout = std::chrono::seconds(60);  // so that the watchdogs run
@@ -79,7 +56,7 @@ TEST(ParallelContextLifetime, AThousandCyclesGrowNeitherMemoryNorCommunicators) 
   const std::int64_t rss_before = resident_bytes();
   if (rss_before < 0) GTEST_SKIP() << "/proc/self/statm cannot be read here";
   const std::int64_t live_before = Communicator::live_count();
-  const int index_before = fortran_index_of_a_new_communicator();
+  const int index_before = test::fortran_index_of_a_new_communicator();
   const std::int64_t threads_before = thread_count();
 
   const auto start = std::chrono::steady_clock::now();
@@ -101,7 +78,7 @@ TEST(ParallelContextLifetime, AThousandCyclesGrowNeitherMemoryNorCommunicators) 
   RecordProperty("rss_after_kib", static_cast<int>(rss_after / 1024));
   EXPECT_LE(rss_after - rss_before, kToleranceBytes)
       << "resident memory grew from " << rss_before << " to " << rss_after << " bytes";
-  EXPECT_LE(fortran_index_of_a_new_communicator(), index_before) << "MPI handles leaked";
+  EXPECT_LE(test::fortran_index_of_a_new_communicator(), index_before) << "MPI handles leaked";
   EXPECT_EQ(thread_count(), threads_before) << "watchdog threads outlived their context";
 }
 

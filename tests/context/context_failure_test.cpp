@@ -18,29 +18,6 @@ namespace {
 
 using mpi::Communicator;
 
-int fortran_index_of_a_new_communicator() {
-  MPI_Comm probe = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &probe);
-  const int index = static_cast<int>(MPI_Comm_c2f(probe));
-  MPI_Comm_free(&probe);
-  return index;
-}
-
-// The configuration of this world with the most modes, so the most steps.
-ParallelConfig richest_config() {
-  const auto configs = test::configs_for_world(test::world_size());
-  ParallelConfig best = configs.front();
-  std::size_t most = 0;
-  for (const ParallelConfig& config : configs) {
-    const std::size_t modes = Layout(config).modes().size();
-    if (modes > most) {
-      most = modes;
-      best = config;
-    }
-  }
-  return best;
-}
-
 std::vector<std::string> expected_steps(const ParallelConfig& config) {
   std::vector<std::string> steps = {"duplicate", "agreement", "node"};
   const Layout layout(config);
@@ -51,7 +28,7 @@ std::vector<std::string> expected_steps(const ParallelConfig& config) {
 }
 
 TEST(CreationSteps, TheHookSeesEveryStepOnceInCreationOrder) {
-  const ParallelConfig config = richest_config();
+  const ParallelConfig config = test::richest_config();
   std::vector<std::string> seen;
   ContextOptions options;
   options.before_step = [&seen](std::string_view step) { seen.emplace_back(step); };
@@ -60,9 +37,9 @@ TEST(CreationSteps, TheHookSeesEveryStepOnceInCreationOrder) {
 }
 
 TEST(CreationFailure, AFailureAtAnyStepFreesEverythingCreatedSoFar) {
-  const ParallelConfig config = richest_config();
+  const ParallelConfig config = test::richest_config();
   const std::int64_t live_before = Communicator::live_count();
-  const int index_before = fortran_index_of_a_new_communicator();
+  const int index_before = test::fortran_index_of_a_new_communicator();
   for (const std::string& failing : expected_steps(config)) {
     SCOPED_TRACE(failing);
     ContextOptions options;
@@ -77,7 +54,7 @@ TEST(CreationFailure, AFailureAtAnyStepFreesEverythingCreatedSoFar) {
     }
     EXPECT_EQ(message, "injected at " + failing);
     EXPECT_EQ(Communicator::live_count(), live_before);
-    EXPECT_LE(fortran_index_of_a_new_communicator(), index_before) << "an MPI handle was not freed";
+    EXPECT_LE(test::fortran_index_of_a_new_communicator(), index_before) << "an MPI handle was not freed";
   }
   const ParallelContext context(config, MPI_COMM_WORLD);
   EXPECT_EQ(context.modes().size(), Layout(config).modes().size());

@@ -25,21 +25,6 @@ namespace {
 
 using mpi::Communicator;
 
-// The richest configuration that fits the world: most modes, most splits.
-ParallelConfig richest_config() {
-  const auto configs = test::configs_for_world(test::world_size());
-  ParallelConfig best = configs.front();
-  std::size_t most = 0;
-  for (const ParallelConfig& config : configs) {
-    const std::size_t modes = Layout(config).modes().size();
-    if (modes > most) {
-      most = modes;
-      best = config;
-    }
-  }
-  return best;
-}
-
 ContextOptions nccl_options() {
   ContextOptions options;
   options.backend = Backend::nccl;
@@ -67,7 +52,7 @@ class ParallelContextFakeNccl : public ::testing::Test {
   }
 
   const Layout layout_{[] {
-    ParallelConfig config = richest_config();
+    ParallelConfig config = test::richest_config();
     config.world_size = test::world_size();
     return config;
   }()};

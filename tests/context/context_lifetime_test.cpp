@@ -17,34 +17,9 @@ namespace {
 
 using mpi::Communicator;
 
-// The richest configuration that fits the world: most modes, most handles.
-ParallelConfig richest_config() {
-  const auto configs = test::configs_for_world(test::world_size());
-  ParallelConfig best = configs.front();
-  std::size_t most = 0;
-  for (const ParallelConfig& config : configs) {
-    const std::size_t modes = Layout(config).modes().size();
-    if (modes > most) {
-      most = modes;
-      best = config;
-    }
-  }
-  return best;
-}
-
-// Open MPI and MPICH both hand out the lowest free Fortran index for a new handle, so a
-// leak of MPI handles (not only of our wrappers) shows as a growing index.
-int fortran_index_of_a_new_communicator() {
-  MPI_Comm probe = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &probe);
-  const int index = static_cast<int>(MPI_Comm_c2f(probe));
-  MPI_Comm_free(&probe);
-  return index;
-}
-
 TEST(ParallelContextLifetime, DestroyFreesEveryCommunicatorAndASecondDestroyIsHarmless) {
   const std::int64_t before = Communicator::live_count();
-  ParallelContext context(richest_config(), MPI_COMM_WORLD);
+  ParallelContext context(test::richest_config(), MPI_COMM_WORLD);
   EXPECT_EQ(Communicator::live_count(), before + static_cast<std::int64_t>(context.modes().size()));
   context.destroy();
   EXPECT_EQ(Communicator::live_count(), before);
@@ -64,13 +39,13 @@ TEST(ParallelContextLifetime, DestroyFreesEveryCommunicatorAndASecondDestroyIsHa
 }
 
 TEST(ParallelContextLifetime, AHundredBuildAndDestroyCyclesLeakNothing) {
-  const ParallelConfig config = richest_config();
+  const ParallelConfig config = test::richest_config();
   for (CreationStrategy strategy : mpi::kAllCreationStrategies) {
     SCOPED_TRACE(std::string(mpi::strategy_name(strategy)));
     ContextOptions options;
     options.strategy = strategy;
     const std::int64_t before = Communicator::live_count();
-    const int index_before = fortran_index_of_a_new_communicator();
+    const int index_before = test::fortran_index_of_a_new_communicator();
     for (int cycle = 0; cycle < 100; ++cycle) {
       ParallelContext context(config, MPI_COMM_WORLD, options);
       ASSERT_TRUE(context.is_initialized(ParallelMode::global));
@@ -80,13 +55,13 @@ TEST(ParallelContextLifetime, AHundredBuildAndDestroyCyclesLeakNothing) {
     // The destructor frees too.
     for (int cycle = 0; cycle < 3; ++cycle) const ParallelContext context(config, MPI_COMM_WORLD, options);
     EXPECT_EQ(Communicator::live_count(), before);
-    EXPECT_LE(fortran_index_of_a_new_communicator(), index_before + 2);
+    EXPECT_LE(test::fortran_index_of_a_new_communicator(), index_before + 2);
   }
 }
 
 TEST(ParallelContextLifetime, AFailurePartWayFreesWhatWasBuiltAndLeavesNothingInitialized) {
   const std::int64_t before = Communicator::live_count();
-  ParallelConfig config = richest_config();
+  ParallelConfig config = test::richest_config();
   for (ParallelMode fail_at : {ParallelMode::global, ParallelMode::tensor}) {
     detail::fail_creation_before(fail_at);
     std::string message;
@@ -106,7 +81,7 @@ TEST(ParallelContextLifetime, AFailurePartWayFreesWhatWasBuiltAndLeavesNothingIn
 
 TEST(ParallelContextLifetime, MovingHandsOverTheCommunicators) {
   const std::int64_t before = Communicator::live_count();
-  ParallelContext first(richest_config(), MPI_COMM_WORLD);
+  ParallelContext first(test::richest_config(), MPI_COMM_WORLD);
   const std::size_t modes = first.modes().size();
   const GroupHandle tensor = first.get_group(ParallelMode::tensor);
   ParallelContext second = std::move(first);

@@ -23,35 +23,10 @@ namespace {
 
 using mpi::Communicator;
 
-// The richest configuration that fits the world: most modes, most communicators.
-ParallelConfig richest_config() {
-  const auto configs = test::configs_for_world(test::world_size());
-  ParallelConfig best = configs.front();
-  std::size_t most = 0;
-  for (const ParallelConfig& config : configs) {
-    const std::size_t modes = Layout(config).modes().size();
-    if (modes > most) {
-      most = modes;
-      best = config;
-    }
-  }
-  return best;
-}
-
 ContextOptions with_backend(Backend backend) {
   ContextOptions options;
   options.backend = backend;
   return options;
-}
-
-// As in the leak test of context_lifetime_test.cpp: a leaked MPI handle shows as a
-// growing Fortran index of the next new communicator.
-int fortran_index_of_a_new_communicator() {
-  MPI_Comm probe = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &probe);
-  const int index = static_cast<int>(MPI_Comm_c2f(probe));
-  MPI_Comm_free(&probe);
-  return index;
 }
 
 bool gpu_required() {
@@ -77,7 +52,7 @@ TEST(BackendNames, TheAgreementTextNamesTheBackendBeforeTheStrategy) {
   const ContextOptions options = with_backend(Backend::nccl);
   EXPECT_EQ(agreement_text(config, options),
             fmt::format("world_size=4 pipeline=1 tensor=1 mode=none depth=- legacy_sequence_dp=false seed=1024 "
-                        "backend=nccl strategy={}",
+                        "node_info=shared_memory_split backend=nccl strategy={}",
                         mpi::strategy_name(options.strategy)));
 }
 
@@ -115,7 +90,7 @@ TEST(GroupHandle, AnNcclHandleRefusesToBeReadAsMpiAndPointsToTheCpuGroup) {
 }
 
 TEST(ParallelContextBackend, WithMpiGetGroupIsTheCpuGroupAndThereAreNoDeviceGroups) {
-  ParallelContext context(richest_config(), MPI_COMM_WORLD);
+  ParallelContext context(test::richest_config(), MPI_COMM_WORLD);
   EXPECT_EQ(context.backend(), Backend::mpi);
   for (ParallelMode mode : context.modes()) {
     EXPECT_EQ(context.get_group(mode), context.get_cpu_group(mode)) << mode_name(mode);
@@ -152,9 +127,9 @@ TEST(ParallelContextBackend, ADifferentBackendOnOneRankIsAMismatchOnEveryRank) {
 class ParallelContextNcclUnavailable : public ::testing::Test {
  protected:
   void expect_clean_failure(const std::string& expected_start, ExitCode expected_code) {
-    const ParallelConfig config = richest_config();
+    const ParallelConfig config = test::richest_config();
     const std::int64_t before = Communicator::live_count();
-    const int index_before = fortran_index_of_a_new_communicator();
+    const int index_before = test::fortran_index_of_a_new_communicator();
     const auto start = std::chrono::steady_clock::now();
     std::string message;
     ExitCode code = ExitCode::ok;
@@ -172,7 +147,7 @@ class ParallelContextNcclUnavailable : public ::testing::Test {
         << "ranks threw different messages; this one: " << message;
     EXPECT_LT(seconds, 30.0);
     EXPECT_EQ(Communicator::live_count(), before);
-    EXPECT_LE(fortran_index_of_a_new_communicator(), index_before + 2);
+    EXPECT_LE(test::fortran_index_of_a_new_communicator(), index_before + 2);
     const ParallelContext next(config, MPI_COMM_WORLD);
     EXPECT_TRUE(next.is_initialized(ParallelMode::global));
   }
@@ -217,7 +192,7 @@ class ParallelContextNccl : public ::testing::Test {
 
 TEST_F(ParallelContextNccl, GetGroupIsTheNcclCommunicatorAndGetCpuGroupTheMpiOne) {
   const std::int64_t before = Communicator::live_count();
-  ParallelContext context(richest_config(), MPI_COMM_WORLD, with_backend(Backend::nccl));
+  ParallelContext context(test::richest_config(), MPI_COMM_WORLD, with_backend(Backend::nccl));
   EXPECT_EQ(context.backend(), Backend::nccl);
   EXPECT_EQ(context.device(), context.local_rank_on_node() % visible_device_count());
   for (ParallelMode mode : context.modes()) {
@@ -239,7 +214,7 @@ TEST_F(ParallelContextNccl, GetGroupIsTheNcclCommunicatorAndGetCpuGroupTheMpiOne
 }
 
 TEST_F(ParallelContextNccl, EveryDeviceGroupSumsTheGlobalRanksOfItsLayoutGroup) {
-  ParallelContext context(richest_config(), MPI_COMM_WORLD, with_backend(Backend::nccl));
+  ParallelContext context(test::richest_config(), MPI_COMM_WORLD, with_backend(Backend::nccl));
   const std::vector<DeviceGroupCheck> checks = context.check_device_groups();
   ASSERT_EQ(checks.size(), context.modes().size());
   for (const DeviceGroupCheck& check : checks) {
@@ -248,7 +223,7 @@ TEST_F(ParallelContextNccl, EveryDeviceGroupSumsTheGlobalRanksOfItsLayoutGroup) 
 }
 
 TEST_F(ParallelContextNccl, BuildAndDestroyCyclesLeaveNoMpiHandleBehind) {
-  const ParallelConfig config = richest_config();
+  const ParallelConfig config = test::richest_config();
   const std::int64_t before = Communicator::live_count();
   for (int cycle = 0; cycle < 3; ++cycle) {
     ParallelContext context(config, MPI_COMM_WORLD, with_backend(Backend::nccl));

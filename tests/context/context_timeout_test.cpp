@@ -26,16 +26,6 @@ using mpi::Communicator;
 
 bool is_last_rank() { return test::world_rank() == test::world_size() - 1; }
 
-// Open MPI and MPICH both hand out the lowest free Fortran index for a new handle, so a
-// leak of MPI handles shows as a growing index.
-int fortran_index_of_a_new_communicator() {
-  MPI_Comm probe = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &probe);
-  const int index = static_cast<int>(MPI_Comm_c2f(probe));
-  MPI_Comm_free(&probe);
-  return index;
-}
-
 // The configuration with a pipeline and a tensor group when the world allows it.
 ParallelConfig two_level_config() {
   ParallelConfig config;
@@ -118,12 +108,12 @@ TEST_F(ContextTimeout, ADeadlinePassedBeforeABlockingStepThrowsOnEveryRankAndFre
   options.before_step = [first_mode](std::string_view step) {
     if (step == mode_name(first_mode)) std::this_thread::sleep_for(1500ms);
   };
-  const int index_before = fortran_index_of_a_new_communicator();
+  const int index_before = test::fortran_index_of_a_new_communicator();
   const std::string description = fmt::format("the creation of mode {}", mode_name(first_mode));
   EXPECT_EQ(timeout_message(config, options),
             mpi::timeout_message(1s, {mode_name(first_mode), description}, test::world_rank(),
                                  test::world_size()));
-  EXPECT_LE(fortran_index_of_a_new_communicator(), index_before);
+  EXPECT_LE(test::fortran_index_of_a_new_communicator(), index_before);
 }
 
 TEST_F(ContextTimeout, ZeroMeansNoTimeout) {

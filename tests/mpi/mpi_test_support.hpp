@@ -84,4 +84,29 @@ inline std::vector<ParallelConfig> configs_for_world(std::int64_t w) {
   return configs;
 }
 
+/// The configuration of this world with the most modes: the most handles per context.
+inline ParallelConfig richest_config() {
+  const auto configs = configs_for_world(world_size());
+  ParallelConfig best = configs.front();
+  std::size_t most = 0;
+  for (const ParallelConfig& config : configs) {
+    const std::size_t modes = Layout(config).modes().size();
+    if (modes > most) {
+      most = modes;
+      best = config;
+    }
+  }
+  return best;
+}
+
+/// Open MPI and MPICH both hand out the lowest free Fortran index for a new handle, so a
+/// leak of MPI handles (not only of pgroups' wrappers) shows as a growing index.
+inline int fortran_index_of_a_new_communicator() {
+  MPI_Comm probe = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &probe);
+  const int index = static_cast<int>(MPI_Comm_c2f(probe));
+  MPI_Comm_free(&probe);
+  return index;
+}
+
 }  // namespace pgroups::test
