@@ -40,8 +40,9 @@ void abandon(std::unique_ptr<Pending> pending) noexcept {
   }
 }
 
-// MPI_Test rather than MPI_Wait, so that the deadline is seen. The first tests come
-// back to back, since most steps complete within microseconds of the last rank's
+// MPI_Test rather than MPI_Wait, so that the deadline is seen. For the first few
+// milliseconds the tests come
+// back to back (with a yield), since most steps complete soon after the last rank's
 // arrival; after that the rank sleeps between tests, up to 100 us, so that on an
 // oversubscribed node it gives its core to the ranks it is waiting for.
 bool complete_by(MPI_Request& request, const Deadline& deadline) {
@@ -49,17 +50,20 @@ bool complete_by(MPI_Request& request, const Deadline& deadline) {
     check(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
     return true;
   }
-  constexpr int kEagerTests = 200;
+  // Eager by time, not by count: nonblocking collectives such as MPI_Comm_idup progress
+  // only inside MPI_Test, so a rank that sleeps too early delays every other rank's round.
+  constexpr auto kEagerPeriod = std::chrono::milliseconds(5);
+  const auto eager_until = std::chrono::steady_clock::now() + kEagerPeriod;
   // Short enough that a rank wakes soon after the others arrive (the pause is added
   // latency on every step), long enough to hand its core over on an oversubscribed node.
   constexpr auto kLongestPause = std::chrono::microseconds(100);
   auto pause = std::chrono::microseconds(5);
-  for (int attempt = 0;; ++attempt) {
+  while (true) {
     int done = 0;
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
     if (done != 0) return true;
     if (deadline.expired()) return false;
-    if (attempt < kEagerTests) {
+    if (std::chrono::steady_clock::now() < eager_until) {
       std::this_thread::yield();
     } else {
       std::this_thread::sleep_for(pause);

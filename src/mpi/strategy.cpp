@@ -130,6 +130,15 @@ Communicator create_by_per_group(const Communicator& parent, const Layout& layou
 
 Communicator create_mode_communicator(const Communicator& parent, const Layout& layout, ParallelMode mode,
                                       CreationStrategy strategy) {
+  // A mode whose groups are single ranks (data when the data-parallel size is 1, say)
+  // needs no communication: every rank takes the same branch, since group sizes are
+  // uniform within a mode. The baseline keeps Colossal-AI's behaviour and creates them.
+  if (strategy != CreationStrategy::per_group && layout.group_size(mode) == 1) {
+    (void)checked_rank(parent, layout);
+    MPI_Comm self = MPI_COMM_NULL;
+    check(MPI_Comm_dup(MPI_COMM_SELF, &self), "MPI_Comm_dup(MPI_COMM_SELF)");
+    return Communicator::adopt(self);
+  }
   switch (strategy) {
     case CreationStrategy::comm_split: return create_by_comm_split(parent, layout, mode);
     case CreationStrategy::create_group: return create_by_create_group(parent, layout, mode);
