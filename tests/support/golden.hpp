@@ -66,6 +66,27 @@ inline std::string test_name(const ::testing::TestParamInfo<std::filesystem::pat
   return name;
 }
 
+/// Checks a plan in SPEC §4's schema (from `plan --format json` or `verify --format
+/// json`) against a golden layout: same config, data-parallel size and modes; per mode
+/// the same groups as a set, listed ascending by first rank, and the same local ranks
+/// and group sizes. Extra keys are allowed, as SPEC §4 says.
+inline void expect_plan_equals_golden(const nlohmann::json& plan, const nlohmann::json& golden) {
+  nlohmann::json config = plan.at("config");
+  config.erase("legacy_sequence_dp");
+  EXPECT_EQ(config, golden.at("config"));
+  EXPECT_EQ(plan.at("data_parallel_size"), golden.at("data_parallel_size"));
+  ASSERT_EQ(plan.at("modes").size(), golden.at("modes").size());
+  for (const auto& [name, expected] : golden.at("modes").items()) {
+    SCOPED_TRACE(name);
+    const auto& actual = plan.at("modes").at(name);
+    const auto groups = actual.at("groups").get<std::vector<std::vector<std::int64_t>>>();
+    EXPECT_EQ(sorted_groups(groups), sorted_groups(expected.at("groups").get<std::vector<std::vector<std::int64_t>>>()));
+    EXPECT_TRUE(std::is_sorted(groups.begin(), groups.end())) << "groups must be ascending by first rank";
+    EXPECT_EQ(actual.at("local_rank"), expected.at("local_rank"));
+    EXPECT_EQ(actual.at("world_size"), expected.at("world_size"));
+  }
+}
+
 /// The entries of golden/invalid.json: configurations Colossal-AI rejects.
 inline std::vector<nlohmann::json> invalid_cases() {
   std::vector<nlohmann::json> entries;
