@@ -6,11 +6,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${PGROUPS_SANITIZE_BUILD_DIR:-build-asan}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPGROUPS_SANITIZE=address,undefined \
-  -DPGROUPS_BUILD_BENCH=OFF >/dev/null
+# -O1 -g1: the sanitizers' own advice, and a shorter build on CI's two cores.
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+  -DPGROUPS_SANITIZE=address,undefined -DPGROUPS_BUILD_BENCH=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_stack_use_after_return=0}
 export LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+# The consumer test only re-proves packaging (scripts/test.sh runs it) and would rebuild
+# the libraries under the sanitizers a third time.
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -LE consumer
