@@ -10,19 +10,12 @@
 #include "pgroups/layout.hpp"
 #include "pgroups/nccl/communicator.hpp"
 #include "pgroups/nccl/mode_communicators.hpp"
+#include "support/error_message.hpp"
 
 namespace pgroups::nccl {
 namespace {
 
-template <class E, class F>
-std::string message_of(F&& call) {
-  try {
-    call();
-  } catch (const E& error) {
-    return error.what();
-  }
-  return "no exception";
-}
+using test::message_of;
 
 const Broadcast kUnusedBroadcast = [](std::span<std::byte>) { FAIL() << "broadcast must not be called"; };
 

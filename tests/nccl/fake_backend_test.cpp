@@ -14,21 +14,14 @@
 #include "pgroups/layout.hpp"
 #include "pgroups/nccl/communicator.hpp"
 #include "pgroups/nccl/mode_communicators.hpp"
+#include "support/error_message.hpp"
 
 namespace pgroups::nccl {
 namespace {
 
 using namespace std::chrono_literals;
 
-template <class E, class F>
-std::string message_of(F&& call) {
-  try {
-    call();
-  } catch (const E& error) {
-    return error.what();
-  }
-  return "no exception";
-}
+using test::message_of;
 
 // Counts calls; the bytes must be exactly one ncclUniqueId.
 struct CountingBroadcast {
