@@ -24,6 +24,7 @@
 #include "pgroups/mpi/error.hpp"
 #include "pgroups/mpi/session.hpp"
 #include "pgroups/parallel_context.hpp"
+#include "pgroups/timeout.hpp"
 #include "plan_options.hpp"
 #include "plan_output.hpp"
 #include "subcommand.hpp"
@@ -71,10 +72,16 @@ double slowest(MPI_Comm world, double local) {
 }
 
 // Every entry starts from a barrier, and only the creation is timed: destruction and
-// the reduction of the timings come after the clock stops.
+// the reduction of the timings come after the clock stops. Each wait is watched (the
+// context watches its own creation and destruction), outside the timed part.
 void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, const ContextOptions& base, std::int64_t k,
-             bool keep) {
-  check(MPI_Barrier(world), "MPI_Barrier");
+             bool keep, int rank, int size) {
+  const std::string description = fmt::format("the measurement of {}", entry.name);
+  const mpi::Step step{"measure", description};
+  {
+    const WatchedPhase phase(base, rank, size, step);
+    check(MPI_Barrier(world), "MPI_Barrier");
+  }
   if (entry.strategy) {
     const double start = MPI_Wtime();
     ContextOptions context_options = base;
@@ -88,6 +95,7 @@ void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, const C
       rest -= per_mode[mode];
     }
     context.destroy();
+    const WatchedPhase phase(base, rank, size, step);
     const double total = slowest(world, elapsed);
     const double slowest_rest = slowest(world, rest);
     if (!keep) return;
@@ -96,6 +104,7 @@ void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, const C
     for (const auto& [mode, seconds] : per_mode) entry.mode_seconds[mode].push_back(slowest(world, seconds));
     return;
   }
+  const WatchedPhase phase(base, rank, size, step);
   double elapsed = 0.0;
   if (entry.name == "limit") {
     std::vector<MPI_Comm> dups(static_cast<std::size_t>(k), MPI_COMM_NULL);
@@ -223,15 +232,17 @@ int run_model(const BenchOptions& options) {
   return 0;
 }
 
-int run_bench(const BenchOptions& options) {
-  if (options.model) return run_model(options);
-  mpi::Session session;
-  const MPI_Comm world = MPI_COMM_WORLD;
-  const int rank = session.world().rank();
-  const int size = session.world().size();
+// What every rank must hold alike beyond the configuration and backend (which the
+// context agrees on itself): --repeats decides how many contexts and collectives run;
+// --format changes only rank 0's output, and is agreed too so that no flag of a run
+// differs silently between ranks.
+std::string agreed_settings(const BenchOptions& options) {
+  return fmt::format("bench repeats={} format={}", options.repeats, options.format);
+}
 
+int bench_job(const BenchOptions& options, ContextOptions& base, int rank, int size) {
+  const MPI_Comm world = MPI_COMM_WORLD;
   std::optional<ParallelConfig> config;
-  ContextOptions base;
   std::optional<LocalFailure> failure;
   try {
     if (options.repeats < 1) {
@@ -241,11 +252,12 @@ int run_bench(const BenchOptions& options) {
     validate(*config);
     base.backend = parse_backend(options.backend);
     require_backend_usable(base.backend);
+    base.agreed_settings = agreed_settings(options);
     options.mpi.apply(base, *config, rank, size);
   } catch (const std::exception& error) {
     failure = LocalFailure{exit_status_of(error), error.what()};
   }
-  if (auto status = settle(world, rank, failure)) return *status;
+  if (auto status = settle(world, rank, failure, base.timeout.value_or(kDefaultTimeout))) return *status;
 
   const Layout layout(*config);
   // The context duplicates the world for `global`, so every mode counts.
@@ -259,9 +271,10 @@ int run_bench(const BenchOptions& options) {
 
   try {
     // Round-robin over the entries, so that a slow moment of the machine hits one
-    // repeat of each rather than every repeat of one.
+    // repeat of each rather than every repeat of one. The first entry's context agrees
+    // on the settings before any other collective of the measurements.
     for (int repeat = -1; repeat < options.repeats; ++repeat) {
-      for (Entry& entry : entries) measure(entry, world, *config, base, k, /*keep=*/repeat >= 0);
+      for (Entry& entry : entries) measure(entry, world, *config, base, k, /*keep=*/repeat >= 0, rank, size);
     }
   } catch (const std::exception& error) {
     return end_collective_step(world, rank, error);
@@ -277,6 +290,17 @@ int run_bench(const BenchOptions& options) {
     std::cout.flush();
   }
   return 0;
+}
+
+int run_bench(const BenchOptions& options) {
+  if (options.model) return run_model(options);
+  mpi::Session session;
+  const int rank = session.world().rank();
+  const int size = session.world().size();
+  ContextOptions base;
+  const int status = bench_job(options, base, rank, size);
+  finish_job(session, base, rank, size);
+  return status;
 }
 
 }  // namespace

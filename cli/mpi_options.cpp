@@ -33,6 +33,12 @@ std::vector<std::string> creation_steps(const ParallelConfig& config, Backend ba
   return steps;
 }
 
+// The steps of a job after creation, where a WatchedPhase runs the same hook.
+const std::vector<std::string>& steps_after_creation() {
+  static const std::vector<std::string> kSteps = {"check", "destroy", "finalize"};
+  return kSteps;
+}
+
 void check_rank(const char* flag, int rank, int size) {
   if (rank < 0 || rank >= size) {
     throw ConfigError(fmt::format("{} {} is outside the world: the ranks are 0 to {}", flag, rank, size - 1));
@@ -59,8 +65,9 @@ void MpiOptions::add_to(CLI::App& app, bool fault_injection) {
       },
       "");
   app.add_option("--timeout", timeout,
-                 "Seconds that group creation may wait for the other ranks before the job ends with status 8 "
-                 "(0 = no timeout; default: $PGROUPS_TIMEOUT, else 300)")
+                 "Seconds that each step (group creation, then each later phase: checks, repeats, finalize) may "
+                 "wait for the other ranks before the job ends with status 8 (0 = no timeout; default: "
+                 "$PGROUPS_TIMEOUT, else 300). May differ between ranks: each waits for its own")
       ->type_name("SECONDS")
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
@@ -87,8 +94,9 @@ void MpiOptions::add_to(CLI::App& app, bool fault_injection) {
       ->check(kRankValidator)
       ->group(kFaultGroup);
   app.add_option("--inject-step", step,
-                 "Testing: the creation step before which the injected fault strikes: duplicate, agreement, node, "
-                 "a mode name (data, tensor, ...), or with --backend nccl device or nccl")
+                 "Testing: the step before which the injected fault strikes: a step of creation (duplicate, "
+                 "agreement, node, a mode name such as data or tensor, with --backend nccl device and nccl), or "
+                 "one after it (check, destroy, finalize)")
       ->type_name("STEP")
       ->group(kFaultGroup);
 }
@@ -108,16 +116,19 @@ void MpiOptions::apply(ContextOptions& options, const ParallelConfig& config, in
                                   *stall_rank));
   }
   const std::vector<std::string> steps = creation_steps(config, options.backend);
-  if (!step.empty() && std::find(steps.begin(), steps.end(), step) == steps.end()) {
-    throw ConfigError(fmt::format("--inject-step '{}' is not a step of creating {}: the steps are {}", step,
-                                  describe(config), fmt::join(steps, ", ")));
+  const std::vector<std::string>& later = steps_after_creation();
+  if (!step.empty() && std::find(steps.begin(), steps.end(), step) == steps.end() &&
+      std::find(later.begin(), later.end(), step) == later.end()) {
+    throw ConfigError(fmt::format("--inject-step '{}' is not a step of verifying {}: the steps of creation are {}; "
+                                  "after it {}",
+                                  step, describe(config), fmt::join(steps, ", "), fmt::join(later, ", ")));
   }
   // The exit's default is the step after the first mode (`global`, made by "duplicate")
-  // was created: the first of the other modes, so that the rank dies half-way.
-  const auto first_mode = std::find_if(steps.begin(), steps.end(), [](const std::string& s) {
+  // was created: the first of the other modes, so that the rank dies half-way. Every
+  // layout has one (`data`), and it comes before "nccl".
+  const std::string exit_default = *std::find_if(steps.begin(), steps.end(), [](const std::string& s) {
     return s != "duplicate" && s != "agreement" && s != "node" && s != "device";
   });
-  const std::string exit_default = first_mode != steps.end() ? *first_mode : std::string("node");
   const std::string at = !step.empty() ? step : stall_rank == rank ? std::string("duplicate") : exit_default;
 
   if (stall_rank == rank) {

@@ -23,7 +23,8 @@ struct MpiOptions {
   std::optional<int> stall_rank;
   /// --inject-exit-rank R: rank R exits at once with status 1 just before a step.
   std::optional<int> exit_rank;
-  /// --inject-step NAME: the step before which the faults strike; empty means each
+  /// --inject-step NAME: the step before which the faults strike, a step of creation or
+  /// one after it ("check", "destroy", "finalize", run by WatchedPhase); empty means each
   /// fault's default ("duplicate", the start of creation, for a stall; the first mode
   /// after `global`, i.e. after one mode was created, for an exit).
   std::string step;

@@ -8,7 +8,12 @@
 // No rank may be left waiting: each step whose failure can differ between ranks is
 // followed by an agreement on the outcome, the context's own errors (ConfigError,
 // MismatchError) are thrown on every rank alike, and a failure that can leave other
-// ranks inside a collective (an MPI error) ends the job with MPI_Abort.
+// ranks inside a collective (an MPI error) ends the job with MPI_Abort. Every flag that
+// changes which collectives run (--format; the configuration, --strategy and --backend)
+// is agreed on by the context's one agreement, so ranks launched with different flags
+// end with a MismatchError (status 7) on every rank; --timeout and the --inject-* flags
+// are per rank and change no collective. Every wait after creation is watched
+// (WatchedPhase): a rank that never arrives ends the others with status 8.
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -32,6 +37,7 @@
 #include "mpi_job.hpp"
 #include "mpi_options.hpp"
 #include "pgroups/mpi/deadline.hpp"
+#include "pgroups/timeout.hpp"
 #include "plan_options.hpp"
 #include "plan_output.hpp"
 #include "subcommand.hpp"
@@ -203,18 +209,19 @@ std::string report_text(const ParallelContext& context, std::string_view strateg
   return out;
 }
 
-int run_verify(const VerifyOptions& options) {
-  mpi::Session session;
+// What every rank must hold alike beyond the configuration, strategy and backend (which
+// the context agrees on itself): the flags that decide which collectives run after
+// creation. --format json gathers every group on rank 0, text does not.
+std::string agreed_settings(const VerifyOptions& options) { return fmt::format("verify format={}", options.format); }
+
+int verify_job(const VerifyOptions& options, ContextOptions& context_options, int rank, int size) {
   const MPI_Comm world = MPI_COMM_WORLD;
-  const mpi::Communicator world_comm = session.world();
-  const int rank = world_comm.rank();
-  const int size = world_comm.size();
+  const mpi::Communicator world_comm = mpi::Communicator::borrow(world);
 
   // Step 1, local: read the configuration.
   std::optional<ParallelConfig> config;
   std::optional<CreationStrategy> strategy;
   std::optional<Backend> backend;
-  ContextOptions context_options;
   std::optional<LocalFailure> failure;
   try {
     config = options.plan.resolve(size);
@@ -225,30 +232,36 @@ int run_verify(const VerifyOptions& options) {
     require_backend_usable(*backend);
     context_options.strategy = *strategy;
     context_options.backend = *backend;
+    context_options.agreed_settings = agreed_settings(options);
     options.mpi.apply(context_options, *config, rank, size);
   } catch (const std::exception& error) {
     failure = LocalFailure{exit_status_of(error), error.what()};
   }
-  if (auto status = settle(world, rank, failure)) return *status;
+  if (auto status = settle(world, rank, failure, context_options.timeout.value_or(kDefaultTimeout))) return *status;
 
-  // Step 2, collective: create. The constructor agrees on the configuration first.
+  // Step 2, collective: create. The constructor agrees on the configuration and on
+  // agreed_settings first.
   std::optional<ParallelContext> context;
-  double create_seconds = 0.0;
+  double local_create_seconds = 0.0;
   try {
     // Every rank waits here for the others, but not forever: a rank that never arrives
     // fails the job with TimeoutError.
     mpi::barrier_until(world_comm, mpi::Deadline(*context_options.timeout), {"start", "the start of group creation"});
     const double start = MPI_Wtime();
     context.emplace(*config, world, context_options);
-    const double local_seconds = MPI_Wtime() - start;
-    check(MPI_Allreduce(&local_seconds, &create_seconds, 1, MPI_DOUBLE, MPI_MAX, world), "MPI_Allreduce");
+    local_create_seconds = MPI_Wtime() - start;
   } catch (const std::exception& error) {
     return end_collective_step(world, rank, error);
   }
 
-  // Step 3, collective: check each communicator, gather the picture on rank 0.
+  // Step 3, collective: check each communicator, gather the picture on rank 0. Blocking
+  // collectives, watched: a rank that never arrives ends the others with status 8.
   const bool json = options.format == "json";
+  int ok_everywhere = 0;
   try {
+    const WatchedPhase phase(context_options, rank, size, {"check", "the checks of the communicators"});
+    double create_seconds = 0.0;
+    check(MPI_Allreduce(&local_create_seconds, &create_seconds, 1, MPI_DOUBLE, MPI_MAX, world), "MPI_Allreduce");
     std::vector<ModeReport> reports;
     int all_ok = 1;
     for (ParallelMode mode : context->modes()) {
@@ -262,7 +275,6 @@ int run_verify(const VerifyOptions& options) {
       all_ok = (all_ok == 1 && checked.ok_here) ? 1 : 0;
       device = std::move(checked.reports);
     }
-    int ok_everywhere = 0;
     check(MPI_Allreduce(&all_ok, &ok_everywhere, 1, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
     if (rank == 0) {
       const std::string_view name = mpi::strategy_name(*strategy);
@@ -273,11 +285,28 @@ int run_verify(const VerifyOptions& options) {
       }
       std::cout.flush();
     }
-    context->destroy();
-    return ok_everywhere == 1 ? 0 : static_cast<int>(ExitCode::verify_failed);
   } catch (const std::exception& error) {
     return end_collective_step(world, rank, error);
   }
+
+  // Step 4, collective: free the communicators (destroy() watches itself).
+  try {
+    if (context_options.before_step) context_options.before_step("destroy");
+    context->destroy();
+  } catch (const std::exception& error) {
+    return end_collective_step(world, rank, error);
+  }
+  return ok_everywhere == 1 ? 0 : static_cast<int>(ExitCode::verify_failed);
+}
+
+int run_verify(const VerifyOptions& options) {
+  mpi::Session session;
+  const int rank = session.world().rank();
+  const int size = session.world().size();
+  ContextOptions context_options;
+  const int status = verify_job(options, context_options, rank, size);
+  finish_job(session, context_options, rank, size);
+  return status;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "pgroups/backend.hpp"
@@ -43,6 +44,11 @@ struct ContextOptions {
   /// the timeout in effect. May differ between ranks. What a timeout does is described
   /// in parallel_context.hpp.
   std::optional<std::chrono::milliseconds> timeout;
+  /// A program's own settings that must be the same on every rank, agreed on with the
+  /// configuration by the same collective (a difference is a MismatchError on every
+  /// rank, naming the texts): whatever decides which collectives the ranks run after
+  /// construction, such as `pgroups verify --format`. Empty (nothing extra) by default.
+  std::string agreed_settings;
   /// Called on this rank just before each collective step of construction, with the
   /// step's name: "duplicate", "agreement", "node", then the name of each mode after
   /// `global`, in creation order; with the NCCL backend also "device" (binding the GPU,

@@ -223,7 +223,8 @@ class ParallelContext {
 /// "shared_memory_split" collective: ranks that disagreed would wait in it forever), the
 /// backend and the creation strategy, e.g. "world_size=8 pipeline=2 tensor=4 mode=2d
 /// depth=- legacy_sequence_dp=false seed=1024 node_info=launcher backend=mpi
-/// strategy=create_group". Per-rank options (the device) are not part of it.
+/// strategy=create_group", followed by " settings=<options.agreed_settings>" when those are
+/// not empty. Per-rank options (the device, the timeout) are not part of it.
 [[nodiscard]] std::string agreement_text(const ParallelConfig& config, const ContextOptions& options,
                                          std::string_view node_info_source = "shared_memory_split");
 

@@ -55,11 +55,14 @@ void fail_creation_before(std::optional<ParallelMode> mode) noexcept { injected_
 
 std::string agreement_text(const ParallelConfig& config, const ContextOptions& options,
                            std::string_view node_info_source) {
-  return fmt::format("world_size={} pipeline={} tensor={} mode={} depth={} legacy_sequence_dp={} seed={} "
+  std::string text = fmt::format("world_size={} pipeline={} tensor={} mode={} depth={} legacy_sequence_dp={} seed={} "
                      "node_info={} backend={} strategy={}",
                      config.world_size, config.pipeline, config.tensor_size, tensor_mode_name(config.tensor_mode),
                      config.depth ? std::to_string(*config.depth) : std::string("-"), config.legacy_sequence_dp,
                      config.seed, node_info_source, backend_name(options.backend), mpi::strategy_name(options.strategy));
+  // The program's own settings (ContextOptions::agreed_settings), when it has any.
+  if (!options.agreed_settings.empty()) text += fmt::format(" settings={}", options.agreed_settings);
+  return text;
 }
 
 ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options)

@@ -8,6 +8,7 @@
 #include "check.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/nccl/version.hpp"
+#include "pgroups/timeout.hpp"
 
 namespace pgroups::nccl {
 namespace {
@@ -97,10 +98,10 @@ void NcclCommunicator::wait_ready(std::string_view step) {
         if (query != ncclSuccess) state = query;
         return state != ncclInProgress;
       },
-      timeout_);
+      wait_limit(timeout_));
   if (!settled) {
     abort();
-    throw TimeoutError(detail::timeout_message(step, timeout_));
+    throw TimeoutError(timeout_message(timeout_, step) + "; the communicator was aborted");
   }
   if (state != ncclSuccess) {
     std::string message = nccl_error_message(step, state, ncclGetLastError(comm_));

@@ -6,6 +6,7 @@
 
 #include "check.hpp"
 #include "pgroups/error.hpp"
+#include "pgroups/timeout.hpp"
 
 namespace pgroups::nccl {
 namespace {
@@ -114,10 +115,10 @@ std::int64_t allreduce_rank_sum(NcclCommunicator& comm, std::int64_t global_rank
         if (state != ncclSuccess && state != ncclInProgress) fail.nccl(state, step);
         return false;
       },
-      comm.timeout());
+      wait_limit(comm.timeout()));
   if (!finished) {
     comm.abort();
-    throw TimeoutError(detail::timeout_message(step, comm.timeout()));
+    throw TimeoutError(timeout_message(comm.timeout(), step) + "; the communicator was aborted");
   }
   fail.cuda(cudaMemcpy(&value, buffer.get(), sizeof value, cudaMemcpyDeviceToHost), "cudaMemcpy (device to host)");
   return value;

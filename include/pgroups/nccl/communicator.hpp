@@ -16,6 +16,8 @@
 #include <string>
 #include <string_view>
 
+#include "pgroups/timeout.hpp"
+
 struct ncclComm;
 /// NCCL's opaque communicator handle (nccl.h: `typedef struct ncclComm* ncclComm_t`).
 using ncclComm_t = ncclComm*;
@@ -25,9 +27,11 @@ namespace pgroups::nccl {
 /// How communicators are created. A value type; the defaults suit production jobs.
 struct CommOptions {
   /// Upper bound for each creation step (one init, one split) and for each wait in
-  /// verify and destroy. On expiry the communicator is aborted and TimeoutError thrown.
+  /// verify and destroy; zero means no timeout (pgroups/timeout.hpp, as everywhere in
+  /// pgroups). On expiry the communicator is aborted and TimeoutError thrown, with
+  /// pgroups::timeout_message naming the step.
   /// It does not bound the bootstrap broadcast, which is the caller's collective.
-  std::chrono::milliseconds timeout = std::chrono::minutes(5);
+  std::chrono::milliseconds timeout = kDefaultTimeout;
   /// Create with ncclConfig_t::blocking = 0 and poll ncclCommGetAsyncError, which is
   /// what makes the timeout enforceable. With false, NCCL blocks inside each call and
   /// the timeout only bounds destroy and verify. Communicators created non-blocking stay

@@ -46,4 +46,22 @@ std::chrono::milliseconds resolve_timeout(std::optional<std::chrono::millisecond
   return kDefaultTimeout;
 }
 
+std::string seconds_text(std::chrono::milliseconds duration) {
+  const std::int64_t ms = duration.count();
+  if (ms < 0) return fmt::format("-{}", seconds_text(-duration));
+  if (ms % 1000 == 0) return fmt::format("{} s", ms / 1000);
+  std::string text = fmt::format("{}.{:03}", ms / 1000, ms % 1000);
+  while (text.back() == '0') text.pop_back();
+  return text + " s";
+}
+
+std::string timeout_message(std::chrono::milliseconds timeout, std::string_view what, std::string_view step, int rank,
+                            int size) {
+  std::string where;
+  if (!step.empty()) where = fmt::format("step '{}'", step);
+  if (rank >= 0) where += fmt::format("{}rank {} of {}", where.empty() ? "" : ", ", rank, size);
+  return fmt::format("timed out after {} waiting for all ranks at {}{}", seconds_text(timeout), what,
+                     where.empty() ? std::string() : fmt::format(" ({})", where));
+}
+
 }  // namespace pgroups
