@@ -41,7 +41,7 @@ struct BenchOptions {
   bool model = false;
   std::int64_t max_world = std::int64_t{1} << 20;
   std::string backend = "mpi";
-  MpiOptions mpi;  // --timeout
+  MpiOptions mpi;  // --timeout and the --inject-* testing flags
 };
 
 // One measured entry: a strategy or a baseline, timed as the slowest rank per repeat.
@@ -73,16 +73,17 @@ double slowest(MPI_Comm world, double local) {
 
 // Every entry starts from a barrier, and only the creation is timed: destruction and
 // the reduction of the timings come after the clock stops. Each wait is watched (the
-// context watches its own creation and destruction), outside the timed part.
+// context watches its own creation and destruction); a watchdog's thread starts before
+// the clock does, at the barrier, so that its start is never timed.
 void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, const ContextOptions& base, std::int64_t k,
              bool keep, int rank, int size) {
   const std::string description = fmt::format("the measurement of {}", entry.name);
   const mpi::Step step{"measure", description};
-  {
-    const WatchedPhase phase(base, rank, size, step);
-    check(MPI_Barrier(world), "MPI_Barrier");
-  }
   if (entry.strategy) {
+    {
+      const WatchedPhase phase(base, rank, size, step);
+      check(MPI_Barrier(world), "MPI_Barrier");
+    }
     const double start = MPI_Wtime();
     ContextOptions context_options = base;
     context_options.strategy = *entry.strategy;
@@ -105,6 +106,7 @@ void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, const C
     return;
   }
   const WatchedPhase phase(base, rank, size, step);
+  check(MPI_Barrier(world), "MPI_Barrier");
   double elapsed = 0.0;
   if (entry.name == "limit") {
     std::vector<MPI_Comm> dups(static_cast<std::size_t>(k), MPI_COMM_NULL);
@@ -310,15 +312,18 @@ Subcommand add_bench_command(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
       "bench", "Time group creation with each strategy beside MPI's floor (run with mpirun); --model needs no MPI");
   options->plan.add_to(*app, /*with_world_size=*/false);
-  app->add_option("--repeats", options->repeats, "Timed repeats after one warm-up (default 5)");
-  app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  app->add_option("--repeats", options->repeats,
+                  "Timed repeats after one warm-up (default 5); the same on every rank (agreed: status 7 otherwise)");
+  app->add_option("--format", options->format, "Output format; the same on every rank (agreed: status 7 otherwise)")
+      ->check(CLI::IsMember({"text", "json"}));
   app->add_flag("--model", options->model,
                 "Print the cost model (calls and collectives per rank) for W up to --max-world, without MPI");
   app->add_option("--max-world", options->max_world, "Largest world of the cost model (default 1048576)");
   app->add_option("--backend", options->backend,
                   "mpi, or nccl: each strategy's context also creates the NCCL world and one split per mode")
       ->check(CLI::IsMember({"mpi", "nccl"}));
-  options->mpi.add_to(*app, /*fault_injection=*/false);
+  // Each measurement (barrier, baselines, reductions) is the step `measure`.
+  options->mpi.add_to(*app, {"measure", "finalize"});
   return {app, [options] { return run_bench(*options); }};
 }
 

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "pgroups/error.hpp"
@@ -33,12 +34,6 @@ std::vector<std::string> creation_steps(const ParallelConfig& config, Backend ba
   return steps;
 }
 
-// The steps of a job after creation, where a WatchedPhase runs the same hook.
-const std::vector<std::string>& steps_after_creation() {
-  static const std::vector<std::string> kSteps = {"check", "destroy", "finalize"};
-  return kSteps;
-}
-
 void check_rank(const char* flag, int rank, int size) {
   if (rank < 0 || rank >= size) {
     throw ConfigError(fmt::format("{} {} is outside the world: the ranks are 0 to {}", flag, rank, size - 1));
@@ -53,7 +48,9 @@ void announce_fault(const std::string& text) {
 
 }  // namespace
 
-void MpiOptions::add_to(CLI::App& app, bool fault_injection) {
+void MpiOptions::add_to(CLI::App& app, std::vector<std::string> steps_after_creation) {
+  command_ = app.get_name();
+  later_steps_ = std::move(steps_after_creation);
   const CLI::Validator kRankValidator(
       [](std::string& text) -> std::string {
         int value = -1;
@@ -80,7 +77,6 @@ void MpiOptions::add_to(CLI::App& app, bool fault_injection) {
             }
           },
           ""));
-  if (!fault_injection) return;
   app.add_option("--inject-stall-rank", stall_rank,
                  "Testing: rank R stops (sleeps until killed) just before --inject-step, by default just before "
                  "group creation")
@@ -94,9 +90,10 @@ void MpiOptions::add_to(CLI::App& app, bool fault_injection) {
       ->check(kRankValidator)
       ->group(kFaultGroup);
   app.add_option("--inject-step", step,
-                 "Testing: the step before which the injected fault strikes: a step of creation (duplicate, "
-                 "agreement, node, a mode name such as data or tensor, with --backend nccl device and nccl), or "
-                 "one after it (check, destroy, finalize)")
+                 fmt::format("Testing: the step before which the injected fault strikes: a step of creation "
+                             "(duplicate, agreement, node, a mode name such as data or tensor, with --backend nccl "
+                             "device and nccl), or one after it ({})",
+                             fmt::join(later_steps_, ", ")))
       ->type_name("STEP")
       ->group(kFaultGroup);
 }
@@ -116,12 +113,12 @@ void MpiOptions::apply(ContextOptions& options, const ParallelConfig& config, in
                                   *stall_rank));
   }
   const std::vector<std::string> steps = creation_steps(config, options.backend);
-  const std::vector<std::string>& later = steps_after_creation();
+  const std::vector<std::string>& later = later_steps_;
   if (!step.empty() && std::find(steps.begin(), steps.end(), step) == steps.end() &&
       std::find(later.begin(), later.end(), step) == later.end()) {
-    throw ConfigError(fmt::format("--inject-step '{}' is not a step of verifying {}: the steps of creation are {}; "
-                                  "after it {}",
-                                  step, describe(config), fmt::join(steps, ", "), fmt::join(later, ", ")));
+    throw ConfigError(fmt::format("--inject-step '{}' is not a step of `pgroups {}` with {}: the steps of creation "
+                                  "are {}; after it {}",
+                                  step, command_, describe(config), fmt::join(steps, ", "), fmt::join(later, ", ")));
   }
   // The exit's default is the step after the first mode (`global`, made by "duplicate")
   // was created: the first of the other modes, so that the rank dies half-way. Every

@@ -322,8 +322,9 @@ Subcommand add_verify_command(CLI::App& parent) {
                   "Communicators to check: mpi, or nccl (the MPI ones and an NCCL one per mode; needs a GPU per "
                   "rank)")
       ->check(CLI::IsMember({"mpi", "nccl"}));
-  app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
-  options->mpi.add_to(*app);
+  app->add_option("--format", options->format, "Output format; the same on every rank (agreed: status 7 otherwise)")
+      ->check(CLI::IsMember({"text", "json"}));
+  options->mpi.add_to(*app, {"check", "destroy", "finalize"});
   return {app, [options] { return run_verify(*options); }};
 }
 
