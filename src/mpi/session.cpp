@@ -33,13 +33,13 @@ Session::Session(int& argc, char**& argv, ThreadLevel required) { init(&argc, &a
 
 void Session::init(int* argc, char*** argv, ThreadLevel required) {
   int finalized = 0;
-  MPI_Finalized(&finalized);
+  check(MPI_Finalized(&finalized), "MPI_Finalized");
   if (finalized) throw StateError("MPI was already finalized in this process; it cannot be initialized again");
   int initialized = 0;
-  MPI_Initialized(&initialized);
+  check(MPI_Initialized(&initialized), "MPI_Initialized");
   int provided = MPI_THREAD_SINGLE;
   if (initialized) {
-    MPI_Query_thread(&provided);
+    check(MPI_Query_thread(&provided), "MPI_Query_thread");
     provided_ = from_mpi(provided);
     return;
   }
@@ -68,7 +68,7 @@ Session::~Session() {
 void Session::finalize() {
   if (!owns_) return;
   int finalized = 0;
-  MPI_Finalized(&finalized);
+  check(MPI_Finalized(&finalized), "MPI_Finalized");
   if (finalized != 0) return;
   owns_ = false;
   check(MPI_Finalize(), "MPI_Finalize");
