@@ -84,6 +84,16 @@ TEST(NcclFakeWorld, NonBlockingByDefaultAndWaitsThroughInProgress) {
   EXPECT_TRUE(comm);
 }
 
+TEST(NcclFakeWorld, AZeroTimeoutMeansNoTimeoutNotAnImmediateOne) {
+  // As everywhere in pgroups: 0 waits as long as it takes, through every in-progress poll.
+  fake_nccl::reset({.polls_in_progress = 5});
+  int broadcasts = 0;
+  NcclCommunicator comm = create_world(1, 0, CountingBroadcast{&broadcasts}, {.timeout = 0ms});
+  EXPECT_TRUE(comm);
+  EXPECT_NO_THROW(comm.destroy());
+  EXPECT_TRUE(fake_nccl::record().live.empty());
+}
+
 TEST(NcclFakeWorld, BlockingOptionSetsTheConfig) {
   fake_nccl::reset();
   int broadcasts = 0;
