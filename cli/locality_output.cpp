@@ -55,12 +55,13 @@ std::string locality_text(const LocalityReport& report) {
   const NodeMap& nodes = report.nodes;
   std::string out;
   if (nodes.gpus_per_node()) {
-    out = fmt::format("locality: {} nodes of {} GPUs (node n holds ranks n*{} to n*{}+{})\n", nodes.node_count(),
+    out = fmt::format("locality: {} node{} of {} GPUs (node n holds ranks n*{} to n*{}+{})\n", nodes.node_count(),
+                      nodes.node_count() == 1 ? "" : "s",
                       *nodes.gpus_per_node(), *nodes.gpus_per_node(), *nodes.gpus_per_node(),
                       *nodes.gpus_per_node() - 1);
   } else {
     const auto counts = nodes.ranks_per_node();
-    out = fmt::format("locality: {} nodes, ranks per node {}{}\n", nodes.node_count(),
+    out = fmt::format("locality: {} node{}, ranks per node {}{}\n", nodes.node_count(), nodes.node_count() == 1 ? "" : "s",
                       elided_list(static_cast<std::int64_t>(counts.size()), [&](std::int64_t i) { return counts[static_cast<std::size_t>(i)]; }), nodes.contiguous() ? "" : " (not in consecutive blocks)");
   }
   if (!report.counted) {

@@ -1,6 +1,7 @@
 #include "plan_picture.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
