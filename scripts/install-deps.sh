@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   python3
+  chromium  # renders `plan --html` in the picture test (skipped without it)
 )
 
 missing=()
