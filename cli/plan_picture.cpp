@@ -96,9 +96,9 @@ struct Geometry {
 
 Geometry geometry(const std::vector<Dim>& dims, std::int64_t world, std::size_t panels) {
   Geometry g;
-  // Columns: the prefix of the fast coordinates whose product is closest to sqrt(W) on a
+  // Columns: the prefix of the fast coordinates whose product is closest to sqrt(2W) on a
   // log scale (ties to the wider, screens are wider than tall).
-  const double target = 0.5 * std::log(static_cast<double>(world));
+  const double target = 0.5 * std::log(2.0 * static_cast<double>(world));
   double best = 1e300;
   std::int64_t product = 1;
   for (std::size_t k = 0; k < dims.size(); ++k) {

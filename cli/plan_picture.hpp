@@ -5,7 +5,7 @@
 // is fetched, so the files open offline.
 //
 // Placement: the coordinates fastest first (the tensor ones, then pipe, then data) are
-// split into columns (a prefix of them, the one whose product is closest to sqrt(W)) and
+// split into columns (a prefix of them, the one whose product is closest to sqrt(2W)) and
 // rows (the rest), so a rank's column is its position in the fast coordinates and its
 // row its position in the slow ones, and ranks read left to right, top to bottom.
 //
