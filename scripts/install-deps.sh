@@ -11,6 +11,7 @@ packages=(
   clang libclang-rt-14-dev
   python3
   chromium  # renders `plan --html` in the picture test (skipped without it)
+  iproute2 procps  # scripts/multinode.sh: ip netns, pgrep
 )
 
 missing=()
