@@ -61,8 +61,11 @@ std::string locality_text(const LocalityReport& report) {
                       *nodes.gpus_per_node() - 1);
   } else {
     const auto counts = nodes.ranks_per_node();
-    out = fmt::format("locality: {} node{}, ranks per node {}{}\n", nodes.node_count(), nodes.node_count() == 1 ? "" : "s",
-                      elided_list(static_cast<std::int64_t>(counts.size()), [&](std::int64_t i) { return counts[static_cast<std::size_t>(i)]; }), nodes.contiguous() ? "" : " (not in consecutive blocks)");
+    const std::string per_node = elided_list(static_cast<std::int64_t>(counts.size()),
+                                             [&](std::int64_t i) { return counts[static_cast<std::size_t>(i)]; });
+    out = fmt::format("locality: {} node{}, ranks per node {}{}\n", nodes.node_count(),
+                      nodes.node_count() == 1 ? "" : "s", per_node,
+                      nodes.contiguous() ? "" : " (not in consecutive blocks)");
   }
   if (!report.counted) {
     return out + fmt::format("groups are not counted by node above {} ranks\n", kMaxLocalityWorldSize);
