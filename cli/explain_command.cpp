@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "locality_output.hpp"
 #include "plan_options.hpp"
 #include "plan_output.hpp"
 #include "subcommand.hpp"
@@ -21,13 +22,19 @@ Subcommand add_explain_command(CLI::App& parent) {
   options->plan.add_to(*app);
   app->add_option("-r,--rank", options->rank, "Global rank to explain")->required();
   app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  options->plan.add_gpus_per_node_to(*app);
   return {app, [options] {
             const Layout layout(options->plan.resolve());
+            const std::optional<LocalityReport> locality = planned_locality(layout);
             if (options->format == "json") {
-              std::cout << explain_json(layout, options->rank).dump(1) << '\n';
+              nlohmann::json json = explain_json(layout, options->rank);
+              if (locality) json["node"] = node_json(locality->nodes, options->rank);
+              std::cout << json.dump(1) << '\n';
             } else {
               std::cout << explain_text(layout, options->rank);
+              if (locality) std::cout << '\n' << node_text(locality->nodes, options->rank) << '\n';
             }
+            if (locality) print_locality_warnings(layout, *locality);
             return 0;
           }};
 }

@@ -5,8 +5,10 @@
 #include <iostream>
 #include <memory>
 
+#include "locality_output.hpp"
 #include "plan_options.hpp"
 #include "plan_output.hpp"
+#include "plan_picture.hpp"
 #include "subcommand.hpp"
 
 namespace pgroups::cli {
@@ -15,18 +17,28 @@ Subcommand add_plan_command(CLI::App& parent) {
   struct Options {
     PlanOptions plan;
     std::string format = "text";
+    std::string svg_file;
+    std::string html_file;
   };
   auto options = std::make_shared<Options>();
   CLI::App* app = parent.add_subcommand("plan", "Print every process group of a configuration (no communication)");
   options->plan.add_to(*app);
   app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  options->plan.add_gpus_per_node_to(*app);
+  add_picture_options(*app, options->svg_file, options->html_file);
   return {app, [options] {
             const Layout layout(options->plan.resolve());
+            const std::optional<LocalityReport> locality = planned_locality(layout);
+            write_pictures(layout, locality, options->svg_file, options->html_file);
             if (options->format == "json") {
-              std::cout << plan_json(layout).dump() << '\n';
+              nlohmann::json json = plan_json(layout);
+              if (locality) json["locality"] = locality_json(*locality);
+              std::cout << json.dump() << '\n';
             } else {
               std::cout << plan_text(layout);
+              if (locality) std::cout << '\n' << locality_text(*locality);
             }
+            if (locality) print_locality_warnings(layout, *locality);
             return 0;
           }};
 }

@@ -21,6 +21,13 @@ void PlanOptions::add_to(CLI::App& app, bool with_world_size) {
                "Build Colossal-AI's contiguous sequence_dp blocks instead of one group per pipeline stage");
 }
 
+void PlanOptions::add_gpus_per_node_to(CLI::App& app) {
+  gpus_per_node_option_ = app.add_option(
+      "--gpus-per-node", gpus_per_node_,
+      "GPUs per node G: nodes are consecutive blocks of G ranks; adds the locality report and warns when a tensor "
+      "group crosses nodes");
+}
+
 ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_runtime) const {
   ParallelConfig config = config_file_.empty() ? ParallelConfig{} : read_config_file(config_file_);
   if (world_size_option_ && world_size_option_->count()) config.world_size = world_size_;
@@ -33,6 +40,7 @@ ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_
   }
   if (depth_option_->count()) config.depth = depth_;
   if (seed_option_->count()) config.seed = seed_;
+  if (gpus_per_node_option_ != nullptr && gpus_per_node_option_->count()) config.gpus_per_node = gpus_per_node_;
   if (legacy_sequence_dp_) config.legacy_sequence_dp = true;
   if (world_size_from_runtime) {
     if (config.world_size != 0 && config.world_size != *world_size_from_runtime) {

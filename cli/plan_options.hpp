@@ -21,6 +21,10 @@ class PlanOptions {
   /// The configuration: the file's settings, overridden by each flag given. When
   /// `world_size_from_runtime` is set, it is the world size and a different --world-size
   /// or file value is a ConfigError. Throws what the readers throw.
+  /// Registers --gpus-per-node (plan and explain: the nodes of a planned job). Its value,
+  /// when given, overrides the file's `gpus_per_node` in resolve().
+  void add_gpus_per_node_to(CLI::App& app);
+
   [[nodiscard]] ParallelConfig resolve(std::optional<std::int64_t> world_size_from_runtime = std::nullopt) const;
 
  private:
@@ -38,6 +42,8 @@ class PlanOptions {
   CLI::Option* mode_option_ = nullptr;
   CLI::Option* depth_option_ = nullptr;
   CLI::Option* seed_option_ = nullptr;
+  std::int64_t gpus_per_node_ = 0;
+  CLI::Option* gpus_per_node_option_ = nullptr;
 };
 
 }  // namespace pgroups::cli

@@ -36,6 +36,7 @@
 #include "pgroups/parallel_context.hpp"
 #include "mpi_job.hpp"
 #include "mpi_options.hpp"
+#include "node_report.hpp"
 #include "pgroups/mpi/deadline.hpp"
 #include "pgroups/timeout.hpp"
 #include "plan_options.hpp"
@@ -276,13 +277,19 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
       device = std::move(checked.reports);
     }
     check(MPI_Allreduce(&all_ok, &ok_everywhere, 1, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
+    const LiveNodes nodes = gather_live_nodes(world);  // the job's nodes (node_report.hpp)
     if (rank == 0) {
       const std::string_view name = mpi::strategy_name(*strategy);
+      const LocalityReport locality = observed_locality(context->layout(), nodes.node_of_rank);
       if (json) {
-        std::cout << report_json(*context, name, create_seconds, reports, device, ok_everywhere == 1).dump() << '\n';
+        nlohmann::json out = report_json(*context, name, create_seconds, reports, device, ok_everywhere == 1);
+        out["nodes"] = live_nodes_json(nodes, locality);
+        std::cout << out.dump() << '\n';
       } else {
-        std::cout << report_text(*context, name, create_seconds, reports, device, ok_everywhere == 1);
+        std::cout << report_text(*context, name, create_seconds, reports, device, ok_everywhere == 1) << '\n'
+                  << live_nodes_text(nodes, locality);
       }
+      print_locality_warnings(context->layout(), locality);
       std::cout.flush();
     }
   } catch (const std::exception& error) {

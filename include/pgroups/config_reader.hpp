@@ -11,7 +11,8 @@
 ///
 /// The `parallel` table holds `pipeline` (an integer or {size = N}), `tensor` (an integer
 /// or {size, mode, depth}), and pgroups' own optional keys `world_size`,
-/// `legacy_sequence_dp` (boolean) and `seed`. A table without `size` means size 1;
+/// `legacy_sequence_dp` (boolean), `seed` and `gpus_per_node` (for the locality report;
+/// checked where it is used, pgroups/locality.hpp). A table without `size` means size 1;
 /// `mode` and `depth` may be null/None (no mode, no depth). Other top-level entries are
 /// ignored, as a training config holds many; an unknown key inside `parallel` is an
 /// error that suggests the closest known key, and so is a key given twice. No `parallel`

@@ -26,6 +26,10 @@ enum class TensorMode : std::uint8_t { none, tensor_1d, tensor_2d, tensor_2p5d, 
 struct ParallelConfig {
   /// Total number of ranks W; 0 means "not given" (taken from the communicator).
   std::int64_t world_size = 0;
+  /// GPUs (ranks) per node, G, for the locality report of a plan (pgroups/locality.hpp):
+  /// nodes are consecutive blocks of G ranks. Not part of the layout: groups are the same
+  /// with or without it, and a running job reports the nodes it really has.
+  std::optional<std::int64_t> gpus_per_node;
   std::int64_t pipeline = 1;
   std::int64_t tensor_size = 1;
   TensorMode tensor_mode = TensorMode::none;

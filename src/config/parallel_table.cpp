@@ -12,8 +12,8 @@
 namespace pgroups::detail {
 namespace {
 
-constexpr std::array<std::string_view, 5> kParallelKeys = {"pipeline", "tensor", "world_size", "legacy_sequence_dp",
-                                                           "seed"};
+constexpr std::array<std::string_view, 6> kParallelKeys = {"pipeline", "tensor", "world_size", "legacy_sequence_dp",
+                                                           "seed", "gpus_per_node"};
 constexpr std::array<std::string_view, 3> kTensorKeys = {"size", "mode", "depth"};
 constexpr std::array<std::string_view, 1> kPipelineKeys = {"size"};
 
@@ -65,6 +65,8 @@ class TableReader {
         config.legacy_sequence_dp = entry.value.boolean;
       } else if (entry.key == "seed") {
         config.seed = integer(entry.value, "parallel.seed");
+      } else if (entry.key == "gpus_per_node") {
+        config.gpus_per_node = integer(entry.value, "parallel.gpus_per_node");
       } else {
         unknown_key(entry, "parallel", kParallelKeys);
       }
