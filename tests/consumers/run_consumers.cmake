@@ -28,6 +28,10 @@ if(CONFIG)
   set(build_config_args -DCMAKE_BUILD_TYPE=${CONFIG})
 endif()
 set(common_args -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} ${build_config_args})
+# The consumers compile with the launcher (ccache) of the build they test, if any.
+if(CXX_COMPILER_LAUNCHER)
+  list(APPEND common_args "-DCMAKE_CXX_COMPILER_LAUNCHER=${CXX_COMPILER_LAUNCHER}")
+endif()
 
 # run_step(<what> COMMAND...): runs the command, reports how long it took, and fails the
 # test with the command's output when it exits non-zero. The output is in step_output.
