@@ -82,7 +82,7 @@ std::string plan_text(const Layout& layout) {
   if (layout.has_mode(ParallelMode::sequence_dp)) {
     out += layout.config().legacy_sequence_dp
                ? "sequence_dp: Colossal-AI's contiguous blocks of W/pipeline ranks (--legacy-sequence-dp)\n"
-               : "sequence_dp: all ranks of one pipeline stage (SPEC §3; --legacy-sequence-dp for Colossal-AI's blocks)\n";
+               : "sequence_dp: all ranks of one pipeline stage (docs/spec.md §3; --legacy-sequence-dp for Colossal-AI's blocks)\n";
   }
   out += fmt::format("\n{:<20} {:>10} {:>10}  groups (ascending by first rank)\n", "mode", "groups", "size");
   for (ParallelMode mode : layout.modes()) {

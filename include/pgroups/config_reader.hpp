@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Readers that turn configuration text into a ParallelConfig, and nothing else. Three
-/// formats carry the same settings (SPEC §1):
+/// formats carry the same settings (docs/spec.md §1):
 ///
 ///   TOML     [parallel]
 ///            pipeline = 2

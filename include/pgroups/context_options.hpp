@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "pgroups/backend.hpp"
-#include "pgroups/mpi/strategy.hpp"
+#include "pgroups/mpi/creation_strategy.hpp"
 
 namespace pgroups {
 

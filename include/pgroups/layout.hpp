@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Layout: the validated plan of one configuration, i.e. which modes exist and, for any
-/// rank, its coordinates and its group in each mode (SPEC §2 and §3). Pure: no
+/// rank, its coordinates and its group in each mode (docs/spec.md §2 and §3). Pure: no
 /// communication, no enumeration of the world unless a caller asks for all groups.
 
 #include <array>
@@ -25,7 +25,7 @@ struct Coordinate {
 
 class Layout {
  public:
-  /// Validates `config` completely (SPEC §1 and §5) and throws ConfigError naming the
+  /// Validates `config` completely (docs/spec.md §1 and §5) and throws ConfigError naming the
   /// offending values and the rule; world_size must be given (> 0).
   explicit Layout(const ParallelConfig& config);
 
@@ -60,7 +60,7 @@ class Layout {
   [[nodiscard]] std::vector<std::int64_t> group_of(std::int64_t rank, ParallelMode mode) const;
   [[nodiscard]] std::vector<std::vector<std::int64_t>> groups(ParallelMode mode) const;
 
-  /// Per-mode random seed of SPEC §6, as Colossal-AI seeds its generators: `tensor` gets
+  /// Per-mode random seed of docs/spec.md §6, as Colossal-AI seeds its generators: `tensor` gets
   /// `seed + tensor_local_rank + 1024 * pipeline_stage`, every other mode the base seed.
   [[nodiscard]] std::int64_t seed(std::int64_t rank, ParallelMode mode) const;
 

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// ParallelContext: the live process groups of one job, i.e. a communicator for every
-/// mode of a Layout, and what each rank can ask about them (SPEC §6, the answers of
+/// mode of a Layout, and what each rank can ask about them (docs/spec.md §6, the answers of
 /// Colossal-AI's ParallelContext).
 ///
 /// Construction is collective over the world communicator and happens in this order:
@@ -177,7 +177,7 @@ class ParallelContext {
   ///    number of visible devices (nccl::choose_device; the launchers' LOCAL_RANK-style
   ///    variables are not consulted, the MPI shared-memory split counts the processes
   ///    actually on the node). devices_per_node is not used.
-  ///  - With the MPI backend nothing is bound, and the value is SPEC §6's advice:
+  ///  - With the MPI backend nothing is bound, and the value is docs/spec.md §6's advice:
   ///    options.device when given, otherwise global_rank % devices_per_node
   ///    (processes_on_node() when that option is 0).
   /// The two rules agree when every node runs as many consecutive ranks as it has

@@ -15,6 +15,7 @@
 #include "pgroups/mpi/agreement.hpp"
 #include "pgroups/mpi/deadline.hpp"
 #include "pgroups/mpi/node.hpp"
+#include "pgroups/mpi/strategy.hpp"
 #include "pgroups/timeout.hpp"
 #include "watchdog.hpp"
 

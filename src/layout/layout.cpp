@@ -103,7 +103,7 @@ Derived validate_and_derive(const ParallelConfig& c) {
   return derived;
 }
 
-// The tensor-local index t is split into the mode's sub-coordinates (SPEC §2), fastest
+// The tensor-local index t is split into the mode's sub-coordinates (docs/spec.md §2), fastest
 // first, then pipe and data: the mesh's mixed-radix order is the rank order.
 std::vector<MeshDim> mesh_dims(const ParallelConfig& c, const Derived& derived) {
   const std::int64_t q = derived.grid_dim;
