@@ -12,6 +12,18 @@
 namespace pgroups {
 namespace {
 
+// User text quoted in a message: control bytes escaped, long text cut.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (char ch : text.substr(0, 64)) {
+    const auto byte = static_cast<unsigned char>(ch);
+    out += byte < 0x20 || byte >= 0x7f ? fmt::format("\\x{:02x}", byte) : std::string(1, ch);
+  }
+  if (text.size() > 64) out += "...";
+  return out;
+}
+
+
 // Exact integer roots: the floating-point estimate is corrected by stepping, so the
 // answer is right for every 64-bit value.
 std::int64_t integer_root(std::int64_t value, int degree) {
@@ -144,12 +156,38 @@ void check_dim_name(const MeshDim& dim) {
     const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
     if (!ok) {
       throw ConfigError(fmt::format("mesh dimension name '{}' is invalid: names use letters, digits and '_' only",
-                                    dim.name));
+                                    printable(dim.name)));
     }
   }
   if (dim.name == kEmbeddingGroup || dim.name == kPositionEmbeddingGroup) {
     throw ConfigError(fmt::format("mesh dimension name '{}' is reserved for Megatron's embedding group", dim.name));
   }
+}
+
+// Dimension names are short ("tp", "dp"), where the general suggestion only forgives a
+// change of case. Here one edit (or a swap of neighbours) is a plausible typo when it
+// points at one name, preferring names with the same first letter ("tpp" -> "tp").
+std::string suggest_dim(std::string_view word, std::span<const std::string_view> names) {
+  if (std::string suggestion = detail::did_you_mean(word, names); !suggestion.empty()) return suggestion;
+  auto one_edit = [](std::string_view a, std::string_view b) {
+    if (a.size() < b.size()) std::swap(a, b);
+    if (a.size() - b.size() > 1) return false;
+    std::size_t i = 0;
+    while (i < b.size() && a[i] == b[i]) ++i;
+    if (a.size() != b.size()) return a.substr(i + 1) == b.substr(i);
+    if (i == a.size()) return false;
+    if (a.substr(i + 1) == b.substr(i + 1)) return true;
+    return i + 1 < a.size() && a[i] == b[i + 1] && a[i + 1] == b[i] && a.substr(i + 2) == b.substr(i + 2);
+  };
+  std::vector<std::string_view> close;
+  for (std::string_view name : names) {
+    if (one_edit(word, name)) close.push_back(name);
+  }
+  if (close.size() > 1 && !word.empty()) {
+    std::erase_if(close, [&](std::string_view name) { return name.front() != word.front(); });
+  }
+  if (close.size() == 1) return fmt::format(" (did you mean {}?)", close.front());
+  return {};
 }
 
 void check_not_mixed(const ParallelConfig& c) {
@@ -293,7 +331,7 @@ void Layout::build_mesh() {
     KindShape shape;
     if (token == kEmbeddingGroup || token == kPositionEmbeddingGroup) {
       if (!find_dim(mesh_, "pp")) {
-        throw ConfigError(fmt::format("group '{}' needs a 'pp' dimension in the mesh, which has {}", token,
+        throw ConfigError(fmt::format("group '{}' needs a 'pp' dimension in the mesh, which has {}", printable(token),
                                       fmt::join(dim_names, ", ")));
       }
       shape.varying = mesh_.mask_of({"pp"});
@@ -302,24 +340,29 @@ void Layout::build_mesh() {
       if (token.empty()) throw ConfigError("a group token is empty; write dimension names joined by '-', e.g. tp-dp");
       for (std::string_view part : split_group_token(token)) {
         if (part.empty()) {
-          throw ConfigError(fmt::format("group '{}' has an empty dimension name; write names joined by one '-'", token));
+          throw ConfigError(
+              fmt::format("group '{}' has an empty dimension name; write names joined by one '-'", printable(token)));
         }
         const auto index = find_dim(mesh_, part);
         if (!index) {
-          throw ConfigError(fmt::format("unknown dimension '{}' in group '{}'; the mesh has {}{}", part, token,
-                                        fmt::join(dim_names, ", "), detail::did_you_mean(part, dim_names)));
+          std::string hint = suggest_dim(part, dim_names);
+          if (hint.empty()) {
+            hint = fmt::format(" (to name it, add it to the mesh, e.g. {}=1)", printable(part));
+          }
+          throw ConfigError(fmt::format("unknown dimension '{}' in group '{}'; the mesh has {}{}", printable(part),
+                                        printable(token), fmt::join(dim_names, ", "), hint));
         }
         const DimMask bit = DimMask{1} << *index;
         if (shape.varying & bit) {
-          throw ConfigError(fmt::format("dimension '{}' appears twice in group '{}'", part, token));
+          throw ConfigError(fmt::format("dimension '{}' appears twice in group '{}'", part, printable(token)));
         }
         shape.varying |= bit;
       }
     }
     for (std::size_t k = 0; k < kinds_.size(); ++k) {
       if (shapes_[k].varying == shape.varying && shapes_[k].pick == shape.pick) {
-        throw ConfigError(fmt::format("group '{}' repeats group '{}': both vary the same dimensions", token,
-                                      kinds_[k].name));
+        throw ConfigError(fmt::format("group '{}' repeats group '{}': both vary the same dimensions",
+                                      printable(token), printable(kinds_[k].name)));
       }
     }
     GroupKind kind{token, std::nullopt, {}, shape.pick != KindShape::Pick::all};
@@ -351,7 +394,7 @@ std::size_t Layout::group_kind_index(std::string_view name) const {
   if (const auto kind = find_group_kind(name)) return *kind;
   std::vector<std::string_view> names;
   for (const GroupKind& kind : kinds_) names.emplace_back(kind.name);
-  throw StateError(fmt::format("group kind '{}' is not created for {}; the kinds are: {}{}", name, describe(config_),
+  throw StateError(fmt::format("group kind '{}' is not created for {}; the kinds are: {}{}", printable(name), describe(config_),
                                fmt::join(names, ", "), detail::did_you_mean(name, names)));
 }
 
