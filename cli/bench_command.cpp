@@ -52,7 +52,7 @@ struct Entry {
   std::string call;
   std::optional<CreationStrategy> strategy;  // none for the baselines
   std::vector<double> seconds;
-  std::map<ParallelMode, std::vector<double>> mode_seconds;  // strategies only
+  std::map<std::string, std::vector<double>> mode_seconds;  // strategies only, by group kind
   std::vector<double> rest_seconds;  // strategies only: agreement, node query, bookkeeping
 
   [[nodiscard]] double min() const { return *std::min_element(seconds.begin(), seconds.end()); }
@@ -81,9 +81,9 @@ void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, const C
     context_options.strategy = *entry.strategy;
     ParallelContext context(config, world, context_options);
     const double elapsed = MPI_Wtime() - start;
-    std::map<ParallelMode, double> per_mode;
+    std::map<std::string, double> per_mode;
     double rest = elapsed;
-    for (ParallelMode mode : context.modes()) {
+    for (const std::string& mode : context.groups()) {
       per_mode[mode] = context.creation_seconds(mode);
       rest -= per_mode[mode];
     }
@@ -166,10 +166,11 @@ std::string bench_text(const std::vector<Entry>& entries, const Layout& layout, 
                      default_name, find(entries, "per_group").median() / chosen.median(), default_name,
                      chosen.median() / limit.median());
   out += fmt::format("\nwhere the time goes ({}, median of the slowest rank per mode):\n", default_name);
-  for (ParallelMode mode : layout.modes()) {
+  for (const GroupKind& kind : layout.group_kinds()) {
+    const std::string& mode = kind.name;
     const double seconds = Entry::median_of(chosen.mode_seconds.at(mode));
-    out += fmt::format("  {:<20} {:>8.3f} ms{}\n", mode_name(mode), seconds * 1e3,
-                       mode == ParallelMode::global ? "  (MPI_Comm_dup of the world)" : "");
+    out += fmt::format("  {:<20} {:>8.3f} ms{}\n", mode, seconds * 1e3,
+                       kind.mode == ParallelMode::global ? "  (MPI_Comm_dup of the world)" : "");
   }
   out += fmt::format("  {:<20} {:>8.3f} ms  (configuration agreement, node query, bookkeeping)\n", "rest",
                      Entry::median_of(chosen.rest_seconds) * 1e3);
@@ -213,7 +214,7 @@ int run_model(const BenchOptions& options) {
                                                  {"largest_collective", cost.largest_collective}};
     }
     text += '\n';
-    rows.push_back({{"world_size", w}, {"modes", layout.modes().size()}, {"algorithms", algorithms}});
+    rows.push_back({{"world_size", w}, {"modes", layout.group_kinds().size()}, {"algorithms", algorithms}});
   }
   if (options.format == "json") {
     std::cout << nlohmann::json{{"config", config_json(config)}, {"model", rows}}.dump() << '\n';
@@ -249,7 +250,7 @@ int run_bench(const BenchOptions& options) {
 
   const Layout layout(*config);
   // The context duplicates the world for `global`, so every mode counts.
-  const auto k = static_cast<std::int64_t>(layout.modes().size());
+  const auto k = static_cast<std::int64_t>(layout.group_kinds().size()) + (layout.is_mesh() ? 1 : 0);
   std::vector<Entry> entries;
   for (CreationStrategy strategy : mpi::kAllCreationStrategies) {
     entries.emplace_back(std::string(mpi::strategy_name(strategy)), std::string(call_of(strategy)), strategy);

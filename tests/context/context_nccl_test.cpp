@@ -65,7 +65,7 @@ TEST(GroupHandle, AnMpiHandleRefusesToBeReadAsNcclAndNamesItsBackend) {
     FAIL() << "no exception";
   } catch (const StateError& error) {
     EXPECT_STREQ(error.what(),
-                 "the group handle of mode tensor holds an MPI communicator (backend mpi), not an NCCL one; get_group "
+                 "the group handle of group tensor holds an MPI communicator (backend mpi), not an NCCL one; get_group "
                  "returns an NCCL communicator only when the context was built with backend nccl");
   }
 }
@@ -84,7 +84,7 @@ TEST(GroupHandle, AnNcclHandleRefusesToBeReadAsMpiAndPointsToTheCpuGroup) {
     FAIL() << "no exception";
   } catch (const StateError& error) {
     EXPECT_STREQ(error.what(),
-                 "the group handle of mode data holds an NCCL communicator (backend nccl), not an MPI one; "
+                 "the group handle of group data holds an NCCL communicator (backend nccl), not an MPI one; "
                  "get_cpu_group returns the MPI communicator whatever the context's backend");
   }
 }
@@ -215,10 +215,10 @@ TEST_F(ParallelContextNccl, GetGroupIsTheNcclCommunicatorAndGetCpuGroupTheMpiOne
 
 TEST_F(ParallelContextNccl, EveryDeviceGroupSumsTheGlobalRanksOfItsLayoutGroup) {
   ParallelContext context(test::richest_config(), MPI_COMM_WORLD, with_backend(Backend::nccl));
-  const std::vector<DeviceGroupCheck> checks = context.check_device_groups();
+  const std::vector<GroupCheck> checks = context.check_device_groups();
   ASSERT_EQ(checks.size(), context.modes().size());
-  for (const DeviceGroupCheck& check : checks) {
-    EXPECT_TRUE(check.ok()) << mode_name(check.mode) << ": " << check.actual << " != " << check.expected;
+  for (const GroupCheck& check : checks) {
+    EXPECT_TRUE(check.ok()) << check.group << ": " << check.actual << " != " << check.expected;
   }
 }
 

@@ -1,13 +1,17 @@
 #pragma once
 /// \file
-/// One NCCL communicator per parallel mode of a Layout, for the calling rank: the world
-/// serves as `global`, every other mode comes from one ncclCommSplit of the world
-/// (colour = Layout::group_index, key = Layout::local_rank), or, without split, from one
-/// ncclCommInitRankConfig per group.
+/// One NCCL communicator per group kind of a Layout, for the calling rank: the world
+/// serves as `global` (named "global" whether or not the layout has that kind), every
+/// other kind comes from one ncclCommSplit of the world (colour = the rank's group index,
+/// key = its local rank; NCCL_SPLIT_NOCOLOR for a rank outside every group of a partial
+/// kind such as Megatron's `embd`), or, without split, from one ncclCommInitRankConfig
+/// per group.
 
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "pgroups/layout.hpp"
@@ -16,40 +20,47 @@
 
 namespace pgroups::nccl {
 
-/// Broadcasts `bytes` in place from local rank 0 of the caller's group in `mode` to the
-/// rest of that group (e.g. MPI_Bcast over the mode's MPI communicator). Only the
-/// per-group path (no ncclCommSplit) calls it, once per mode other than `global`.
-using GroupBroadcast = std::function<void(ParallelMode mode, std::span<std::byte> bytes)>;
+/// Broadcasts `bytes` in place from local rank 0 of the caller's group of kind `group`
+/// to the rest of that group (e.g. MPI_Bcast over the kind's MPI communicator). Only the
+/// per-group path (no ncclCommSplit) calls it, once per kind other than `global` of
+/// which the caller is a member.
+using GroupBroadcast = std::function<void(std::string_view group, std::span<std::byte> bytes)>;
 
-/// The communicators of one rank, one per mode, in the Layout's creation order
-/// (`global` first). Destruction goes in reverse order, so every rank destroys in the
-/// same order (ncclCommDestroy is an intra-node collective) and children go before the
-/// parent whose resources they share. Move-only.
-class ModeCommunicators {
+/// The communicators of one rank, one per group kind it belongs to, in the Layout's
+/// creation order (`global` first), each under its kind's name. Destruction goes in
+/// reverse order, so every rank destroys in the same order (ncclCommDestroy is an
+/// intra-node collective) and children go before the parent whose resources they share.
+/// Move-only.
+class GroupCommunicators {
  public:
-  ModeCommunicators() noexcept = default;
-  ModeCommunicators(const ModeCommunicators&) = delete;
-  ModeCommunicators& operator=(const ModeCommunicators&) = delete;
-  ModeCommunicators(ModeCommunicators&& other) noexcept = default;
-  ModeCommunicators& operator=(ModeCommunicators&& other) noexcept;
-  ~ModeCommunicators();
+  GroupCommunicators() noexcept = default;
+  GroupCommunicators(const GroupCommunicators&) = delete;
+  GroupCommunicators& operator=(const GroupCommunicators&) = delete;
+  GroupCommunicators(GroupCommunicators&& other) noexcept = default;
+  GroupCommunicators& operator=(GroupCommunicators&& other) noexcept;
+  ~GroupCommunicators();
 
-  [[nodiscard]] bool contains(ParallelMode mode) const noexcept;
-  /// Throws StateError naming the mode when it was not created.
-  [[nodiscard]] NcclCommunicator& at(ParallelMode mode);
-  [[nodiscard]] const NcclCommunicator& at(ParallelMode mode) const;
-  /// The modes held, in creation order.
-  [[nodiscard]] std::vector<ParallelMode> modes() const;
+  /// Whether the kind's communicator is held. O(kinds).
+  [[nodiscard]] bool contains(std::string_view group) const noexcept;
+  [[nodiscard]] bool contains(ParallelMode mode) const noexcept { return contains(mode_name(mode)); }
+  /// Throws StateError naming the kind when it is not held.
+  [[nodiscard]] NcclCommunicator& at(std::string_view group);
+  [[nodiscard]] const NcclCommunicator& at(std::string_view group) const;
+  [[nodiscard]] NcclCommunicator& at(ParallelMode mode) { return at(mode_name(mode)); }
+  [[nodiscard]] const NcclCommunicator& at(ParallelMode mode) const { return at(mode_name(mode)); }
+  /// The kinds held, in creation order.
+  [[nodiscard]] std::vector<std::string> names() const;
   [[nodiscard]] std::size_t size() const noexcept { return comms_.size(); }
   [[nodiscard]] bool empty() const noexcept { return comms_.empty(); }
 
-  /// Seconds spent creating the mode's communicator, as given to add() (for `global`,
-  /// create_mode_communicators records 0: the world was created before the call).
-  /// Throws StateError naming the mode when it was not created.
-  [[nodiscard]] double creation_seconds(ParallelMode mode) const;
+  /// Seconds spent creating the kind's communicator, as given to add() (for `global`,
+  /// create_group_communicators records 0: the world was created before the call).
+  /// Throws StateError naming the kind when it is not held.
+  [[nodiscard]] double creation_seconds(std::string_view group) const;
+  [[nodiscard]] double creation_seconds(ParallelMode mode) const { return creation_seconds(mode_name(mode)); }
 
-  /// Appends the communicator of a mode not yet held (StateError otherwise).
-  void add(ParallelMode mode, NcclCommunicator comm, double creation_seconds = 0.0);
+  /// Appends the communicator of a kind not yet held (StateError otherwise).
+  void add(std::string group, NcclCommunicator comm, double creation_seconds = 0.0);
   /// Destroys every communicator in reverse creation order; on the first failure, aborts
   /// the rest and rethrows. Empty afterwards.
   void destroy();
@@ -58,21 +69,22 @@ class ModeCommunicators {
 
  private:
   struct Entry {
-    ParallelMode mode;
+    std::string group;
     NcclCommunicator comm;
     double creation_seconds;
   };
-  [[nodiscard]] const Entry& entry(ParallelMode mode) const;
+  [[nodiscard]] const Entry& entry(std::string_view group) const;
   void destroy_quietly() noexcept;
 
   std::vector<Entry> comms_;
 };
 
-/// Creates the communicators of every mode of `layout` for global rank `rank`, taking
-/// ownership of `world` (which must be the world communicator of `layout`: size
-/// layout.world_size(), NCCL rank == `rank`) as the `global` mode. Collective over the
-/// world: every rank calls it with the same layout and options, and the modes are
-/// created in the same order everywhere.
+/// Creates the communicators of every group kind of `layout` for global rank `rank`,
+/// taking ownership of `world` (which must be the world communicator of `layout`: size
+/// layout.world_size(), NCCL rank == `rank`) as "global". Collective over the world:
+/// every rank calls it with the same layout and options, and the kinds are created in the
+/// same order everywhere; a rank outside every group of a partial kind takes part in
+/// that kind's split without getting a communicator.
 ///
 /// The whole plan (every colour, key, group size) is computed and checked before the
 /// first collective. Each created communicator is checked to have the layout's group
@@ -81,9 +93,9 @@ class ModeCommunicators {
 /// is rethrown: StateError when the per-group path is needed and `group_broadcast` is
 /// empty or `world` is empty, ConfigError for a rank outside the layout or a
 /// colour/key beyond int, BackendError, TimeoutError (per step, options.timeout), or
-/// what `group_broadcast` throws. Complexity: one split (or one init) per mode.
-[[nodiscard]] ModeCommunicators create_mode_communicators(NcclCommunicator world, const Layout& layout,
-                                                          std::int64_t rank, const CommOptions& options = {},
-                                                          const GroupBroadcast& group_broadcast = {});
+/// what `group_broadcast` throws. Complexity: one split (or one init) per kind.
+[[nodiscard]] GroupCommunicators create_group_communicators(NcclCommunicator world, const Layout& layout,
+                                                            std::int64_t rank, const CommOptions& options = {},
+                                                            const GroupBroadcast& group_broadcast = {});
 
 }  // namespace pgroups::nccl
