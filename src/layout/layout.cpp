@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "../common/did_you_mean.hpp"
@@ -179,8 +180,14 @@ std::string suggest_dim(std::string_view word, std::span<const std::string_view>
     if (a.substr(i + 1) == b.substr(i + 1)) return true;
     return i + 1 < a.size() && a[i] == b[i + 1] && a[i + 1] == b[i] && a.substr(i + 2) == b.substr(i + 2);
   };
+  auto same_but_case = [](std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+  };
   std::vector<std::string_view> close;
   for (std::string_view name : names) {
+    if (same_but_case(word, name)) return fmt::format(" (did you mean {}?)", name);
     if (one_edit(word, name)) close.push_back(name);
   }
   if (close.size() > 1 && !word.empty()) {
@@ -395,7 +402,7 @@ std::size_t Layout::group_kind_index(std::string_view name) const {
   std::vector<std::string_view> names;
   for (const GroupKind& kind : kinds_) names.emplace_back(kind.name);
   throw StateError(fmt::format("group kind '{}' is not created for {}; the kinds are: {}{}", printable(name), describe(config_),
-                               fmt::join(names, ", "), detail::did_you_mean(name, names)));
+                               fmt::join(names, ", "), suggest_dim(name, names)));
 }
 
 std::size_t Layout::kind_of(ParallelMode mode) const {
