@@ -275,6 +275,34 @@ TEST(PresetLayout, KindsAreTheModesUnderTheirNamesInCreationOrder) {
   EXPECT_EQ(layout.find_group_kind("row-col"), std::nullopt);  // presets answer to mode names only
 }
 
+// docs/meshes.md: every Colossal-AI mode is a token on the preset's mesh (all but the
+// legacy sequence_dp blocks).
+class PresetAsMesh : public ::testing::TestWithParam<std::filesystem::path> {};
+
+TEST_P(PresetAsMesh, EveryModeIsTheTokenOfItsDimensionsOnTheSameMesh) {
+  const Layout preset(test::config_from_golden(test::load_json(GetParam()).at("config")));
+  std::vector<MeshDim> dims(preset.mesh().dims().begin(), preset.mesh().dims().end());
+  std::vector<std::string> tokens;
+  for (const GroupKind& kind : preset.group_kinds()) {
+    std::string token;
+    for (const std::string& dim : kind.dims) token += (token.empty() ? "" : "-") + dim;
+    tokens.push_back(token);
+  }
+  // Modes that share dimensions (tensor and 1d) become one token.
+  std::vector<std::string> unique;
+  for (const std::string& token : tokens) {
+    if (std::find(unique.begin(), unique.end(), token) == unique.end()) unique.push_back(token);
+  }
+  const Layout mesh(mesh_config(dims, unique));
+  for (std::size_t kind = 0; kind < tokens.size(); ++kind) {
+    SCOPED_TRACE(preset.group_kinds()[kind].name + " = " + tokens[kind]);
+    EXPECT_EQ(mesh.groups(mesh.group_kind_index(tokens[kind])), preset.groups(kind));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(GoldenFiles, PresetAsMesh, ::testing::ValuesIn(test::golden_files("golden")),
+                         test::test_name);
+
 // ---- Seeds -----------------------------------------------------------------------------
 
 TEST(LayoutSeed, ModesTheLayoutLacksAreAStateError) {
