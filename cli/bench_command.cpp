@@ -181,19 +181,27 @@ int run_model(const BenchOptions& options) {
   ParallelConfig config = options.plan.resolve(std::int64_t{0});
   // The smallest world of the configuration (data parallel size 1) validates the sizes.
   std::int64_t unit = 0;
-  if (config.pipeline < 1 || config.tensor_size < 1 ||
-      __builtin_mul_overflow(config.pipeline, config.tensor_size, &unit)) {
-    unit = 1;
+  std::int64_t largest = options.max_world;
+  if (config.mesh) {
+    // A mesh fixes its world: one row, at the product of its sizes.
+    config.world_size = 0;
+    unit = Layout(config).world_size();
+    largest = unit;
+  } else {
+    if (config.pipeline < 1 || config.tensor_size < 1 ||
+        __builtin_mul_overflow(config.pipeline, config.tensor_size, &unit)) {
+      unit = 1;
+    }
+    config.world_size = unit;
+    validate(config);
   }
-  config.world_size = unit;
-  validate(config);
   nlohmann::json rows = nlohmann::json::array();
   std::string text = fmt::format(
       "creation cost model: {} (data parallel size grows with W)\ncalls = group-creation calls per rank, colls = "
       "collectives each rank enters (agreement included)\n\n{:>9}",
       describe(config), "W");
   bool header_done = false;
-  for (std::int64_t w = unit; w <= options.max_world; w *= 2) {
+  for (std::int64_t w = unit; w <= largest; w *= 2) {
     config.world_size = w;
     const Layout layout(config);
     const auto costs = creation_costs(layout);

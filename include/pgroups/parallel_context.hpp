@@ -299,7 +299,7 @@ class ParallelContext {
 /// "shared_memory_split" collective: ranks that disagreed would wait in it forever), the
 /// backend and the creation strategy, e.g. "world_size=8 pipeline=2 tensor=4 mode=2d
 /// depth=- legacy_sequence_dp=false seed=1024 mesh=- node_info=launcher backend=mpi
-/// strategy=create_group"; with a mesh, "mesh=tp=2,dp=2,pp=2 groups tp,dp" (order,
+/// strategy=create_group"; with a mesh, "mesh=tp=2,dp=2,pp=2 groups=tp,tp-dp" (order,
 /// sizes and group tokens as given). Per-rank options (the device) are not part of it.
 [[nodiscard]] std::string agreement_text(const ParallelConfig& config, const ContextOptions& options,
                                          std::string_view node_info_source = "shared_memory_split");

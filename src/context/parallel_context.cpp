@@ -1,6 +1,7 @@
 #include "pgroups/parallel_context.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -62,13 +63,21 @@ constexpr mpi::Step kDestroyStep{"destroy", "the destruction of the context"};
 
 }  // namespace
 
+// "tp=2,dp=4 groups=tp,tp-dp": the order, the sizes and the tokens as given, or "-".
+static std::string mesh_text(const std::optional<MeshConfig>& mesh) {
+  if (!mesh) return "-";
+  std::string dims;
+  for (const MeshDim& dim : mesh->dims) dims += fmt::format("{}{}={}", dims.empty() ? "" : ",", dim.name, dim.size);
+  return fmt::format("{} groups={}", dims, fmt::join(mesh->groups, ","));
+}
+
 std::string agreement_text(const ParallelConfig& config, const ContextOptions& options,
                            std::string_view node_info_source) {
   return fmt::format("world_size={} pipeline={} tensor={} mode={} depth={} legacy_sequence_dp={} seed={} mesh={} "
                      "node_info={} backend={} strategy={}",
                      config.world_size, config.pipeline, config.tensor_size, tensor_mode_name(config.tensor_mode),
                      config.depth ? std::to_string(*config.depth) : std::string("-"), config.legacy_sequence_dp,
-                     config.seed, config.mesh ? describe(*config.mesh) : std::string("-"), node_info_source,
+                     config.seed, mesh_text(config.mesh), node_info_source,
                      backend_name(options.backend), mpi::strategy_name(options.strategy));
 }
 

@@ -29,7 +29,7 @@ TEST(ParallelContextLifetime, DestroyFreesEveryCommunicatorAndASecondDestroyIsHa
     (void)context.get_group(ParallelMode::global);
     FAIL() << "no exception";
   } catch (const StateError& error) {
-    EXPECT_STREQ(error.what(), "mode global is not initialized: the context was destroyed (or moved from)");
+    EXPECT_STREQ(error.what(), "group global is not initialized: the context was destroyed (or moved from)");
   }
   EXPECT_THROW((void)context.is_pipeline_first_stage(), StateError);
   // What does not depend on a communicator stays available.

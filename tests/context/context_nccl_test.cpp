@@ -52,12 +52,12 @@ TEST(BackendNames, TheAgreementTextNamesTheBackendBeforeTheStrategy) {
   const ContextOptions options = with_backend(Backend::nccl);
   EXPECT_EQ(agreement_text(config, options),
             fmt::format("world_size=4 pipeline=1 tensor=1 mode=none depth=- legacy_sequence_dp=false seed=1024 "
-                        "node_info=shared_memory_split backend=nccl strategy={}",
+                        "mesh=- node_info=shared_memory_split backend=nccl strategy={}",
                         mpi::strategy_name(options.strategy)));
 }
 
 TEST(GroupHandle, AnMpiHandleRefusesToBeReadAsNcclAndNamesItsBackend) {
-  const GroupHandle handle(ParallelMode::tensor, MPI_COMM_WORLD);
+  const GroupHandle handle("tensor", MPI_COMM_WORLD);
   EXPECT_EQ(handle.backend(), Backend::mpi);
   EXPECT_EQ(handle.mpi(), MPI_COMM_WORLD);
   try {
@@ -74,11 +74,11 @@ TEST(GroupHandle, AnNcclHandleRefusesToBeReadAsMpiAndPointsToTheCpuGroup) {
   // Never dereferenced: the handle only carries it.
   int storage = 0;
   const auto fake = reinterpret_cast<ncclComm_t>(&storage);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-  const GroupHandle handle(ParallelMode::data, fake);
+  const GroupHandle handle("data", fake);
   EXPECT_EQ(handle.backend(), Backend::nccl);
   EXPECT_EQ(handle.nccl(), fake);
-  EXPECT_NE(handle, GroupHandle(ParallelMode::data, MPI_COMM_WORLD));
-  EXPECT_EQ(handle, GroupHandle(ParallelMode::data, fake));
+  EXPECT_NE(handle, GroupHandle("data", MPI_COMM_WORLD));
+  EXPECT_EQ(handle, GroupHandle("data", fake));
   try {
     (void)handle.mpi();
     FAIL() << "no exception";
