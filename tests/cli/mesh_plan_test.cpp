@@ -179,6 +179,9 @@ struct Rejection {
   std::string message;
 };
 
+// Keeps CTest's test names readable.
+void PrintTo(const Rejection& rejection, std::ostream* out) { *out << rejection.flags; }
+
 class MeshPlanRejects : public ::testing::TestWithParam<Rejection> {};
 
 TEST_P(MeshPlanRejects, WithTheConfigErrorStatusAndTheRule) {
