@@ -235,5 +235,26 @@ TEST_F(ParallelContextNccl, BuildAndDestroyCyclesLeaveNoMpiHandleBehind) {
   EXPECT_EQ(Communicator::live_count(), before);
 }
 
+TEST_F(ParallelContextNccl, AMeshGetsOneNcclCommunicatorPerGroupTokenAndEverySumMatches) {
+  // Megatron's embedding groups too: pos_embd leaves every rank but the first stage out.
+  ParallelConfig config;
+  config.mesh = MeshConfig{.dims = {{"tp", 1}, {"pp", test::world_size()}}, .groups = {"tp", "pp", "embd", "pos_embd"}};
+  ParallelContext context(config, MPI_COMM_WORLD, with_backend(Backend::nccl));
+  for (const std::string& group : context.groups()) {
+    SCOPED_TRACE(group);
+    if (!context.is_member(group)) {
+      EXPECT_THROW((void)context.get_group(group), StateError);
+      continue;
+    }
+    EXPECT_EQ(context.get_group(group).backend(), Backend::nccl);
+    EXPECT_EQ(context.get_cpu_group(group).backend(), Backend::mpi);
+  }
+  const std::vector<GroupCheck> checks = context.check_device_groups();
+  EXPECT_EQ(checks.front().group, "global");  // the NCCL world, which a mesh has no kind for
+  for (const GroupCheck& check : checks) {
+    EXPECT_TRUE(check.ok()) << check.group << ": " << check.actual << " != " << check.expected;
+  }
+}
+
 }  // namespace
 }  // namespace pgroups
