@@ -90,12 +90,15 @@ class ParallelContext {
   /// Builds every communicator of `config` over `world` (borrowed: never freed, its
   /// error handler untouched), as described above. A non-zero config.world_size must
   /// equal the size of `world` (ConfigError otherwise). Precondition: every rank of
-  /// `world` calls this together. Cost per rank: O(modes) collectives for `split` and
-  /// `create_group`, O(total group count) for `per_group`, plus three (dup, agreement,
-  /// node query); with the NCCL backend, one more MPI collective (the device agreement),
-  /// the NCCL world and one ncclCommSplit per mode. Throws as described in the file
-  /// comment; ConfigError on every rank when options.backend was not built into pgroups
-  /// (the message says how to enable it).
+  /// `world` calls this together. Cost per rank: one collective per group kind for
+  /// `split` and `create_group`, O(total group count) for `per_group`, plus three (dup,
+  /// agreement, node query): the steps of creation_steps(); with the NCCL backend, one
+  /// more MPI collective (the device agreement), the NCCL world and one ncclCommSplit per
+  /// kind. Throws as described in the file comment; ConfigError on every rank when
+  /// options.backend was not built into pgroups (the message says how to enable it);
+  /// StateError, on this rank and before any collective, when MPI is not running (before
+  /// MPI_Init or after MPI_Finalize). With a mesh, world_size 0 means "the communicator's
+  /// size", which must then be the product of the mesh's sizes (ConfigError naming both).
   ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options = {});
 
   /// destroy(), ignoring errors.
@@ -103,7 +106,7 @@ class ParallelContext {
 
   ParallelContext(const ParallelContext&) = delete;
   ParallelContext& operator=(const ParallelContext&) = delete;
-  /// The moved-from context is destroyed (is_initialized is false for every mode).
+  /// The moved-from context is destroyed (is_initialized is false for every kind).
   ParallelContext(ParallelContext&& other) noexcept;
   ParallelContext& operator=(ParallelContext&& other) noexcept;
 
