@@ -128,5 +128,18 @@ TEST(VerifyMesh, AMeshWhoseProductIsNotTheWorldIsAConfigError) {
   EXPECT_NE(result.err.find("4"), std::string::npos) << result.err;
 }
 
+TEST(VerifyMesh, AndBenchTimesTheMeshsCommunicatorsWithEveryStrategy) {
+  const auto result = run_command(fmt::format("{} -np 4 {} bench --mesh tp=2,dp=2 --group tp --group tp-dp "
+                                              "--repeats 1 --format json",
+                                              PGROUPS_MPIEXEC, PGROUPS_CLI));
+  ASSERT_EQ(result.status, 0) << result.err;
+  const nlohmann::json report = nlohmann::json::parse(result.out);
+  EXPECT_EQ(report.at("world_size"), 4);
+  EXPECT_EQ(report.at("modes"), 3);  // the duplicate of the world and the two tokens
+  for (const char* strategy : {"comm_split", "create_group", "per_group", "comm_create", "split"}) {
+    EXPECT_GT(report.at("strategies").at(strategy).at("min_s").get<double>(), 0.0) << strategy;
+  }
+}
+
 }  // namespace
 }  // namespace pgroups
