@@ -1,6 +1,7 @@
 #include "mpi_options.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
@@ -12,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "pgroups/creation_steps.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/layout.hpp"
 #include "pgroups/timeout.hpp"
@@ -20,19 +22,6 @@ namespace pgroups::cli {
 namespace {
 
 constexpr const char* kFaultGroup = "Fault injection (testing)";
-
-// The steps of ParallelContext's construction for `config`, in order (the names
-// ContextOptions::before_step receives).
-std::vector<std::string> creation_steps(const ParallelConfig& config, Backend backend) {
-  std::vector<std::string> steps = {"duplicate", "agreement", "node"};
-  if (backend == Backend::nccl) steps.emplace_back("device");
-  const Layout layout(config);
-  for (ParallelMode mode : layout.modes()) {
-    if (mode != ParallelMode::global) steps.emplace_back(mode_name(mode));
-  }
-  if (backend == Backend::nccl) steps.emplace_back("nccl");
-  return steps;
-}
 
 void check_rank(const char* flag, int rank, int size) {
   if (rank < 0 || rank >= size) {
@@ -91,8 +80,8 @@ void MpiOptions::add_to(CLI::App& app, std::vector<std::string> steps_after_crea
       ->group(kFaultGroup);
   app.add_option("--inject-step", step,
                  fmt::format("Testing: the step before which the injected fault strikes: a step of creation "
-                             "(duplicate, agreement, node, a mode name such as data or tensor, with --backend nccl "
-                             "device and nccl), or one after it ({})",
+                             "(duplicate, agreement, node, a group kind such as data, tensor or tp-dp, with "
+                             "--backend nccl device and nccl), or one after it ({})",
                              fmt::join(later_steps_, ", ")))
       ->type_name("STEP")
       ->group(kFaultGroup);
@@ -112,20 +101,21 @@ void MpiOptions::apply(ContextOptions& options, const ParallelConfig& config, in
                                   "--inject-exit-rank different ranks",
                                   *stall_rank));
   }
-  const std::vector<std::string> steps = creation_steps(config, options.backend);
+  // The context's own list of steps, so that every step it announces can be named here,
+  // then the command's own phases after creation.
+  const std::vector<CreationStep> steps = creation_steps(Layout(config), options.backend == Backend::nccl);
   const std::vector<std::string>& later = later_steps_;
-  if (!step.empty() && std::find(steps.begin(), steps.end(), step) == steps.end() &&
+  if (!step.empty() && find_step(steps, step) == nullptr &&
       std::find(later.begin(), later.end(), step) == later.end()) {
     throw ConfigError(fmt::format("--inject-step '{}' is not a step of `pgroups {}` with {}: the steps of creation "
                                   "are {}; after it {}",
-                                  step, command_, describe(config), fmt::join(steps, ", "), fmt::join(later, ", ")));
+                                  step, command_, describe(config), step_names(steps), fmt::join(later, ", ")));
   }
-  // The exit's default is the step after the first mode (`global`, made by "duplicate")
-  // was created: the first of the other modes, so that the rank dies half-way. Every
-  // layout has one (`data`), and it comes before "nccl".
-  const std::string exit_default = *std::find_if(steps.begin(), steps.end(), [](const std::string& s) {
-    return s != "duplicate" && s != "agreement" && s != "node" && s != "device";
-  });
+  // The exit's default is the first group kind's step (after `global`, made by
+  // "duplicate"), so that the rank dies half-way.
+  const auto first_group = std::find_if(steps.begin(), steps.end(),
+                                        [](const CreationStep& s) { return s.kind == StepKind::group; });
+  const std::string exit_default = first_group != steps.end() ? first_group->name : std::string("node");
   const std::string at = !step.empty() ? step : stall_rank == rank ? std::string("duplicate") : exit_default;
 
   if (stall_rank == rank) {
