@@ -32,8 +32,12 @@ struct Dim {
 // The coordinates fastest first: the tensor ones (or the 2d/2.5d/3d sub-coordinates),
 // pipe, data (Layout::coordinates lists data, pipe, tensor, then the sub-coordinates).
 std::vector<Dim> dims_fastest_first(const Layout& layout) {
-  const std::vector<Coordinate> coords = layout.coordinates(0);
   std::vector<Dim> dims;
+  if (const auto& mesh = layout.config().mesh) {
+    for (const MeshDim& dim : mesh->dims) dims.push_back({dim.name, dim.size});
+    return dims;
+  }
+  const std::vector<Coordinate> coords = layout.coordinates(0);
   if (coords.size() > 3) {
     for (std::size_t i = 3; i < coords.size(); ++i) dims.push_back({coords[i].name, coords[i].size});
   } else {
@@ -177,10 +181,10 @@ std::string row_label(const std::vector<Dim>& dims, const Geometry& g, std::int6
   return label + fmt::format("{}", fmt::join(parts, " "));
 }
 
-void panel(std::string& out, const Layout& layout, ParallelMode mode, const std::vector<Dim>& dims,
+void panel(std::string& out, const Layout& layout, std::size_t mode, const std::vector<Dim>& dims,
            const Geometry& g, double left, double top, const std::optional<LocalityReport>& locality,
            const std::string& outline) {
-  const std::string name(mode_name(mode));
+  const std::string& name = layout.group_kinds()[mode].name;
   const std::int64_t count = layout.group_count(mode);
   const std::int64_t size = layout.group_size(mode);
   const ModeLocality* counted = nullptr;
@@ -235,6 +239,19 @@ void panel(std::string& out, const Layout& layout, ParallelMode mode, const std:
   for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
     const double cx = static_cast<double>(rank % g.columns) * g.cell;
     const double cy = static_cast<double>(rank / g.columns) * g.cell;
+    if (!layout.is_member(rank, mode)) {
+      // A partial kind (Megatron's embedding groups): this rank is in none of its groups.
+      out += fmt::format(
+          "<rect class=\"cell\" x=\"{:g}\" y=\"{:g}\" width=\"{:g}\" height=\"{:g}\" fill=\"#eeeeee\" "
+          "data-rank=\"{}\" data-group=\"none\"><title>rank {}: in no {} group</title></rect>",
+          cx, cy, g.cell, g.cell, rank, rank, escape(name));
+      if (g.font > 0) {
+        out += fmt::format("<text class=\"label\" x=\"{:g}\" y=\"{:g}\">{}</text>", cx + g.cell / 2,
+                           cy + g.cell / 2, rank);
+      }
+      out += '\n';
+      continue;
+    }
     const std::int64_t group = layout.group_index(rank, mode);
     std::string where;
     std::int64_t node = 0;
@@ -282,7 +299,7 @@ std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& 
                                   world, kMaxPictureWorldSize));
   }
   const std::vector<Dim> dims = dims_fastest_first(layout);
-  const auto modes = layout.modes();
+  const auto modes = layout.group_kinds();
   const Geometry g = geometry(dims, world, modes.size());
   const auto lines = static_cast<std::int64_t>((modes.size() + static_cast<std::size_t>(g.panels_per_line) - 1) /
                                                static_cast<std::size_t>(g.panels_per_line));
@@ -337,7 +354,7 @@ std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& 
   for (std::size_t i = 0; i < modes.size(); ++i) {
     const auto line = static_cast<double>(i / static_cast<std::size_t>(g.panels_per_line));
     const auto slot = static_cast<double>(i % static_cast<std::size_t>(g.panels_per_line));
-    panel(out, layout, modes[i], dims, g, kPad + slot * (g.panel_width + kGap),
+    panel(out, layout, i, dims, g, kPad + slot * (g.panel_width + kGap),
           kTitleHeight + line * (g.panel_height + kGap), locality, outline);
   }
   out += "</svg>\n";

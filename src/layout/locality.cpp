@@ -96,22 +96,25 @@ std::vector<ModeLocality> mode_locality(const Layout& layout, const NodeMap& nod
                                   layout.world_size()));
   }
   std::vector<ModeLocality> result;
-  for (ParallelMode mode : layout.modes()) {
+  const auto kinds = layout.group_kinds();
+  for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
     ModeLocality entry;
-    entry.name = std::string(mode_name(mode));
-    entry.group_size = layout.group_size(mode);
+    entry.name = kinds[kind].name;
+    entry.group_size = layout.group_size(kind);
     entry.bandwidth_hungry = is_bandwidth_hungry(entry.name);
-    const std::int64_t count = layout.group_count(mode);
+    const std::int64_t count = layout.group_count(kind);
     for (std::int64_t g = 0; g < count; ++g) {
-      const std::int64_t leader = layout.group_leader(mode, g);
+      const std::int64_t leader = layout.group_leader(kind, g);
       const std::int64_t node = nodes.node_of(leader);
+      // Members ascend and, when each node is one range of ranks, the last member decides.
       bool within = true;
+      const std::int64_t size = kinds[kind].partial ? static_cast<std::int64_t>(layout.group_of(leader, kind).size())
+                                                    : entry.group_size;
       if (nodes.contiguous()) {
-        // Members ascend and each node is one range of ranks: the last member decides.
-        within = nodes.node_of(layout.group_member(leader, mode, entry.group_size - 1)) == node;
+        within = nodes.node_of(layout.group_member(leader, kind, size - 1)) == node;
       } else {
-        for (std::int64_t i = 1; i < entry.group_size && within; ++i) {
-          within = nodes.node_of(layout.group_member(leader, mode, i)) == node;
+        for (std::int64_t i = 1; i < size && within; ++i) {
+          within = nodes.node_of(layout.group_member(leader, kind, i)) == node;
         }
       }
       ++(within ? entry.groups_within_node : entry.groups_across_nodes);

@@ -54,6 +54,29 @@ TEST(PlanLocality, TheIssueExampleCountsMatchTheGroupsAndWarnsAboutTensorGroups)
   EXPECT_NE(result.err.find("pgroups: warning: 2d_col groups cross nodes: 256 of 256"), std::string::npos) << result.err;
 }
 
+TEST(PlanLocality, MeshGroupsAreCountedAndATpGroupAcrossNodesIsWarnedAbout) {
+  const auto result = run_command(fmt::format(
+      "{} plan --mesh tp=4,dp=4 --group tp --group dp --gpus-per-node 2 --format json", PGROUPS_CLI));
+  ASSERT_EQ(result.status, 0) << result.err;
+  const nlohmann::json locality = nlohmann::json::parse(result.out).at("locality");
+  EXPECT_EQ(locality.at("nodes"), 8);
+  EXPECT_EQ(locality.at("modes").at("tp"), nlohmann::json({{"groups_within_node", 0}, {"groups_across_nodes", 4}}));
+  EXPECT_EQ(locality.at("modes").at("dp"), nlohmann::json({{"groups_within_node", 0}, {"groups_across_nodes", 4}}));
+  EXPECT_EQ(result.err.rfind("pgroups: warning: tp groups cross nodes: 4 of 4 groups of 4 ranks span more than one "
+                             "node of 2 GPUs",
+                             0),
+            0U)
+      << result.err;
+  EXPECT_EQ(result.err.find("dp groups cross"), std::string::npos) << result.err;
+
+  const auto fits = run_command(fmt::format(
+      "{} plan --mesh tp=4,dp=4 --group tp --group dp --gpus-per-node 4 --format json", PGROUPS_CLI));
+  ASSERT_EQ(fits.status, 0) << fits.err;
+  EXPECT_EQ(nlohmann::json::parse(fits.out).at("locality").at("modes").at("tp"),
+            nlohmann::json({{"groups_within_node", 4}, {"groups_across_nodes", 0}}));
+  EXPECT_EQ(fits.err, "");
+}
+
 TEST(PlanLocality, TextHasAColumnOfCountsPerModeAndNoWarningWhenTensorGroupsFit) {
   const auto result = run_command(
       fmt::format("{} plan -w 32 -p 2 -t 8 -m 2.5d -d 2 --gpus-per-node 8", PGROUPS_CLI));
