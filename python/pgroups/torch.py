@@ -1,0 +1,216 @@
+"""torch.distributed process groups of a pgroups plan.
+
+After ``torch.distributed.init_process_group``, :func:`create_groups` creates the groups of
+a plan (all its modes, or the ones asked for). Before the first group, every rank
+validates the plan and one all-reduce over the default group checks that all ranks hold
+the same plan, modes and creation method: a mismatch raises
+:class:`pgroups.MismatchError`, and an invalid plan :class:`pgroups.ConfigError`, on
+every rank, instead of leaving ranks waiting in ``new_group`` forever.
+
+Groups are created with the fastest call the installed torch offers:
+
+``split_group``
+    ``torch.distributed.split_group`` (torch >= 2.5): one call per mode, NCCL default
+    group only;
+``new_group_local``
+    ``new_group(ranks, use_local_synchronization=True)`` (torch >= 2.2): every rank
+    creates its own group only, synchronising with its members, not the world;
+``new_group``
+    plain ``new_group(ranks)``: every rank enters every group's creation, which
+    torch requires, with a barrier over the world each time (Colossal-AI's algorithm).
+
+The repr of :class:`TorchGroups` names the method used.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+import zlib
+from typing import Any, Dict, Iterable, List, Optional, Sequence
+
+import torch
+import torch.distributed as dist
+
+from . import _pgroups
+from ._modes import ModeLike, ParallelMode, mode_value
+from ._plan import Plan
+
+METHODS = ("split_group", "new_group_local", "new_group")
+
+
+def available_method(backend: Optional[str] = None) -> str:
+    """The fastest creation method the installed torch offers for ``backend`` (default:
+    the default group's backend)."""
+    if backend is None and dist.is_initialized():
+        backend = str(dist.get_backend())
+    if hasattr(dist, "split_group") and backend == "nccl":
+        return "split_group"
+    if "use_local_synchronization" in inspect.signature(dist.new_group).parameters:
+        return "new_group_local"
+    return "new_group"
+
+
+class TorchGroups:
+    """The torch process groups of one plan on this rank: per mode, this rank's group.
+
+    ``get_group(mode)`` is a ``torch.distributed.ProcessGroup``; ranks lists, local
+    ranks and sizes come from the plan. ``destroy()`` destroys every group it created.
+    """
+
+    def __init__(self, plan: Plan, rank: int, method: str) -> None:
+        self.plan = plan
+        self.rank = rank
+        self.method = method
+        self.seconds = 0.0
+        self.calls = 0
+        self._groups: Dict[str, Any] = {}
+
+    @property
+    def modes(self) -> List[ParallelMode]:
+        return [ParallelMode(name) for name in self._groups]
+
+    def get_group(self, mode: ModeLike) -> Any:
+        name = mode_value(mode)
+        try:
+            return self._groups[name]
+        except KeyError:
+            raise _pgroups.StateError(
+                f"parallel mode '{name}' has no torch group here; the modes created are "
+                f"{', '.join(repr(m) for m in self._groups) or 'none'}") from None
+
+    def get_ranks_in_group(self, mode: ModeLike) -> List[int]:
+        self.get_group(mode)
+        return self.plan.group_of(self.rank, mode)
+
+    def get_local_rank(self, mode: ModeLike) -> int:
+        self.get_group(mode)
+        return self.plan.local_rank(self.rank, mode)
+
+    def get_world_size(self, mode: ModeLike) -> int:
+        self.get_group(mode)
+        return self.plan.group_size(mode)
+
+    def destroy(self) -> None:
+        """Destroys every group created (not the default group); a second call does nothing."""
+        for group in self._groups.values():
+            if group is not None and group is not dist.GroupMember.NON_GROUP_MEMBER:
+                dist.destroy_process_group(group)
+        self._groups.clear()
+
+    def __repr__(self) -> str:
+        return (f"TorchGroups({self.plan!r}, modes={len(self._groups)}, method={self.method!r}, "
+                f"calls={self.calls}, seconds={self.seconds:.3f})")
+
+
+def create_groups(
+    plan: Optional[Plan] = None,
+    *,
+    pipeline: int = 1,
+    tensor: int = 1,
+    mode: Optional[str] = None,
+    depth: Optional[int] = None,
+    legacy_sequence_dp: bool = False,
+    modes: Optional[Iterable[ModeLike]] = None,
+    backend: Optional[str] = None,
+    timeout: Optional[Any] = None,
+    method: Optional[str] = None,
+) -> TorchGroups:
+    """Creates the torch process groups of ``plan`` (or of the plan of ``pipeline``,
+    ``tensor``, ``mode``, ``depth`` over the default group's world), for ``modes`` (default:
+    every mode of the plan, in creation order). Collective over the default group: every
+    rank must call it with the same arguments. ``backend`` and ``timeout`` go to torch;
+    ``method`` forces one of METHODS (default: :func:`available_method`).
+
+    Raises, on every rank and before any group is created: MismatchError when ranks
+    disagree (the message lists which ranks hold what), ConfigError for an invalid plan
+    or a plan whose world size is not torch's, StateError for a mode the plan lacks.
+    """
+    if not dist.is_initialized():
+        raise _pgroups.StateError("pgroups.torch.create_groups needs torch.distributed.init_process_group first")
+    world = dist.get_world_size()
+    rank = dist.get_rank()
+    chosen = method or available_method(backend)
+
+    error: Optional[BaseException] = None
+    names: List[str] = []
+    try:
+        if chosen not in METHODS:
+            raise _pgroups.ConfigError(f"creation method '{chosen}' is unknown; the methods are {', '.join(METHODS)}")
+        if plan is None:
+            plan = Plan(world, pipeline, tensor, mode, depth, legacy_sequence_dp)
+        elif plan.world_size != world:
+            raise _pgroups.ConfigError(
+                f"the plan's world size {plan.world_size} is not torch.distributed's world size {world}")
+        names = [mode_value(m) for m in (plan.modes if modes is None else modes)]
+        for name in names:
+            if not plan.has_mode(name):
+                raise _pgroups.StateError(
+                    f"parallel mode '{name}' is not a mode of {plan!r}; its modes are "
+                    f"{', '.join(m.value for m in plan.modes)}")
+    except _pgroups.Error as caught:
+        error = caught
+    described = (f"{plan!r}" if plan is not None else
+                 f"pipeline={pipeline} tensor={tensor} mode={mode} depth={depth} legacy={legacy_sequence_dp}")
+    described += f" modes={','.join(names) if error is None else '?'} method={chosen} backend={backend}"
+    _agree(described, error, rank, world)
+    assert plan is not None
+
+    groups = TorchGroups(plan, rank, chosen)
+    start = time.perf_counter()
+    options: Dict[str, Any] = {}
+    if backend is not None:
+        options["backend"] = backend
+    if timeout is not None:
+        options["timeout"] = timeout
+    for name in names:
+        if chosen == "split_group":
+            groups._groups[name] = dist.split_group(split_ranks=plan.groups(name), **options)
+            groups.calls += 1
+        elif chosen == "new_group_local":
+            groups._groups[name] = dist.new_group(plan.group_of(rank, name), use_local_synchronization=True,
+                                                  **options)
+            groups.calls += 1
+        else:
+            for ranks in plan.groups(name):
+                group = dist.new_group(ranks, **options)
+                groups.calls += 1
+                if rank in ranks:
+                    groups._groups[name] = group
+    groups.seconds = time.perf_counter() - start
+    return groups
+
+
+def _agree(described: str, error: Optional[BaseException], rank: int, world: int) -> None:
+    # One all-reduce (MAX) of (hash, -hash, failed): the hashes agree exactly when the
+    # maximum of h equals the minimum. Every rank then takes the same branch.
+    digest = zlib.crc32(described.encode())
+    device = torch.device("cuda", torch.cuda.current_device()) if str(dist.get_backend()) == "nccl" \
+        else torch.device("cpu")
+    flags = torch.tensor([digest, -digest, 1 if error is not None else 0], dtype=torch.int64, device=device)
+    dist.all_reduce(flags, op=dist.ReduceOp.MAX)
+    if int(flags[0]) != -int(flags[1]):
+        texts: List[Any] = [None] * world
+        dist.all_gather_object(texts, described)
+        holders: Dict[str, List[int]] = {}
+        for r, text in enumerate(texts):
+            holders.setdefault(str(text), []).append(r)
+        parts = "; ".join(f"ranks {_ranges(ranks)} hold {text}" for text, ranks in holders.items())
+        raise _pgroups.MismatchError(f"torch group plan mismatch across ranks: {parts}")
+    if int(flags[2]):
+        if error is not None:
+            raise error
+        raise _pgroups.ConfigError(f"another rank rejected the plan {described} (rank {rank} accepted it)")
+
+
+def _ranges(ranks: Sequence[int]) -> str:
+    out: List[str] = []
+    start = prev = ranks[0]
+    for r in list(ranks[1:]) + [None]:  # type: ignore[list-item]
+        if r is not None and r == prev + 1:
+            prev = r
+            continue
+        out.append(str(start) if start == prev else f"{start}-{prev}")
+        if r is not None:
+            start = prev = r
+    return ",".join(out)
