@@ -56,28 +56,34 @@ def main():
     plan = pgroups.Plan(comm.Get_size(), pipeline=args.pipeline, tensor=args.tensor, mode=args.mode,
                         depth=args.depth)
     calls = sum(plan.group_count(m) for m in plan.modes)
-    ours, theirs = [], []
+    methods = {"pgroups": None}
+    if pgt.gloo_direct_available():
+        methods["gloo_direct"] = "gloo_direct"
+    times = {name: [] for name in [*methods, "loop"]}
+    last = {}
     for repeat in range(args.repeats):
-        order = ["pgroups", "loop"] if repeat % 2 == 0 else ["loop", "pgroups"]
+        order = list(times) if repeat % 2 == 0 else list(reversed(times))
         for name in order:
-            if name == "pgroups":
-                groups, seconds = timed(comm, lambda: pgt.create_groups(plan))
-                ours.append(seconds)
-                last = groups
+            if name in methods:
+                groups, seconds = timed(comm, lambda: pgt.create_groups(plan, method=methods[name]))
+                last[name] = groups
                 groups.destroy()
             else:
                 created, seconds = timed(comm, lambda: baseline(plan))
-                theirs.append(seconds)
                 for group in created:
                     dist.destroy_process_group(group)
+            times[name].append(seconds)
             if comm.Get_rank() == 0:
-                print(f"run {repeat} {name:8s} {seconds * 1e3:9.1f} ms", flush=True)
+                print(f"run {repeat} {name:12s} {seconds * 1e3:9.1f} ms", flush=True)
     if comm.Get_rank() == 0:
         print(f"{plan!r} on {comm.Get_size()} ranks, torch {__import__('torch').__version__}, "
               f"{len(plan.modes)} modes, {calls} groups")
-        print(f"pgroups.torch ({last.method}, {last.calls} calls): median {statistics.median(ours) * 1e3:.1f} ms")
-        print(f"new_group loop ({calls} calls): median {statistics.median(theirs) * 1e3:.1f} ms")
-        print(f"ratio loop / pgroups = {statistics.median(theirs) / statistics.median(ours):.2f}")
+        loop = statistics.median(times["loop"])
+        print(f"new_group loop ({calls} calls): median {loop * 1e3:.1f} ms")
+        for name, groups in last.items():
+            median = statistics.median(times[name])
+            print(f"pgroups.torch method={groups.method} ({groups.calls} calls per rank): median "
+                  f"{median * 1e3:.1f} ms, loop / pgroups = {loop / median:.2f}")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,15 @@ Groups are created with the fastest call the installed torch offers:
     torch requires, with a barrier over the world each time (Colossal-AI's algorithm).
 
 The repr of :class:`TorchGroups` names the method used.
+
+One more method is available on request, ``method="gloo_direct"``, for the torch
+versions older than 2.0 that keep their group registry in module globals (Debian 12's
+torch 1.13): every rank constructs only its own group per mode
+(``ProcessGroupGloo`` over a prefix of the default store, as ``new_group`` does inside)
+and registers it with torch.distributed as ``new_group`` would, so ``get_rank(group)``,
+``all_reduce(..., group=group)`` and ``destroy_process_group(group)`` work. It skips
+``new_group``'s barrier over the whole world per group, but relies on torch's private
+registry, hence opt-in; :func:`gloo_direct_available` tells whether this torch has it.
 """
 
 from __future__ import annotations
@@ -36,7 +45,17 @@ from . import _pgroups
 from ._modes import ModeLike, ParallelMode, mode_value
 from ._plan import Plan
 
-METHODS = ("split_group", "new_group_local", "new_group")
+METHODS = ("split_group", "new_group_local", "new_group", "gloo_direct")
+_generation = 0
+
+
+def gloo_direct_available() -> bool:
+    """Whether ``method="gloo_direct"`` works with this torch: gloo is built and the
+    group registry is the module globals of torch 1.x."""
+    from torch.distributed import distributed_c10d as c10d
+
+    return (dist.is_gloo_available() and all(hasattr(c10d, name) for name in (
+        "_pg_map", "_pg_names", "_pg_group_ranks", "_get_default_store", "ProcessGroupGloo", "PrefixStore")))
 
 
 def available_method(backend: Optional[str] = None) -> str:
@@ -137,6 +156,10 @@ def create_groups(
     try:
         if chosen not in METHODS:
             raise _pgroups.ConfigError(f"creation method '{chosen}' is unknown; the methods are {', '.join(METHODS)}")
+        if chosen == "gloo_direct" and not (gloo_direct_available() and (backend or str(dist.get_backend())) == "gloo"):
+            raise _pgroups.ConfigError(
+                f"creation method 'gloo_direct' needs the gloo backend and torch < 2.0 (torch {torch.__version__}, "
+                f"backend {backend or dist.get_backend()}); use {available_method(backend)!r}")
         if plan is None:
             plan = Plan(world, pipeline, tensor, mode, depth, legacy_sequence_dp)
         elif plan.world_size != world:
@@ -156,6 +179,8 @@ def create_groups(
     _agree(described, error, rank, world)
     assert plan is not None
 
+    global _generation
+    _generation += 1  # every rank calls create_groups collectively, so the counts agree
     groups = TorchGroups(plan, rank, chosen)
     start = time.perf_counter()
     options: Dict[str, Any] = {}
@@ -166,6 +191,11 @@ def create_groups(
     for name in names:
         if chosen == "split_group":
             groups._groups[name] = dist.split_group(split_ranks=plan.groups(name), **options)
+            groups.calls += 1
+        elif chosen == "gloo_direct":
+            groups._groups[name] = _gloo_direct_group(plan.group_of(rank, name), rank,
+                                                      f"pgroups/{_generation}/{name}/{plan.group_index(rank, name)}",
+                                                      timeout)
             groups.calls += 1
         elif chosen == "new_group_local":
             groups._groups[name] = dist.new_group(plan.group_of(rank, name), use_local_synchronization=True,
@@ -179,6 +209,20 @@ def create_groups(
                     groups._groups[name] = group
     groups.seconds = time.perf_counter() - start
     return groups
+
+
+def _gloo_direct_group(ranks: List[int], rank: int, name: str, timeout: Optional[Any]) -> Any:
+    # What torch 1.x's new_group does for a member of the group, without the barrier over
+    # the world: the members rendezvous through a prefix of the default store.
+    from torch.distributed import distributed_c10d as c10d
+
+    store = c10d._get_default_store()
+    pg = c10d.ProcessGroupGloo(c10d.PrefixStore(name + "/", store), ranks.index(rank), len(ranks),
+                               timeout=timeout or c10d.default_pg_timeout)
+    c10d._pg_map[pg] = (c10d.Backend.GLOO, store)
+    c10d._pg_names[pg] = name
+    c10d._pg_group_ranks[pg] = {global_rank: group_rank for group_rank, global_rank in enumerate(ranks)}
+    return pg
 
 
 def _agree(described: str, error: Optional[BaseException], rank: int, world: int) -> None:

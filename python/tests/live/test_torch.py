@@ -83,3 +83,28 @@ def test_plan_of_another_world_size_is_rejected_everywhere():
 def test_mode_missing_from_the_plan_is_a_state_error_everywhere():
     with pytest.raises(pgroups.StateError, match="pipe"):
         pgt.create_groups(pgroups.Plan(SIZE), modes=["pipe"])
+
+
+@pytest.mark.skipif(not pgt.gloo_direct_available(), reason="this torch has no module-level group registry")
+@pytest.mark.parametrize("plan_args", [dict(pipeline=2, tensor=4, mode="2d"), dict(tensor=8, mode="2.5d", depth=2)])
+def test_gloo_direct_groups_work_like_new_group_ones(plan_args):
+    groups = pgt.create_groups(method="gloo_direct", **plan_args)
+    tensor_group = groups.get_group("tensor")
+    try:
+        assert "method='gloo_direct'" in repr(groups)
+        assert groups.calls == len(groups.modes)  # one group per mode on this rank
+        for mode in groups.modes:
+            assert dist.get_backend(groups.get_group(mode)) == "gloo"
+        check_groups(groups)
+    finally:
+        groups.destroy()
+    # Destroyed groups are gone from torch's registry too.
+    with pytest.raises(RuntimeError):
+        dist.get_rank(tensor_group)
+
+
+def test_gloo_direct_must_be_asked_for_and_backed():
+    if pgt.gloo_direct_available():
+        assert pgt.available_method("gloo") != "gloo_direct"
+    with pytest.raises(pgroups.ConfigError, match="creation method 'nope' is unknown"):
+        pgt.create_groups(method="nope")
