@@ -195,6 +195,8 @@ class ParallelContext:
         self.destroy()
 
     def __repr__(self) -> str:
+        if not hasattr(self, "_context"):
+            return "ParallelContext(<not constructed>)"
         state = "live" if self._context.modes() else "destroyed"
         return (f"ParallelContext({self._plan!r}, rank={self.get_global_rank()}, strategy={self.strategy!r}, "
                 f"{state})")

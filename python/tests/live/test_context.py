@@ -143,8 +143,8 @@ def test_mismatch_raises_on_every_rank():
 
 
 def test_invalid_plan_raises_the_same_config_error_on_every_rank():
-    with pytest.raises(pgroups.ConfigError, match="tensor size 8 is not a perfect square, required by mode 2d"):
-        ParallelContext(tensor=8, mode="2d", timeout=60)
+    with pytest.raises(pgroups.ConfigError, match="tensor size 2 is not a perfect square, required by mode 2d"):
+        ParallelContext(tensor=2, mode="2d", timeout=60)
     # Nothing is left half-built: the next context works.
     with ParallelContext(**plan_args()) as ctx:
         check_every_group(ctx)
