@@ -68,9 +68,15 @@ class PyContext {
     context_ = std::make_unique<ParallelContext>(config, comm, std::move(options));
   }
 
-  ParallelContext& get() {
-    return *context_;
+  // The communicators are freed collectively: other ranks may still be on their way.
+  ~PyContext() {
+    py::gil_scoped_release release;
+    context_.reset();
   }
+  PyContext(const PyContext&) = delete;
+  PyContext& operator=(const PyContext&) = delete;
+
+  ParallelContext& get() { return *context_; }
   py::object world() const { return world_; }
 
   void destroy() {

@@ -160,13 +160,13 @@ def test_gil_is_released_while_ranks_wait():
         if RANK == 0:
             timer = threading.Timer(0.3, lambda: side.send("go", dest=1, tag=7))
             timer.start()
-            with ParallelContext(timeout=60) as ctx:
+            with ParallelContext(timeout=30) as ctx:
                 assert ctx.get_group("global").allreduce(1) == SIZE
             timer.join()
         else:
             if RANK == 1:
                 assert side.recv(source=0, tag=7) == "go"
-            with ParallelContext(timeout=60) as ctx:
+            with ParallelContext(timeout=30) as ctx:
                 assert ctx.get_group("global").allreduce(1) == SIZE
     finally:
         side.Free()
