@@ -53,8 +53,6 @@ DimMask mask_of(const Mesh& mesh, const std::vector<std::string>& names) {
 }  // namespace
 
 void bind_layout(py::module_& m) {
-  m.def("make_config", &make_config, py::arg("world_size"), py::arg("pipeline"), py::arg("tensor"), py::arg("mode"),
-        py::arg("depth"), py::arg("legacy_sequence_dp"), py::arg("seed"));
   m.def("read_config_file", [](const std::filesystem::path& path) { return config_dict(read_config_file(path)); },
         py::arg("path"));
   m.def("parse_config",

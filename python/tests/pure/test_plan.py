@@ -140,3 +140,22 @@ def test_help_is_useful():
     assert "world_size" in Plan.__doc__ and "ConfigError" in Plan.__doc__
     assert Plan.group_of.__doc__
     assert pgroups.ParallelContext.__doc__ and "mpi4py" in pgroups.ParallelContext.__doc__
+
+
+def test_importing_pgroups_needs_neither_mpi_nor_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys, pgroups; pgroups.Plan(8, tensor=4, mode='2d').to_json(); "
+            "print(sorted(m for m in ('mpi4py.MPI', 'torch') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_modes_of_another_enum_are_taken_by_value():
+    import enum
+
+    class TheirMode(enum.Enum):
+        PARALLEL_2D_ROW = "2d_row"
+
+    assert Plan(8, tensor=4, mode="2d").group_of(3, TheirMode.PARALLEL_2D_ROW) == [2, 3]
