@@ -52,7 +52,7 @@ struct Entry {
   std::string call;
   std::optional<CreationStrategy> strategy;  // none for the baselines
   std::vector<double> seconds;
-  std::map<ParallelMode, std::vector<double>> mode_seconds;  // strategies only
+  std::map<std::string, std::vector<double>> mode_seconds;  // strategies only, by group kind
   std::vector<double> rest_seconds;  // strategies only: agreement, node query, bookkeeping
 
   [[nodiscard]] double min() const { return *std::min_element(seconds.begin(), seconds.end()); }
@@ -81,9 +81,9 @@ void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, const C
     context_options.strategy = *entry.strategy;
     ParallelContext context(config, world, context_options);
     const double elapsed = MPI_Wtime() - start;
-    std::map<ParallelMode, double> per_mode;
+    std::map<std::string, double> per_mode;
     double rest = elapsed;
-    for (ParallelMode mode : context.modes()) {
+    for (const std::string& mode : context.groups()) {
       per_mode[mode] = context.creation_seconds(mode);
       rest -= per_mode[mode];
     }
@@ -166,10 +166,11 @@ std::string bench_text(const std::vector<Entry>& entries, const Layout& layout, 
                      default_name, find(entries, "per_group").median() / chosen.median(), default_name,
                      chosen.median() / limit.median());
   out += fmt::format("\nwhere the time goes ({}, median of the slowest rank per mode):\n", default_name);
-  for (ParallelMode mode : layout.modes()) {
+  for (const GroupKind& kind : layout.group_kinds()) {
+    const std::string& mode = kind.name;
     const double seconds = Entry::median_of(chosen.mode_seconds.at(mode));
-    out += fmt::format("  {:<20} {:>8.3f} ms{}\n", mode_name(mode), seconds * 1e3,
-                       mode == ParallelMode::global ? "  (MPI_Comm_dup of the world)" : "");
+    out += fmt::format("  {:<20} {:>8.3f} ms{}\n", mode, seconds * 1e3,
+                       kind.mode == ParallelMode::global ? "  (MPI_Comm_dup of the world)" : "");
   }
   out += fmt::format("  {:<20} {:>8.3f} ms  (configuration agreement, node query, bookkeeping)\n", "rest",
                      Entry::median_of(chosen.rest_seconds) * 1e3);
@@ -180,19 +181,27 @@ int run_model(const BenchOptions& options) {
   ParallelConfig config = options.plan.resolve(std::int64_t{0});
   // The smallest world of the configuration (data parallel size 1) validates the sizes.
   std::int64_t unit = 0;
-  if (config.pipeline < 1 || config.tensor_size < 1 ||
-      __builtin_mul_overflow(config.pipeline, config.tensor_size, &unit)) {
-    unit = 1;
+  std::int64_t largest = options.max_world;
+  if (config.mesh) {
+    // A mesh fixes its world: one row, at the product of its sizes.
+    config.world_size = 0;
+    unit = Layout(config).world_size();
+    largest = unit;
+  } else {
+    if (config.pipeline < 1 || config.tensor_size < 1 ||
+        __builtin_mul_overflow(config.pipeline, config.tensor_size, &unit)) {
+      unit = 1;
+    }
+    config.world_size = unit;
+    validate(config);
   }
-  config.world_size = unit;
-  validate(config);
   nlohmann::json rows = nlohmann::json::array();
   std::string text = fmt::format(
       "creation cost model: {} (data parallel size grows with W)\ncalls = group-creation calls per rank, colls = "
       "collectives each rank enters (agreement included)\n\n{:>9}",
       describe(config), "W");
   bool header_done = false;
-  for (std::int64_t w = unit; w <= options.max_world; w *= 2) {
+  for (std::int64_t w = unit; w <= largest; w *= 2) {
     config.world_size = w;
     const Layout layout(config);
     const auto costs = creation_costs(layout);
@@ -213,7 +222,7 @@ int run_model(const BenchOptions& options) {
                                                  {"largest_collective", cost.largest_collective}};
     }
     text += '\n';
-    rows.push_back({{"world_size", w}, {"modes", layout.modes().size()}, {"algorithms", algorithms}});
+    rows.push_back({{"world_size", w}, {"modes", layout.group_kinds().size()}, {"algorithms", algorithms}});
   }
   if (options.format == "json") {
     std::cout << nlohmann::json{{"config", config_json(config)}, {"model", rows}}.dump() << '\n';
@@ -249,7 +258,7 @@ int run_bench(const BenchOptions& options) {
 
   const Layout layout(*config);
   // The context duplicates the world for `global`, so every mode counts.
-  const auto k = static_cast<std::int64_t>(layout.modes().size());
+  const auto k = static_cast<std::int64_t>(layout.group_kinds().size()) + (layout.is_mesh() ? 1 : 0);
   std::vector<Entry> entries;
   for (CreationStrategy strategy : mpi::kAllCreationStrategies) {
     entries.emplace_back(std::string(mpi::strategy_name(strategy)), std::string(call_of(strategy)), strategy);

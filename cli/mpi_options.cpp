@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "pgroups/creation_steps.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/layout.hpp"
 #include "pgroups/timeout.hpp"
@@ -19,19 +20,6 @@ namespace pgroups::cli {
 namespace {
 
 constexpr const char* kFaultGroup = "Fault injection (testing)";
-
-// The steps of ParallelContext's construction for `config`, in order (the names
-// ContextOptions::before_step receives).
-std::vector<std::string> creation_steps(const ParallelConfig& config, Backend backend) {
-  std::vector<std::string> steps = {"duplicate", "agreement", "node"};
-  if (backend == Backend::nccl) steps.emplace_back("device");
-  const Layout layout(config);
-  for (ParallelMode mode : layout.modes()) {
-    if (mode != ParallelMode::global) steps.emplace_back(mode_name(mode));
-  }
-  if (backend == Backend::nccl) steps.emplace_back("nccl");
-  return steps;
-}
 
 void check_rank(const char* flag, int rank, int size) {
   if (rank < 0 || rank >= size) {
@@ -88,7 +76,7 @@ void MpiOptions::add_to(CLI::App& app, bool fault_injection) {
       ->group(kFaultGroup);
   app.add_option("--inject-step", step,
                  "Testing: the creation step before which the injected fault strikes: duplicate, agreement, node, "
-                 "a mode name (data, tensor, ...), or with --backend nccl device or nccl")
+                 "a group kind (data, tensor, tp-dp, ...), or with --backend nccl device or nccl")
       ->type_name("STEP")
       ->group(kFaultGroup);
 }
@@ -107,17 +95,17 @@ void MpiOptions::apply(ContextOptions& options, const ParallelConfig& config, in
                                   "--inject-exit-rank different ranks",
                                   *stall_rank));
   }
-  const std::vector<std::string> steps = creation_steps(config, options.backend);
-  if (!step.empty() && std::find(steps.begin(), steps.end(), step) == steps.end()) {
+  // The context's own list of steps, so that every step it announces can be named here.
+  const std::vector<CreationStep> steps = creation_steps(Layout(config), options.backend == Backend::nccl);
+  if (!step.empty() && find_step(steps, step) == nullptr) {
     throw ConfigError(fmt::format("--inject-step '{}' is not a step of creating {}: the steps are {}", step,
-                                  describe(config), fmt::join(steps, ", ")));
+                                  describe(config), step_names(steps)));
   }
-  // The exit's default is the step after the first mode (`global`, made by "duplicate")
-  // was created: the first of the other modes, so that the rank dies half-way.
-  const auto first_mode = std::find_if(steps.begin(), steps.end(), [](const std::string& s) {
-    return s != "duplicate" && s != "agreement" && s != "node" && s != "device";
-  });
-  const std::string exit_default = first_mode != steps.end() ? *first_mode : std::string("node");
+  // The exit's default is the first group kind's step (after `global`, made by
+  // "duplicate"), so that the rank dies half-way.
+  const auto first_group = std::find_if(steps.begin(), steps.end(),
+                                        [](const CreationStep& s) { return s.kind == StepKind::group; });
+  const std::string exit_default = first_group != steps.end() ? first_group->name : std::string("node");
   const std::string at = !step.empty() ? step : stall_rank == rank ? std::string("duplicate") : exit_default;
 
   if (stall_rank == rank) {

@@ -19,6 +19,7 @@ void PlanOptions::add_to(CLI::App& app, bool with_world_size) {
   seed_option_ = app.add_option("--seed", seed_, "Base random seed (default 1024)");
   app.add_flag("--legacy-sequence-dp", legacy_sequence_dp_,
                "Build Colossal-AI's contiguous sequence_dp blocks instead of one group per pipeline stage");
+  add_mesh_to(app);
 }
 
 ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_runtime) const {
@@ -34,13 +35,14 @@ ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_
   if (depth_option_->count()) config.depth = depth_;
   if (seed_option_->count()) config.seed = seed_;
   if (legacy_sequence_dp_) config.legacy_sequence_dp = true;
+  apply_mesh(config, world_size_from_runtime);
   if (world_size_from_runtime) {
     if (config.world_size != 0 && config.world_size != *world_size_from_runtime) {
       throw ConfigError(fmt::format("world size {} was given, but the job has {} ranks", config.world_size,
                                     *world_size_from_runtime));
     }
     config.world_size = *world_size_from_runtime;
-  } else if (config.world_size == 0) {
+  } else if (config.world_size == 0 && !config.mesh) {  // a mesh's product is its world size
     throw ConfigError("world size is missing: give --world-size W or world_size in the config file");
   }
   return config;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "pgroups/parallel_config.hpp"
 
@@ -24,6 +25,26 @@ class PlanOptions {
   [[nodiscard]] ParallelConfig resolve(std::optional<std::int64_t> world_size_from_runtime = std::nullopt) const;
 
  private:
+  /// The named-mesh options (mesh_options.cpp): `--mesh tp=2,dp=4,pp=2`, repeated
+  /// `--group TOKEN`, and Megatron's `--order tp-cp-ep-dp-pp` with `--tp/--cp/--ep/--dp/--pp`.
+  void add_mesh_to(CLI::App& app);
+  /// Replaces the file's mesh and groups by the flags given; ConfigError for a --group
+  /// without any mesh, or --mesh together with --order or a size flag. With --order,
+  /// a missing --dp is the world size over the other sizes, when the world size is known.
+  void apply_mesh(ParallelConfig& config, std::optional<std::int64_t> world_size_from_runtime) const;
+
+  std::string mesh_;
+  std::vector<std::string> groups_;
+  std::string order_;
+  std::int64_t tp_ = 1, cp_ = 1, ep_ = 1, dp_ = 1, pp_ = 1;
+  CLI::Option* mesh_option_ = nullptr;
+  CLI::Option* order_option_ = nullptr;
+  CLI::Option* tp_option_ = nullptr;
+  CLI::Option* cp_option_ = nullptr;
+  CLI::Option* ep_option_ = nullptr;
+  CLI::Option* dp_option_ = nullptr;
+  CLI::Option* pp_option_ = nullptr;
+
   std::string config_file_;
   std::int64_t world_size_ = 0;
   std::int64_t pipeline_ = 1;

@@ -50,7 +50,8 @@ struct VerifyOptions {
   MpiOptions mpi;  // --timeout and the --inject-* testing flags
 };
 
-// What one rank saw of one mode's communicator.
+// What one rank saw of one group kind's communicator (nothing, outside every group of a
+// partial kind such as Megatron's embd: rank -1, size 0).
 struct Observation {
   int rank = -1;
   int size = 0;
@@ -58,8 +59,9 @@ struct Observation {
   bool ok = false;
 };
 
-Observation observe(const ParallelContext& context, ParallelMode mode) {
-  const MPI_Comm comm = context.get_cpu_group(mode).mpi();
+Observation observe(const ParallelContext& context, const std::string& group) {
+  if (!context.is_member(group)) return Observation{.ok = true};
+  const MPI_Comm comm = context.get_cpu_group(group).mpi();
   Observation seen;
   check(MPI_Comm_size(comm, &seen.size), "MPI_Comm_size");
   check(MPI_Comm_rank(comm, &seen.rank), "MPI_Comm_rank");
@@ -68,34 +70,35 @@ Observation observe(const ParallelContext& context, ParallelMode mode) {
   check(MPI_Allgather(&me, 1, MPI_INT, seen.members.data(), 1, MPI_INT, comm), "MPI_Allgather");
 
   const Layout& layout = context.layout();
-  const std::vector<std::int64_t> expected = layout.group_of(me, mode);
-  seen.ok = seen.size == static_cast<std::int64_t>(expected.size()) && seen.rank == layout.local_rank(me, mode) &&
+  const std::size_t kind = layout.group_kind_index(group);
+  const std::vector<std::int64_t> expected = layout.group_of(me, kind);
+  seen.ok = seen.size == static_cast<std::int64_t>(expected.size()) && seen.rank == layout.local_rank(me, kind) &&
             std::equal(seen.members.begin(), seen.members.end(), expected.begin(), expected.end());
   if (!seen.ok) {
     fmt::print(stderr,
-               "pgroups verify: rank {}, mode {}: the communicator has size {}, rank {}, members [{}]; the layout "
+               "pgroups verify: rank {}, group {}: the communicator has size {}, rank {}, members [{}]; the layout "
                "says size {}, local rank {}, members [{}]\n",
-               me, mode_name(mode), seen.size, seen.rank, fmt::join(seen.members, ", "), expected.size(),
-               layout.local_rank(me, mode), fmt::join(expected, ", "));
+               me, group, seen.size, seen.rank, fmt::join(seen.members, ", "), expected.size(),
+               layout.local_rank(me, kind), fmt::join(expected, ", "));
   }
   return seen;
 }
 
-// Rank 0's picture of one mode, from every rank's observation.
+// Rank 0's picture of one group kind, from every rank's observation.
 struct ModeReport {
-  ParallelMode mode{};
+  std::string group;
   double create_seconds = 0.0;  // slowest rank
   bool ok = true;               // on every rank
   std::vector<int> local_ranks;
   std::vector<int> sizes;
-  std::vector<std::vector<int>> groups;  // distinct, sorted by first rank
+  std::vector<std::vector<int>> groups;  // distinct, sorted by first rank (non-members' empty ones left out)
 };
 
-ModeReport gather_report(MPI_Comm world, int rank, int size, const ParallelContext& context, ParallelMode mode,
+ModeReport gather_report(MPI_Comm world, int rank, int size, const ParallelContext& context, const std::string& group,
                          const Observation& seen, bool with_groups) {
   ModeReport report;
-  report.mode = mode;
-  const double seconds = context.creation_seconds(mode);
+  report.group = group;
+  const double seconds = context.creation_seconds(group);
   check(MPI_Reduce(&seconds, &report.create_seconds, 1, MPI_DOUBLE, MPI_MAX, 0, world), "MPI_Reduce");
 
   const std::array<int, 3> mine = {seen.rank, seen.size, seen.ok ? 1 : 0};
@@ -128,7 +131,7 @@ ModeReport gather_report(MPI_Comm world, int rank, int size, const ParallelConte
     std::set<std::vector<int>> distinct;
     for (std::size_t r = 0; r < report.sizes.size(); ++r) {
       const auto first = members.begin() + offsets[r];
-      distinct.emplace(first, first + report.sizes[r]);
+      if (report.sizes[r] > 0) distinct.emplace(first, first + report.sizes[r]);
     }
     report.groups.assign(distinct.begin(), distinct.end());
     std::stable_sort(report.groups.begin(), report.groups.end(), [](const auto& a, const auto& b) {
@@ -140,9 +143,9 @@ ModeReport gather_report(MPI_Comm world, int rank, int size, const ParallelConte
   return report;
 }
 
-// The NCCL check of `mode`, when there is one.
-const DeviceModeReport* device_report_of(const std::vector<DeviceModeReport>& device, ParallelMode mode) {
-  const auto found = std::find_if(device.begin(), device.end(), [mode](const auto& d) { return d.mode == mode; });
+// The NCCL check of `group`, when there is one.
+const DeviceModeReport* device_report_of(const std::vector<DeviceModeReport>& device, const std::string& group) {
+  const auto found = std::find_if(device.begin(), device.end(), [&group](const auto& d) { return d.group == group; });
   return found == device.end() ? nullptr : &*found;
 }
 
@@ -151,13 +154,13 @@ nlohmann::json report_json(const ParallelContext& context, std::string_view stra
                            bool ok) {
   nlohmann::json modes = nlohmann::json::object();
   for (const ModeReport& report : reports) {
-    nlohmann::json& entry = modes[std::string(mode_name(report.mode))];
+    nlohmann::json& entry = modes[report.group];
     entry = {{"groups", report.groups},
              {"local_rank", report.local_ranks},
              {"world_size", report.sizes},
              {"ok", report.ok},
              {"create_seconds", report.create_seconds}};
-    if (const DeviceModeReport* checked = device_report_of(device, report.mode)) {
+    if (const DeviceModeReport* checked = device_report_of(device, report.group)) {
       entry["nccl"] = device_report_json(*checked);
     }
   }
@@ -182,24 +185,27 @@ std::string report_text(const ParallelContext& context, std::string_view strateg
               : fmt::format("created {} communicators per rank in {:.6f} s (slowest rank)\n\n", reports.size(),
                             create_seconds);
   // With NCCL, "create (s)" covers both communicators of a mode, "nccl (s)" the NCCL one.
-  out += fmt::format("{:<20} {:>8} {:>8} {:>12}  {}\n", "mode", "groups", "size", "create (s)",
+  out += fmt::format("{:<20} {:>8} {:>8} {:>12}  {}\n", layout.is_mesh() ? "group" : "mode", "groups", "size", "create (s)",
                      nccl ? fmt::format("{:<5} {:>10}  {}", "check", "nccl (s)", "nccl sum") : "check");
   std::size_t failed = 0;
   for (const ModeReport& report : reports) {
-    const DeviceModeReport* checked = device_report_of(device, report.mode);
+    const DeviceModeReport* checked = device_report_of(device, report.group);
+    const std::size_t kind = layout.group_kind_index(report.group);
     const bool mode_ok = report.ok && (checked == nullptr || checked->ok);
     failed += mode_ok ? 0 : 1;
     const std::string_view check_text = report.ok ? "OK" : "FAIL";
-    out += fmt::format("{:<20} {:>8} {:>8} {:>12.6f}  {}\n", mode_name(report.mode),
-                       layout.group_count(report.mode), layout.group_size(report.mode), report.create_seconds,
+    out += fmt::format("{:<20} {:>8} {:>8} {:>12.6f}  {}\n", report.group, layout.group_count(kind),
+                       layout.group_size(kind), report.create_seconds,
                        checked != nullptr ? fmt::format("{:<5} {:>10.6f}  {}", check_text, checked->create_seconds,
                                                         checked->ok ? "OK" : "FAIL")
                                           : std::string(check_text));
   }
-  out += ok ? fmt::format("\nOK: every communicator of {} modes matches the layout on all {} ranks{}\n",
-                          reports.size(), layout.world_size(), nccl ? " (MPI and NCCL)" : "")
-            : fmt::format("\nFAIL: {} of {} modes differ from the layout (details on stderr)\n", failed,
-                          reports.size());
+  // A preset's kinds are Colossal-AI's modes; a mesh's are its group tokens.
+  const std::string_view kinds = layout.is_mesh() ? "group kinds" : "modes";
+  out += ok ? fmt::format("\nOK: every communicator of {} {} matches the layout on all {} ranks{}\n",
+                          reports.size(), kinds, layout.world_size(), nccl ? " (MPI and NCCL)" : "")
+            : fmt::format("\nFAIL: {} of {} {} differ from the layout (details on stderr)\n", failed,
+                          reports.size(), kinds);
   return out;
 }
 
@@ -251,10 +257,10 @@ int run_verify(const VerifyOptions& options) {
   try {
     std::vector<ModeReport> reports;
     int all_ok = 1;
-    for (ParallelMode mode : context->modes()) {
-      const Observation seen = observe(*context, mode);
+    for (const std::string& group : context->groups()) {
+      const Observation seen = observe(*context, group);
       all_ok = (all_ok == 1 && seen.ok) ? 1 : 0;
-      reports.push_back(gather_report(world, rank, size, *context, mode, seen, json));
+      reports.push_back(gather_report(world, rank, size, *context, group, seen, json));
     }
     std::vector<DeviceModeReport> device;
     if (context->backend() == Backend::nccl) {

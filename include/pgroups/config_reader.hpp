@@ -18,6 +18,23 @@
 /// entry means the defaults (pure data parallelism); an empty or blank text, though, is
 /// a ParseError, as it is far more likely a truncated file than a wish.
 ///
+/// A top-level `mesh` table describes a named mesh instead (ParallelConfig::mesh;
+/// docs/meshes.md): `order` (required; dimension names joined by '-', fastest first),
+/// `groups` (an array of group tokens; default one per dimension), and every other key
+/// the integer size of the dimension it names (1 when absent; a name missing from the
+/// order must have size 1):
+///
+///   TOML     [mesh]
+///            order = "tp-cp-dp-pp"
+///            tp = 2
+///            dp = 4
+///            groups = ["tp", "dp-cp", "embd"]
+///   JSON     {"mesh": {"order": "tp-cp-dp-pp", "tp": 2, "dp": 4, "groups": ["tp", "dp-cp"]}}
+///   Python   mesh = dict(order='tp-cp-dp-pp', tp=2, dp=4, groups=['tp', 'dp-cp'])
+///
+/// `world_size` stays in `parallel`. At most 64 keys and 64 groups are read; more is a
+/// ParseError.
+///
 /// Python files are read as a literal subset, never executed: assignments of integers,
 /// floats, strings, True/False/None, `dict(...)` calls with keyword arguments, `{...}`
 /// literals with string keys and `[...]` lists, plus comments, docstrings and lines

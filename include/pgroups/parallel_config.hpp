@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "pgroups/mesh_config.hpp"
+
 namespace pgroups {
 
 /// How the tensor-parallel ranks are arranged (Colossal-AI's `tensor.mode`).
@@ -36,11 +38,17 @@ struct ParallelConfig {
   bool legacy_sequence_dp = false;
   /// Base of the per-mode random seeds (SPEC §6).
   std::int64_t seed = 1024;
+  /// A named mesh and its group kinds instead of the presets. With a mesh, pipeline,
+  /// tensor_size, tensor_mode, depth and legacy_sequence_dp must keep their defaults
+  /// (ConfigError naming what was mixed); world_size, when given, must equal the
+  /// product of the mesh's sizes (ConfigError naming both).
+  std::optional<MeshConfig> mesh;
 
   friend bool operator==(const ParallelConfig&, const ParallelConfig&) = default;
 };
 
-/// One-line human description, e.g. "W=16 pipeline=2 tensor=8 mode=2.5d depth=2".
+/// One-line human description, e.g. "W=16 pipeline=2 tensor=8 mode=2.5d depth=2", or for a
+/// mesh "W=16 mesh tp=2,dp=4,pp=2 groups tp,dp,pp,tp-dp".
 [[nodiscard]] std::string describe(const ParallelConfig& config);
 
 }  // namespace pgroups

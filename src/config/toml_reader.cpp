@@ -238,8 +238,10 @@ void emit(const toml::node& node, ValueTreeBuilder& builder) {
     emit_table(*table, position, builder);
     return;
   }
-  if (node.is_array()) {
+  if (const toml::array* array = node.as_array()) {
     builder.begin(ValueKind::array, position);
+    // The nesting scan has bounded the depth; the builder drops what no setting uses.
+    for (const toml::node& element : *array) emit(element, builder);
     builder.end();
     return;
   }
@@ -275,12 +277,14 @@ ConfigValue read_toml_tree(std::string_view text, std::string_view source) {
     if (!message.empty()) message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
     throw_parse_error(source, position_of(error.source()), message);
   }
-  // Only `parallel` is read: the builder would drop every other top-level entry anyway.
+  // Only `parallel` and `mesh` are read: the builder would drop every other top-level entry anyway.
   ValueTreeBuilder builder(source);
   builder.begin(ValueKind::table, SourcePosition{1, 1});
-  if (const auto parallel = document.find("parallel"); parallel != document.end()) {
-    builder.key(parallel->first.str(), position_of(parallel->first.source()));
-    emit(parallel->second, builder);
+  for (const std::string_view name : {"parallel", "mesh"}) {
+    if (const auto entry = document.find(name); entry != document.end()) {
+      builder.key(entry->first.str(), position_of(entry->first.source()));
+      emit(entry->second, builder);
+    }
   }
   builder.end();
   return builder.finish();

@@ -87,8 +87,10 @@ void ValueTreeBuilder::begin(ValueKind container, SourcePosition position) {
   ConfigValue* node = place_value(position);
   if (node) node->kind = container;
   // Depth 1 is the top level, 2 `parallel`, 3 `parallel.tensor`: nothing deeper can hold
-  // a setting, so deeper tables are kept as a kind alone.
-  const bool keeps_entries = node != nullptr && container == ValueKind::table && open_.size() < 3;
+  // a setting, so deeper tables are kept as a kind alone. An array directly under a kept
+  // table (`mesh.groups`) keeps its elements.
+  const bool keeps_entries = node != nullptr && (container == ValueKind::table || container == ValueKind::array) &&
+                             open_.size() < 3;
   open_.push_back(Frame{node, keeps_entries, keeps_entries ? std::move(path) : std::string()});
 }
 
@@ -111,9 +113,18 @@ ConfigValue* ValueTreeBuilder::place_value(SourcePosition position) {
   }
   const Frame& parent = open_.back();
   if (!parent.keeps_entries) return nullptr;
-  // The top level of a training config holds many unrelated settings; only one matters.
-  if (open_.size() == 1 && pending_key_ != "parallel") return nullptr;
+  // The top level of a training config holds many unrelated settings; only two matter.
+  if (open_.size() == 1 && pending_key_ != "parallel" && pending_key_ != "mesh") return nullptr;
   std::vector<ConfigEntry>& entries = parent.node->entries;
+  // A kept container counts all its entries, kept or not, so that a reader can tell
+  // that some were dropped.
+  ++parent.node->integer;
+  if (parent.node->kind == ValueKind::array) {
+    if (entries.size() >= kMaxKeptEntries) return nullptr;
+    entries.push_back(ConfigEntry{std::string(), position, ConfigValue{}});
+    entries.back().value.position = position;
+    return &entries.back().value;
+  }
   for (const ConfigEntry& entry : entries) {
     if (entry.key == pending_key_) {
       const std::string where = parent.path.empty() ? std::string() : " in " + parent.path;

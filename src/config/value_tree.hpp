@@ -45,7 +45,8 @@ enum class ValueKind : std::uint8_t {
   /// `text` holds its spelling.
   floating,
   string,
-  /// Elements are never kept: no setting is an array.
+  /// Elements are kept (with empty keys) only for an array directly under a kept table,
+  /// such as `mesh.groups`.
   array,
   table,
   /// TOML only.
@@ -59,6 +60,8 @@ struct ConfigValue {
   ValueKind kind = ValueKind::null;
   SourcePosition position;
   bool boolean = false;
+  /// An integer's value; for a kept table or array, the number of its entries, kept or
+  /// dropped (see ValueTreeBuilder).
   std::int64_t integer = 0;
   /// The string's value; the source spelling of a float or a big integer.
   std::string text;
@@ -77,10 +80,12 @@ struct ConfigEntry {
 
 /// Builds a ConfigValue from a stream of events in document order, keeping only what
 /// the `parallel` settings can use, so that memory stays bounded whatever the input:
-///  - of the top-level table, only the entry `parallel` (a second one is a ParseError);
-///  - tables at depth 2 and 3 (`parallel`, `parallel.tensor`) keep their first
+///  - of the top-level table, only the entries `parallel` and `mesh` (a second one is a
+///    ParseError);
+///  - tables at depth 2 and 3 (`parallel`, `parallel.tensor`, `mesh`) keep their first
 ///    kMaxKeptEntries entries, rejecting duplicate keys; deeper tables keep none;
-///  - arrays never keep elements.
+///  - arrays at depth 2 and 3 (`mesh.groups`) keep their first kMaxKeptEntries elements,
+///    deeper ones none.
 /// Opening a container deeper than kMaxNesting throws ParseError at its position,
 /// before the reader recurses into it. Every method is O(kMaxKeptEntries) at most.
 class ValueTreeBuilder {

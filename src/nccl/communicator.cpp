@@ -204,4 +204,32 @@ NcclCommunicator split_communicator(NcclCommunicator& parent, std::string name, 
 #endif
 }
 
+void split_out(NcclCommunicator& parent, std::string_view name, const CommOptions& options) {
+  if (!parent) {
+    throw StateError(fmt::format("communicator '{}' cannot be split from an empty parent communicator", name));
+  }
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0)
+  ncclConfig_t config = make_config(options);
+  config.splitShare = options.split_share ? 1 : 0;
+  ncclComm_t raw = nullptr;
+  const std::string step =
+      fmt::format("ncclCommSplit of communicator '{}' from '{}' (no colour: not a member)", name, parent.name());
+  const ncclResult_t result = ncclCommSplit(parent.get(), NCCL_SPLIT_NOCOLOR, 0, &raw, &config);
+  if (raw != nullptr) {
+    (void)ncclCommAbort(raw);
+    throw BackendError(fmt::format("{} returned a communicator", step));
+  }
+  if (result != ncclSuccess && result != ncclInProgress) {
+    throw BackendError(nccl_error_message(step, result, ncclGetLastError(parent.get())));
+  }
+  // The split was a collective on the parent; a failure there surfaces on it.
+  if (options.nonblocking) parent.wait_ready(step);
+#else
+  (void)options;
+  throw StateError(fmt::format("communicator '{}' cannot be split: ncclCommSplit needs NCCL 2.18 or later and "
+                               "pgroups was compiled against NCCL {}",
+                               name, nccl_compile_version()));
+#endif
+}
+
 }  // namespace pgroups::nccl

@@ -123,4 +123,11 @@ class NcclCommunicator {
 [[nodiscard]] NcclCommunicator split_communicator(NcclCommunicator& parent, std::string name, int colour, int key,
                                                   const CommOptions& options = {});
 
+/// The part of a split that a rank outside every new communicator plays: one
+/// ncclCommSplit of `parent` with NCCL_SPLIT_NOCOLOR, which every rank of the parent must
+/// call together with the members' split_communicator. `name` is the communicator the
+/// others create, for messages. Throws as split_communicator; BackendError when NCCL
+/// returns a communicator after all (which is then aborted).
+void split_out(NcclCommunicator& parent, std::string_view name, const CommOptions& options = {});
+
 }  // namespace pgroups::nccl
