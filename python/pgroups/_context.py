@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional, Union
 
 from . import _pgroups
 from ._modes import ModeLike, ParallelMode, mode_value
-from ._plan import Plan
+from ._plan import Plan, _mesh_dims
 
 
 class ParallelContext:
@@ -28,7 +28,9 @@ class ParallelContext:
     released while ranks wait on each other.
 
     ``config`` is a TOML, JSON or Colossal-AI ``.py`` file; explicit arguments override
-    its values. ``get_group`` / ``get_cpu_group`` return ``mpi4py.MPI.Intracomm`` objects
+    its values. ``mesh=`` (a pgroups.Mesh or a dict, fastest first) and ``groups=`` (group
+    tokens such as ``"tp-dp"``) build a named mesh's groups instead of the presets, as
+    Plan does; every query then takes the token (``get_group("tp-dp")``). ``get_group`` / ``get_cpu_group`` return ``mpi4py.MPI.Intracomm`` objects
     wrapping the context's own communicators (``MPI.Comm.Compare`` says IDENT across
     calls): never ``Free()`` them; ``destroy()`` (or leaving a ``with`` block) frees them,
     collectively, after which they must not be used.
@@ -48,6 +50,9 @@ class ParallelContext:
         seed: Optional[int] = None,
         device: Optional[int] = None,
         devices_per_node: int = 0,
+        *,
+        mesh: Any = None,
+        groups: Optional[List[str]] = None,
     ) -> None:
         if not getattr(_pgroups, "with_mpi", False):
             raise _pgroups.ConfigError(
@@ -58,15 +63,17 @@ class ParallelContext:
 
             comm = MPI.COMM_WORLD
         settings: Dict[str, Any] = {"world_size": 0, "pipeline": 1, "tensor": 1, "mode": None, "depth": None,
-                                    "legacy_sequence_dp": False, "seed": 1024}
+                                    "legacy_sequence_dp": False, "seed": 1024, "mesh": None, "groups": []}
         if config is not None:
             settings.update(_pgroups.read_config_file(os.fspath(config)))
         explicit = {"pipeline": pipeline, "tensor": tensor, "mode": mode, "depth": depth,
-                    "legacy_sequence_dp": legacy_sequence_dp, "seed": seed}
+                    "legacy_sequence_dp": legacy_sequence_dp, "seed": seed, "mesh": _mesh_dims(mesh),
+                    "groups": None if groups is None else [str(g) for g in groups]}
         settings.update({key: value for key, value in explicit.items() if value is not None})
         self._context = _pgroups.Context(
             int(settings["world_size"]), int(settings["pipeline"]), int(settings["tensor"]), settings["mode"],
-            settings["depth"], bool(settings["legacy_sequence_dp"]), int(settings["seed"]), comm, strategy,
+            settings["depth"], bool(settings["legacy_sequence_dp"]), int(settings["seed"]), settings["mesh"],
+            settings["groups"] or [], comm, strategy,
             None if timeout is None else float(timeout), device, int(devices_per_node))
         self._plan = Plan._from_config_dict(self._context.layout().config())
 
@@ -103,8 +110,20 @@ class ParallelContext:
 
     @property
     def modes(self) -> List[ParallelMode]:
-        """The modes with a live communicator, in creation order; empty after destroy()."""
+        """The preset modes with a live communicator, in creation order; empty for a mesh
+        and after destroy()."""
         return [ParallelMode(name) for name in self._context.modes()]
+
+    @property
+    def group_kinds(self) -> List[str]:
+        """Every group kind's name (modes' values, or a mesh's tokens), in creation order;
+        empty after destroy()."""
+        return self._context.groups()
+
+    def is_member(self, kind: ModeLike) -> bool:
+        """Whether this rank has a group of the kind: False only for a partial kind
+        (``embd``, ``pos_embd``), for which get_group raises StateError."""
+        return self._context.is_member(mode_value(kind))
 
     # Colossal-AI's queries ------------------------------------------------------------
     def is_initialized(self, mode: ModeLike) -> bool:
@@ -167,9 +186,11 @@ class ParallelContext:
         return self._context.seed(mode_value(mode))
 
     @property
-    def seeds(self) -> Dict[ParallelMode, int]:
-        """Every live mode's seed."""
-        return {mode: self.get_seed(mode) for mode in self.modes}
+    def seeds(self) -> Dict[Union[ParallelMode, str], int]:
+        """Every live kind's seed, keyed by ParallelMode for presets, by name for a mesh."""
+        if self.modes:
+            return {mode: self.get_seed(mode) for mode in self.modes}
+        return {kind: self.get_seed(kind) for kind in self.group_kinds if self.is_member(kind)}
 
     def creation_seconds(self, mode: ModeLike) -> float:
         return self._context.creation_seconds(mode_value(mode))
@@ -197,6 +218,6 @@ class ParallelContext:
     def __repr__(self) -> str:
         if not hasattr(self, "_context"):
             return "ParallelContext(<not constructed>)"
-        state = "live" if self._context.modes() else "destroyed"
+        state = "live" if self._context.groups() else "destroyed"
         return (f"ParallelContext({self._plan!r}, rank={self.get_global_rank()}, strategy={self.strategy!r}, "
                 f"{state})")

@@ -29,32 +29,45 @@ class Plan:
     >>> plan = Plan(8, pipeline=2, tensor=4, mode="2d")
     >>> plan.group_of(5, "2d_col")
     [5, 7]
+
+    A named mesh instead of the presets: ``Plan(mesh=Mesh.from_order("tp-dp-pp", tp=2,
+    dp=2, pp=2), groups=["tp", "dp", "pp", "tp-dp"])`` (``mesh`` may also be a dict, fastest
+    dimension first). Each group token is a group kind, queried by its name (``"tp-dp"``,
+    or the same dimensions in another order); ``groups`` empty means one kind per
+    dimension; ``"embd"`` and ``"pos_embd"`` are Megatron-LM's embedding groups (first and
+    last pipeline stage), of which some ranks are no member. ``world_size`` defaults to the
+    mesh's size; the preset arguments must keep their defaults.
     """
 
     def __init__(
         self,
-        world_size: int,
+        world_size: Optional[int] = None,
         pipeline: int = 1,
         tensor: int = 1,
         mode: Optional[str] = None,
         depth: Optional[int] = None,
         legacy_sequence_dp: bool = False,
         seed: int = 1024,
+        *,
+        mesh: Union["Mesh", Mapping[str, int], Iterable[Tuple[str, int]], None] = None,
+        groups: Optional[Iterable[str]] = None,
     ) -> None:
         self._layout = _pgroups.Layout(
-            int(world_size), int(pipeline), int(tensor), _tensor_mode(mode),
-            None if depth is None else int(depth), bool(legacy_sequence_dp), int(seed))
+            0 if world_size is None else int(world_size), int(pipeline), int(tensor), _tensor_mode(mode),
+            None if depth is None else int(depth), bool(legacy_sequence_dp), int(seed), _mesh_dims(mesh),
+            [str(g) for g in groups] if groups is not None else [])
 
     @classmethod
     def from_config(cls, path: Union[str, "os.PathLike[str]"], world_size: Optional[int] = None) -> "Plan":
         """The plan of a configuration file: ``.toml``, ``.json`` or a Colossal-AI ``.py``
         config (read as literals, never executed). ``world_size`` overrides the file's
-        ``world_size`` key; one of the two must be given. Raises IoError, ParseError or
+        ``world_size`` key; one of the two must be given, except for a ``[mesh]`` (whose
+        size is the product of its dimensions). Raises IoError, ParseError or
         ConfigError with the C++ messages (which name the file, line and column)."""
         config = _pgroups.read_config_file(os.fspath(path))
         if world_size is not None:
             config["world_size"] = int(world_size)
-        if not config["world_size"]:
+        if not config["world_size"] and config["mesh"] is None:
             raise _pgroups.ConfigError(
                 f"{os.fspath(path)}: no world size: give world_size= or a `world_size` key in the parallel table")
         return cls._from_config_dict(config)
@@ -62,7 +75,8 @@ class Plan:
     @classmethod
     def _from_config_dict(cls, config: Mapping[str, object]) -> "Plan":
         return cls(config["world_size"], config["pipeline"], config["tensor"], config["mode"],  # type: ignore[arg-type]
-                   config["depth"], config["legacy_sequence_dp"], config["seed"])  # type: ignore[arg-type]
+                   config["depth"], config["legacy_sequence_dp"], config["seed"],  # type: ignore[arg-type]
+                   mesh=config.get("mesh"), groups=config.get("groups") or None)  # type: ignore[arg-type]
 
     @classmethod
     def _from_layout(cls, layout: "_pgroups.Layout") -> "Plan":
@@ -104,11 +118,34 @@ class Plan:
 
     @property
     def modes(self) -> List[ParallelMode]:
-        """The modes this configuration creates, in creation order (GLOBAL first)."""
+        """The preset modes this configuration creates, in creation order (GLOBAL first);
+        empty for a mesh (see group_kinds)."""
         return [ParallelMode(name) for name in self._layout.modes()]
 
+    @property
+    def group_kinds(self) -> List[str]:
+        """The names of every group kind, in creation order: the modes' values for a
+        preset, the group tokens for a mesh."""
+        return [kind["name"] for kind in self._layout.group_kinds()]
+
+    @property
+    def is_mesh(self) -> bool:
+        return self._layout.is_mesh
+
+    @property
+    def mesh(self) -> Optional["Mesh"]:
+        """The named mesh of a mesh plan; None for a preset."""
+        config = self._layout.config()
+        return Mesh(config["mesh"]) if config["mesh"] is not None else None
+
     def has_mode(self, mode: ModeLike) -> bool:
-        return self._layout.has_mode(mode_value(mode))
+        """Whether the plan has the group kind (a mode, or a mesh token in any order)."""
+        return self._layout.has_kind(mode_value(mode))
+
+    def is_member(self, rank: int, kind: ModeLike) -> bool:
+        """Whether ``rank`` is in a group of the kind: False only for a partial kind
+        (Megatron-LM's ``embd``, ``pos_embd``)."""
+        return self._layout.is_member(rank, mode_value(kind))
 
     # Per mode and rank ---------------------------------------------------------------
     def groups(self, mode: ModeLike) -> List[List[int]]:
@@ -149,23 +186,33 @@ class Plan:
 
     # Output --------------------------------------------------------------------------
     def to_dict(self) -> Dict[str, object]:
-        """The plan in the schema of ``pgroups plan --format json`` (SPEC section 4)."""
+        """The plan in the schema of ``pgroups plan --format json`` (SPEC section 4); a
+        rank outside every group of a partial kind has ``None`` as local rank and size."""
         config = self._layout.config()
-        tensor: Dict[str, object] = {"size": config["tensor"], "mode": config["mode"]}
-        if config["mode"] == "2.5d" and config["depth"] is not None:
-            tensor["depth"] = config["depth"]
-        out_config: Dict[str, object] = {"world_size": config["world_size"], "pipeline": config["pipeline"],
-                                         "tensor": tensor}
-        if config["legacy_sequence_dp"]:
-            out_config["legacy_sequence_dp"] = True
+        out_config: Dict[str, object]
+        if config["mesh"] is not None:
+            out_config = {"world_size": config["world_size"],
+                          "mesh": {"order": "-".join(name for name, _ in config["mesh"]),
+                                   "sizes": dict(config["mesh"])},
+                          "groups": self.group_kinds}
+        else:
+            tensor: Dict[str, object] = {"size": config["tensor"], "mode": config["mode"]}
+            if config["mode"] == "2.5d" and config["depth"] is not None:
+                tensor["depth"] = config["depth"]
+            out_config = {"world_size": config["world_size"], "pipeline": config["pipeline"], "tensor": tensor}
+            if config["legacy_sequence_dp"]:
+                out_config["legacy_sequence_dp"] = True
         modes: Dict[str, object] = {}
         ranks = range(self.world_size)
-        for name in self._layout.modes():
+        for kind in self._layout.group_kinds():
+            name = kind["name"]
             size = self._layout.group_size(name)
+            members = [not kind["partial"] or self._layout.is_member(r, name) for r in ranks]
             modes[name] = {
                 "groups": self._layout.groups(name),
-                "local_rank": [self._layout.local_rank(r, name) for r in ranks],
-                "world_size": [size] * self.world_size,
+                "local_rank": [self._layout.local_rank(r, name) if member else None
+                               for r, member in zip(ranks, members)],
+                "world_size": [size if member else None for member in members],
             }
         return {"config": out_config, "data_parallel_size": self.data_parallel_size, "modes": modes}
 
@@ -177,17 +224,23 @@ class Plan:
 
     def explain(self, rank: int) -> str:
         """One rank's picture as text, as ``pgroups explain --rank R``: its coordinates,
-        then per mode its local rank, group size and group (long groups elided)."""
+        then per kind its local rank, group size and group (long groups elided)."""
         coords = self._layout.coordinates(rank)
+        kinds = self.group_kinds
+        width = max([20] + [len(name) for name in kinds])
         lines = [
             f"rank {rank} of {self.world_size} ({self._layout.describe()})",
             "coordinates: " + " ".join(f"{name}={value}/{size}" for name, value, size in coords),
             "",
-            f"{'mode':<20} {'local rank':>12} {'size':>12}  group",
+            f"{'group' if self.is_mesh else 'mode':<{width}} {'local rank':>12} {'size':>12}  group",
         ]
-        for name in self._layout.modes():
+        for name in kinds:
+            if not self._layout.is_member(rank, name):
+                lines.append(f"{name:<{width}} {'-':>12} {'-':>12}  not a member")
+                continue
             group = self._layout.group_of(rank, name)
-            lines.append(f"{name:<20} {self._layout.local_rank(rank, name):>12} {len(group):>12}  {_elided(group)}")
+            lines.append(f"{name:<{width}} {self._layout.local_rank(rank, name):>12} {len(group):>12}  "
+                         f"{_elided(group)}")
         return "\n".join(lines) + "\n"
 
     def describe(self) -> str:
@@ -196,6 +249,9 @@ class Plan:
 
     def __repr__(self) -> str:
         c = self._layout.config()
+        if c["mesh"] is not None:
+            dims = ", ".join(f"{name!r}: {size}" for name, size in c["mesh"])
+            return f"Plan(mesh={{{dims}}}, groups={self.group_kinds!r})"
         text = f"Plan(world_size={c['world_size']}, pipeline={c['pipeline']}, tensor={c['tensor']}"
         if c["mode"] is not None:
             text += f", mode={c['mode']!r}"
@@ -211,7 +267,7 @@ class Plan:
         return isinstance(other, Plan) and self._layout.config() == other._layout.config()
 
     def __hash__(self) -> int:
-        return hash(tuple(sorted(self._layout.config().items())))
+        return hash(repr(self))
 
 
 class Mesh:
@@ -281,6 +337,15 @@ class Mesh:
 
     def __repr__(self) -> str:
         return "Mesh({" + ", ".join(f"{name!r}: {size}" for name, size in self._mesh.dims()) + "})"
+
+
+def _mesh_dims(mesh: object) -> Optional[List[Tuple[str, int]]]:
+    if mesh is None:
+        return None
+    if isinstance(mesh, Mesh):
+        return list(mesh.dims.items())
+    items = list(mesh.items()) if isinstance(mesh, Mapping) else [tuple(d) for d in mesh]  # type: ignore[union-attr]
+    return [(str(name), int(size)) for name, size in items]
 
 
 def _dim_list(dims: DimsLike) -> List[str]:

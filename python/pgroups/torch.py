@@ -86,29 +86,46 @@ class TorchGroups:
         self._groups: Dict[str, Any] = {}
 
     @property
+    def kinds(self) -> List[str]:
+        """The names of the group kinds created, in creation order."""
+        return list(self._groups)
+
+    @property
     def modes(self) -> List[ParallelMode]:
-        return [ParallelMode(name) for name in self._groups]
+        """The preset modes among kinds."""
+        values = {m.value for m in ParallelMode}
+        return [ParallelMode(name) for name in self._groups if name in values]
 
     def get_group(self, mode: ModeLike) -> Any:
-        name = mode_value(mode)
+        """This rank's group of the kind; None when the rank is in no group of a partial
+        kind (Megatron-LM's ``embd``, ``pos_embd``)."""
+        name = self._name(mode)
         try:
             return self._groups[name]
         except KeyError:
             raise _pgroups.StateError(
-                f"parallel mode '{name}' has no torch group here; the modes created are "
+                f"group kind '{name}' has no torch group here; the kinds created are "
                 f"{', '.join(repr(m) for m in self._groups) or 'none'}") from None
 
+    def _name(self, mode: ModeLike) -> str:
+        name = mode_value(mode)
+        # A mesh token may be written with its dimensions in another order ("dp-tp").
+        if name not in self._groups and self.plan.has_mode(name):
+            canonical = self.plan._layout.kind_name(name)
+            return canonical if canonical in self._groups else name
+        return name
+
     def get_ranks_in_group(self, mode: ModeLike) -> List[int]:
-        self.get_group(mode)
-        return self.plan.group_of(self.rank, mode)
+        return self.plan.group_of(self.rank, self._name(mode)) if self._check(mode) else []
 
     def get_local_rank(self, mode: ModeLike) -> int:
-        self.get_group(mode)
-        return self.plan.local_rank(self.rank, mode)
+        return self.plan.local_rank(self.rank, self._name(mode)) if self._check(mode) else -1
 
     def get_world_size(self, mode: ModeLike) -> int:
-        self.get_group(mode)
-        return self.plan.group_size(mode)
+        return self.plan.group_size(self._name(mode)) if self._check(mode) else -1
+
+    def _check(self, mode: ModeLike) -> bool:
+        return self.get_group(mode) is not None
 
     def destroy(self) -> None:
         """Destroys every group created (not the default group); a second call does nothing."""
@@ -165,12 +182,13 @@ def create_groups(
         elif plan.world_size != world:
             raise _pgroups.ConfigError(
                 f"the plan's world size {plan.world_size} is not torch.distributed's world size {world}")
-        names = [mode_value(m) for m in (plan.modes if modes is None else modes)]
-        for name in names:
+        names = plan.group_kinds if modes is None else [mode_value(m) for m in modes]
+        for i, name in enumerate(names):
             if not plan.has_mode(name):
                 raise _pgroups.StateError(
-                    f"parallel mode '{name}' is not a mode of {plan!r}; its modes are "
-                    f"{', '.join(m.value for m in plan.modes)}")
+                    f"group kind '{name}' is not a group kind of {plan!r}; its kinds are "
+                    f"{', '.join(plan.group_kinds)}")
+            names[i] = plan._layout.kind_name(name)
     except _pgroups.Error as caught:
         error = caught
     described = (f"{plan!r}" if plan is not None else
@@ -189,9 +207,14 @@ def create_groups(
     if timeout is not None:
         options["timeout"] = timeout
     for name in names:
+        member = plan.is_member(rank, name)
+        if not member:
+            groups._groups[name] = None
         if chosen == "split_group":
             groups._groups[name] = dist.split_group(split_ranks=plan.groups(name), **options)
             groups.calls += 1
+        elif not member and chosen in ("gloo_direct", "new_group_local"):
+            pass  # the ranks of a partial kind's groups create them among themselves
         elif chosen == "gloo_direct":
             groups._groups[name] = _gloo_direct_group(plan.group_of(rank, name), rank,
                                                       f"pgroups/{_generation}/{name}/{plan.group_index(rank, name)}",

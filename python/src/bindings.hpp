@@ -1,19 +1,28 @@
 #pragma once
-// What the three binding files share: the mode names as Python passes them, and the
-// registration functions module.cpp calls.
+// What the three binding files share: the configuration of Python's arguments, and the
+// registration functions module.cpp calls. Group kinds (a preset's modes, a mesh's
+// tokens) travel as their names; Python's ParallelMode is turned into its value first.
 
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "pgroups/parallel_mode.hpp"
+#include "pgroups/parallel_config.hpp"
 
 namespace pgroups::python {
 
-/// The mode called `name` (Colossal-AI's value: "data", "2d_row", ...); ConfigError naming
-/// the value and the known names otherwise. Python's ParallelMode enum is turned into its
-/// value before it reaches C++.
-[[nodiscard]] ParallelMode mode_of(const std::string& name);
+/// The configuration of Python's keyword arguments: the presets (pipeline, tensor, mode,
+/// depth) or a mesh (dimensions fastest first) and its group kinds. Not validated here
+/// (Layout is), except that groups without a mesh are a ConfigError.
+[[nodiscard]] ParallelConfig make_config(std::int64_t world_size, std::int64_t pipeline, std::int64_t tensor,
+                                         const std::optional<std::string>& mode, std::optional<std::int64_t> depth,
+                                         bool legacy_sequence_dp, std::int64_t seed,
+                                         const std::optional<std::vector<std::pair<std::string, std::int64_t>>>& mesh,
+                                         const std::vector<std::string>& groups);
 
 void bind_layout(pybind11::module_& m);
 void bind_context(pybind11::module_& m);

@@ -96,32 +96,26 @@ void bind_context(py::module_& m) {
   py::class_<PyContext>(m, "Context")
       .def(py::init([](std::int64_t world_size, std::int64_t pipeline, std::int64_t tensor,
                        const std::optional<std::string>& mode, std::optional<std::int64_t> depth, bool legacy,
-                       std::int64_t seed, const py::object& world, const std::optional<std::string>& strategy,
-                       std::optional<double> timeout, std::optional<std::int64_t> device,
-                       std::int64_t devices_per_node) {
-             ParallelConfig config;
-             config.world_size = world_size;
-             config.pipeline = pipeline;
-             config.tensor_size = tensor;
-             config.tensor_mode = mode ? parse_tensor_mode(*mode) : TensorMode::none;
-             config.depth = depth;
-             config.legacy_sequence_dp = legacy;
-             config.seed = seed;
+                       std::int64_t seed, const std::optional<std::vector<std::pair<std::string, std::int64_t>>>& mesh,
+                       const std::vector<std::string>& groups, const py::object& world,
+                       const std::optional<std::string>& strategy, std::optional<double> timeout,
+                       std::optional<std::int64_t> device, std::int64_t devices_per_node) {
+             const ParallelConfig config =
+                 make_config(world_size, pipeline, tensor, mode, depth, legacy, seed, mesh, groups);
              return std::make_unique<PyContext>(config, world, strategy, timeout, device, devices_per_node);
            }),
            py::arg("world_size"), py::arg("pipeline"), py::arg("tensor"), py::arg("mode"), py::arg("depth"),
-           py::arg("legacy_sequence_dp"), py::arg("seed"), py::arg("world"), py::arg("strategy"),
-           py::arg("timeout"), py::arg("device"), py::arg("devices_per_node"))
+           py::arg("legacy_sequence_dp"), py::arg("seed"), py::arg("mesh"), py::arg("groups"), py::arg("world"),
+           py::arg("strategy"), py::arg("timeout"), py::arg("device"), py::arg("devices_per_node"))
       .def_property_readonly("world", &PyContext::world)
       .def("layout", [](PyContext& c) -> const Layout& { return c.get().layout(); },
            py::return_value_policy::reference_internal)
       .def("strategy", [](PyContext& c) { return std::string(mpi::strategy_name(c.get().options().strategy)); })
       .def("timeout_seconds",
            [](PyContext& c) { return c.get().options().timeout ? static_cast<double>(c.get().options().timeout->count()) / 1000.0 : 0.0; })
-      .def("is_initialized", [](PyContext& c, const std::string& mode) {
-        auto parsed = mode_from_name(mode);
-        return parsed && c.get().is_initialized(*parsed);
-      })
+      .def("is_initialized", [](PyContext& c, const std::string& kind) { return c.get().is_initialized(kind); })
+      .def("is_member", [](PyContext& c, const std::string& kind) { return c.get().is_member(kind); })
+      .def("groups", [](PyContext& c) { return c.get().groups(); })
       .def("modes",
            [](PyContext& c) {
              std::vector<std::string> names;
@@ -129,24 +123,24 @@ void bind_context(py::module_& m) {
              return names;
            })
       .def("global_rank", [](PyContext& c) { return c.get().global_rank(); })
-      .def("local_rank", [](PyContext& c, const std::string& mode) { return c.get().local_rank(mode_of(mode)); })
-      .def("world_size", [](PyContext& c, const std::string& mode) { return c.get().world_size(mode_of(mode)); })
+      .def("local_rank", [](PyContext& c, const std::string& mode) { return c.get().local_rank(mode); })
+      .def("world_size", [](PyContext& c, const std::string& mode) { return c.get().world_size(mode); })
       .def("get_group", [](PyContext& c, const std::string& mode) {
-        return wrap_comm(c.get().get_group(mode_of(mode)).mpi());
+        return wrap_comm(c.get().get_group(mode).mpi());
       })
       .def("get_cpu_group", [](PyContext& c, const std::string& mode) {
-        return wrap_comm(c.get().get_cpu_group(mode_of(mode)).mpi());
+        return wrap_comm(c.get().get_cpu_group(mode).mpi());
       })
-      .def("ranks_in_group", [](PyContext& c, const std::string& mode) { return c.get().ranks_in_group(mode_of(mode)); })
+      .def("ranks_in_group", [](PyContext& c, const std::string& mode) { return c.get().ranks_in_group(mode); })
       .def("next_global_rank",
-           [](PyContext& c, const std::string& mode) { return c.get().next_global_rank(mode_of(mode)); })
+           [](PyContext& c, const std::string& mode) { return c.get().next_global_rank(mode); })
       .def("prev_global_rank",
-           [](PyContext& c, const std::string& mode) { return c.get().prev_global_rank(mode_of(mode)); })
-      .def("is_first_rank", [](PyContext& c, const std::string& mode) { return c.get().is_first_rank(mode_of(mode)); })
-      .def("is_last_rank", [](PyContext& c, const std::string& mode) { return c.get().is_last_rank(mode_of(mode)); })
-      .def("seed", [](PyContext& c, const std::string& mode) { return c.get().seed(mode_of(mode)); })
+           [](PyContext& c, const std::string& mode) { return c.get().prev_global_rank(mode); })
+      .def("is_first_rank", [](PyContext& c, const std::string& mode) { return c.get().is_first_rank(mode); })
+      .def("is_last_rank", [](PyContext& c, const std::string& mode) { return c.get().is_last_rank(mode); })
+      .def("seed", [](PyContext& c, const std::string& mode) { return c.get().seed(mode); })
       .def("creation_seconds",
-           [](PyContext& c, const std::string& mode) { return c.get().creation_seconds(mode_of(mode)); })
+           [](PyContext& c, const std::string& mode) { return c.get().creation_seconds(mode); })
       .def("is_pipeline_first_stage",
            [](PyContext& c, bool ignore_virtual) { return c.get().is_pipeline_first_stage(ignore_virtual); })
       .def("is_pipeline_last_stage",

@@ -12,15 +12,21 @@
 #include "pgroups/error.hpp"
 #include "pgroups/layout.hpp"
 #include "pgroups/mesh.hpp"
+#include "pgroups/mesh_config.hpp"
 
 namespace py = pybind11;
 
 namespace pgroups::python {
 namespace {
 
+using DimList = std::vector<std::pair<std::string, std::int64_t>>;
+
+}  // namespace
+
 ParallelConfig make_config(std::int64_t world_size, std::int64_t pipeline, std::int64_t tensor,
                            const std::optional<std::string>& mode, std::optional<std::int64_t> depth,
-                           bool legacy_sequence_dp, std::int64_t seed) {
+                           bool legacy_sequence_dp, std::int64_t seed, const std::optional<DimList>& mesh,
+                           const std::vector<std::string>& groups) {
   ParallelConfig config;
   config.world_size = world_size;
   config.pipeline = pipeline;
@@ -29,8 +35,18 @@ ParallelConfig make_config(std::int64_t world_size, std::int64_t pipeline, std::
   config.depth = depth;
   config.legacy_sequence_dp = legacy_sequence_dp;
   config.seed = seed;
+  if (mesh) {
+    MeshConfig mesh_config;
+    for (const auto& [name, size] : *mesh) mesh_config.dims.push_back(MeshDim{name, size});
+    mesh_config.groups = groups;
+    config.mesh = std::move(mesh_config);
+  } else if (!groups.empty()) {
+    throw ConfigError("groups are the group kinds of a mesh: give mesh= with them (presets have the fixed modes)");
+  }
   return config;
 }
+
+namespace {
 
 py::dict config_dict(const ParallelConfig& c) {
   py::dict d;
@@ -42,6 +58,15 @@ py::dict config_dict(const ParallelConfig& c) {
   d["depth"] = c.depth ? py::object(py::int_(*c.depth)) : py::object(py::none());
   d["legacy_sequence_dp"] = c.legacy_sequence_dp;
   d["seed"] = c.seed;
+  if (c.mesh) {
+    DimList dims;
+    for (const MeshDim& dim : c.mesh->dims) dims.emplace_back(dim.name, dim.size);
+    d["mesh"] = dims;
+    d["groups"] = c.mesh->groups;
+  } else {
+    d["mesh"] = py::none();
+    d["groups"] = std::vector<std::string>{};
+  }
   return d;
 }
 
@@ -68,11 +93,32 @@ void bind_layout(py::module_& m) {
   py::class_<Layout>(m, "Layout")
       .def(py::init([](std::int64_t world_size, std::int64_t pipeline, std::int64_t tensor,
                        const std::optional<std::string>& mode, std::optional<std::int64_t> depth, bool legacy,
-                       std::int64_t seed) {
-             return Layout(make_config(world_size, pipeline, tensor, mode, depth, legacy, seed));
+                       std::int64_t seed, const std::optional<DimList>& mesh, const std::vector<std::string>& groups) {
+             return Layout(make_config(world_size, pipeline, tensor, mode, depth, legacy, seed, mesh, groups));
            }),
            py::arg("world_size"), py::arg("pipeline"), py::arg("tensor"), py::arg("mode"), py::arg("depth"),
-           py::arg("legacy_sequence_dp"), py::arg("seed"))
+           py::arg("legacy_sequence_dp"), py::arg("seed"), py::arg("mesh") = py::none(),
+           py::arg("groups") = std::vector<std::string>{})
+      .def_property_readonly("is_mesh", &Layout::is_mesh)
+      .def("group_kinds",
+           [](const Layout& l) {
+             py::list kinds;
+             for (const GroupKind& kind : l.group_kinds()) {
+               py::dict d;
+               d["name"] = kind.name;
+               d["mode"] = kind.mode ? py::object(py::str(std::string(mode_name(*kind.mode)))) : py::object(py::none());
+               d["dims"] = kind.dims;
+               d["partial"] = kind.partial;
+               kinds.append(d);
+             }
+             return kinds;
+           })
+      .def("is_member", [](const Layout& l, std::int64_t rank, const std::string& kind) {
+        return l.is_member(rank, l.group_kind_index(kind));
+      })
+      .def("kind_name", [](const Layout& l, const std::string& kind) {
+        return l.group_kinds()[l.group_kind_index(kind)].name;
+      })
       .def("config", [](const Layout& l) { return config_dict(l.config()); })
       .def("describe", [](const Layout& l) { return describe(l.config()); })
       .def_property_readonly("world_size", &Layout::world_size)
@@ -86,23 +132,23 @@ void bind_layout(py::module_& m) {
              for (ParallelMode mode : l.modes()) names.emplace_back(mode_name(mode));
              return names;
            })
-      .def("has_mode", [](const Layout& l, const std::string& mode) { return l.has_mode(mode_of(mode)); })
+      .def("has_kind", [](const Layout& l, const std::string& kind) { return l.find_group_kind(kind).has_value(); })
       .def("coordinates",
            [](const Layout& l, std::int64_t rank) {
              std::vector<std::tuple<std::string, std::int64_t, std::int64_t>> out;
              for (const Coordinate& c : l.coordinates(rank)) out.emplace_back(c.name, c.value, c.size);
              return out;
            })
-      .def("group_size", [](const Layout& l, const std::string& mode) { return l.group_size(mode_of(mode)); })
-      .def("group_count", [](const Layout& l, const std::string& mode) { return l.group_count(mode_of(mode)); })
+      .def("group_size", [](const Layout& l, const std::string& kind) { return l.group_size(l.group_kind_index(kind)); })
+      .def("group_count", [](const Layout& l, const std::string& kind) { return l.group_count(l.group_kind_index(kind)); })
       .def("local_rank",
-           [](const Layout& l, std::int64_t rank, const std::string& mode) { return l.local_rank(rank, mode_of(mode)); })
+           [](const Layout& l, std::int64_t rank, const std::string& kind) { return l.local_rank(rank, l.group_kind_index(kind)); })
       .def("group_index",
-           [](const Layout& l, std::int64_t rank, const std::string& mode) { return l.group_index(rank, mode_of(mode)); })
+           [](const Layout& l, std::int64_t rank, const std::string& kind) { return l.group_index(rank, l.group_kind_index(kind)); })
       .def("group_of",
-           [](const Layout& l, std::int64_t rank, const std::string& mode) { return l.group_of(rank, mode_of(mode)); })
-      .def("groups", [](const Layout& l, const std::string& mode) { return l.groups(mode_of(mode)); })
-      .def("seed", [](const Layout& l, std::int64_t rank, const std::string& mode) { return l.seed(rank, mode_of(mode)); });
+           [](const Layout& l, std::int64_t rank, const std::string& kind) { return l.group_of(rank, l.group_kind_index(kind)); })
+      .def("groups", [](const Layout& l, const std::string& kind) { return l.groups(l.group_kind_index(kind)); })
+      .def("seed", [](const Layout& l, std::int64_t rank, const std::string& kind) { return l.seed(rank, l.group_kind_index(kind)); });
 
   py::class_<Mesh>(m, "Mesh")
       .def(py::init([](const std::vector<std::pair<std::string, std::int64_t>>& dims) {

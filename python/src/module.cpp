@@ -3,27 +3,13 @@
 // Colossal-AI's names, docstrings and the ParallelMode enum; this module stays a thin,
 // name-for-name view of the C++ classes.
 
-#include <fmt/format.h>
-
 #include <string>
 
 #include "bindings.hpp"
 #include "pgroups/error.hpp"
+#include "pgroups/parallel_mode.hpp"
 
 namespace py = pybind11;
-
-namespace pgroups::python {
-
-ParallelMode mode_of(const std::string& name) {
-  if (auto mode = mode_from_name(name)) return *mode;
-  std::string known;
-  for (ParallelMode mode : kAllParallelModes) {
-    known += fmt::format("{}'{}'", known.empty() ? "" : ", ", mode_name(mode));
-  }
-  throw ConfigError(fmt::format("parallel mode '{}' does not exist; the modes are {}", name, known));
-}
-
-}  // namespace pgroups::python
 
 PYBIND11_MODULE(_pgroups, m) {
   m.doc() = "C++ core of pgroups; use the `pgroups` package, not this module.";

@@ -170,3 +170,25 @@ def test_gil_is_released_while_ranks_wait():
                 assert ctx.get_group("global").allreduce(1) == SIZE
     finally:
         side.Free()
+
+
+def test_named_mesh_groups_by_token():
+    mesh = pgroups.Mesh.from_order("tp-dp-pp", tp=2, dp=SIZE // 4, pp=2)
+    with ParallelContext(mesh=mesh, groups=["tp", "dp", "pp", "tp-dp", "embd"]) as ctx:
+        assert ctx.group_kinds == ["tp", "dp", "pp", "tp-dp", "embd"]
+        assert ctx.modes == []
+        plan = ctx.plan
+        for kind in ctx.group_kinds:
+            if not ctx.is_member(kind):
+                assert kind == "embd" and not plan.is_member(RANK, kind)
+                with pytest.raises(pgroups.StateError):
+                    ctx.get_group(kind)
+                continue
+            comm = ctx.get_group(kind)
+            ranks = ctx.get_ranks_in_group(kind)
+            assert ranks == plan.group_of(RANK, kind)
+            assert comm.Get_rank() == ctx.get_local_rank(kind) == ranks.index(RANK)
+            assert comm.allreduce(RANK) == sum(ranks), kind
+        # A token names its dimensions in any order: the same communicator.
+        assert MPI._handleof(ctx.get_group("dp-tp")) == MPI._handleof(ctx.get_group("tp-dp"))
+        assert ctx.is_pipeline_first_stage() == (plan.coordinates(RANK)["pp"] == 0)

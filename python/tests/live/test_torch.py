@@ -21,7 +21,10 @@ init_gloo()
 
 
 def check_groups(groups):
-    for mode in groups.modes:
+    for mode in groups.kinds:
+        if groups.get_group(mode) is None:  # a partial kind this rank is not in
+            assert not groups.plan.is_member(RANK, mode)
+            continue
         ranks = groups.get_ranks_in_group(mode)
         group = groups.get_group(mode)
         assert dist.get_world_size(group) == len(ranks) == groups.get_world_size(mode)
@@ -108,3 +111,19 @@ def test_gloo_direct_must_be_asked_for_and_backed():
         assert pgt.available_method("gloo") != "gloo_direct"
     with pytest.raises(pgroups.ConfigError, match="creation method 'nope' is unknown"):
         pgt.create_groups(method="nope")
+
+
+@pytest.mark.parametrize("method", ["default", "gloo_direct"])
+def test_mesh_plan_groups_by_token(method):
+    if method == "gloo_direct" and not pgt.gloo_direct_available():
+        pytest.skip("no gloo_direct here")
+    plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp-pp", tp=2, dp=SIZE // 4, pp=2),
+                        groups=["tp", "pp", "tp-dp", "embd"])
+    groups = pgt.create_groups(plan, method=None if method == "default" else method)
+    try:
+        assert groups.kinds == ["tp", "pp", "tp-dp", "embd"]
+        assert groups.get_group("dp-tp") is groups.get_group("tp-dp")
+        assert (groups.get_group("embd") is None) == (not plan.is_member(RANK, "embd"))
+        check_groups(groups)
+    finally:
+        groups.destroy()

@@ -21,6 +21,9 @@ CASES = [
     (dict(world_size=16, pipeline=2, tensor=2, mode="sequence"), "-w 16 -p 2 -t 2 -m sequence"),
     (dict(world_size=64, tensor=8, mode="3d"), "-w 64 -t 8 -m 3d"),
     (dict(world_size=12, pipeline=3), "-w 12 -p 3"),
+    (dict(mesh={"tp": 2, "dp": 2, "pp": 2}, groups=["tp", "pp", "tp-dp", "embd", "pos_embd"]),
+     "--mesh tp=2,dp=2,pp=2 --group tp,pp,tp-dp,embd,pos_embd"),
+    (dict(mesh={"tp": 2, "cp": 2, "dp": 3}), "--mesh tp=2,cp=2,dp=3"),
 ]
 
 

@@ -159,3 +159,64 @@ def test_modes_of_another_enum_are_taken_by_value():
         PARALLEL_2D_ROW = "2d_row"
 
     assert Plan(8, tensor=4, mode="2d").group_of(3, TheirMode.PARALLEL_2D_ROW) == [2, 3]
+
+
+MESH_DIRS = [DATA_DIR / "golden-mesh", pathlib.Path("/work/shared/golden-mesh")]
+MESH_GOLDEN = next((sorted(d.glob("w*.json")) for d in MESH_DIRS if d.is_dir() and list(d.glob("w*.json"))), [])
+
+
+def test_mesh_plan_has_one_kind_per_token():
+    plan = Plan(mesh=pgroups.Mesh.from_order("tp-dp-pp", tp=2, dp=2, pp=2), groups=["tp", "dp", "pp", "tp-dp", "embd"])
+    assert plan.is_mesh and plan.world_size == 8
+    assert plan.group_kinds == ["tp", "dp", "pp", "tp-dp", "embd"]
+    assert plan.modes == []
+    assert plan.group_of(5, "tp-dp") == [4, 5, 6, 7]
+    assert plan.group_of(5, "dp-tp") == [4, 5, 6, 7]
+    assert plan.groups("pp") == [[0, 4], [1, 5], [2, 6], [3, 7]]
+    assert plan.groups("embd") == [[0, 4], [1, 5], [2, 6], [3, 7]]
+    assert plan.is_member(5, "embd") and plan.is_member(0, "tp")
+    assert plan.mesh.dims == {"tp": 2, "dp": 2, "pp": 2}
+    assert repr(plan) == "Plan(mesh={'tp': 2, 'dp': 2, 'pp': 2}, groups=['tp', 'dp', 'pp', 'tp-dp', 'embd'])"
+    assert plan == eval(repr(plan), {"Plan": Plan})
+
+
+def test_mesh_plan_without_groups_has_one_kind_per_dimension():
+    plan = Plan(mesh={"tp": 2, "cp": 2, "dp": 2})
+    assert plan.group_kinds == ["tp", "cp", "dp"]
+
+
+def test_partial_kind_has_no_local_rank_for_non_members():
+    plan = Plan(mesh={"tp": 1, "pp": 4}, groups=["pp", "embd"])
+    data = plan.to_dict()["modes"]["embd"]
+    assert data["groups"] == [[0, 3]]
+    assert data["local_rank"] == [0, None, None, 1]
+    assert data["world_size"] == [2, None, None, 2]
+    assert not plan.is_member(1, "embd")
+    assert "not a member" in plan.explain(1)
+
+
+def test_mesh_plan_rejects_preset_arguments():
+    with pytest.raises(pgroups.ConfigError, match="mesh"):
+        Plan(mesh={"tp": 2}, pipeline=2)
+    with pytest.raises(pgroups.ConfigError, match="mesh="):
+        Plan(8, groups=["tp"])
+
+
+def test_mesh_from_config_file(tmp_path):
+    path = tmp_path / "mesh.toml"
+    path.write_text('[mesh]\norder = "tp-dp-pp"\ntp = 2\ndp = 2\npp = 2\ngroups = ["tp", "tp-dp"]\n')
+    plan = Plan.from_config(path)
+    assert plan.group_kinds == ["tp", "tp-dp"] and plan.world_size == 8
+
+
+@pytest.mark.skipif(not MESH_GOLDEN, reason="no golden-mesh files")
+@pytest.mark.parametrize("path", MESH_GOLDEN, ids=lambda p: p.stem)
+def test_mesh_plan_reproduces_megatron_groups(path):
+    golden = json.loads(path.read_text())
+    mesh = pgroups.Mesh.from_order(golden["config"]["order"], **golden["config"]["sizes"])
+    plan = Plan(mesh=mesh, groups=list(golden["modes"]))
+    ours = plan.to_dict()["modes"]
+    for token, expected in golden["modes"].items():
+        assert sorted(ours[token]["groups"]) == sorted(expected["groups"]), token
+        assert ours[token]["local_rank"] == expected["local_rank"], token
+        assert ours[token]["world_size"] == expected["world_size"], token
