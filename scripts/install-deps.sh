@@ -9,7 +9,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
-  python3
+  python3 python3-dev pybind11-dev python3-mpi4py python3-pytest python3-numpy python3-torch
   chromium  # renders `plan --html` in the picture test (skipped without it)
   iproute2 procps  # scripts/multinode.sh: ip netns, pgrep
 )

@@ -1,0 +1,168 @@
+// ParallelContext over an mpi4py communicator. The world comes in as an mpi4py Comm and
+// the groups go out as mpi4py Comm objects wrapping the context's own MPI_Comm handles
+// (mpi4py's C API, PyMPIComm_Get / PyMPIComm_New): the same communicators, not
+// duplicates. mpi4py frees only the handles it created itself, so dropping these objects
+// never frees a communicator; the context does, in destroy().
+
+#include "bindings.hpp"
+
+#ifdef PGROUPS_PYTHON_WITH_MPI
+
+#include <mpi4py/mpi4py.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "pgroups/error.hpp"
+#include "pgroups/parallel_context.hpp"
+
+namespace py = pybind11;
+
+namespace pgroups::python {
+namespace {
+
+// mpi4py's C API is imported on first use, not when pgroups is imported: importing
+// mpi4py.MPI initialises MPI, which the pure layout must not require.
+void require_mpi4py() {
+  static bool imported = false;
+  if (imported) return;
+  if (import_mpi4py() < 0) throw py::error_already_set();
+  imported = true;
+}
+
+py::object wrap_comm(MPI_Comm comm) {
+  require_mpi4py();
+  PyObject* object = PyMPIComm_New(comm);
+  if (object == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(object);
+}
+
+// The context and the mpi4py world it borrows, kept alive together.
+class PyContext {
+ public:
+  PyContext(const ParallelConfig& config, const py::object& world, const std::optional<std::string>& strategy,
+            std::optional<double> timeout_seconds, std::optional<std::int64_t> device,
+            std::int64_t devices_per_node)
+      : world_(world) {
+    require_mpi4py();
+    MPI_Comm* handle = PyMPIComm_Get(world.ptr());
+    if (handle == nullptr) throw py::error_already_set();
+    ContextOptions options;
+    if (strategy) options.strategy = mpi::parse_creation_strategy(*strategy);
+    if (timeout_seconds) {
+      if (!std::isfinite(*timeout_seconds) || *timeout_seconds < 0) {
+        throw ConfigError("timeout " + std::to_string(*timeout_seconds) +
+                          " s is invalid: it must be a finite number of seconds >= 0 (0 = no timeout)");
+      }
+      options.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(*timeout_seconds * 1000.0)));
+    }
+    options.device = device;
+    options.devices_per_node = devices_per_node;
+    const MPI_Comm comm = *handle;
+    // Ranks wait on each other here; other Python threads may run meanwhile.
+    py::gil_scoped_release release;
+    context_ = std::make_unique<ParallelContext>(config, comm, std::move(options));
+  }
+
+  // The communicators are freed collectively: other ranks may still be on their way.
+  ~PyContext() {
+    py::gil_scoped_release release;
+    context_.reset();
+  }
+  PyContext(const PyContext&) = delete;
+  PyContext& operator=(const PyContext&) = delete;
+
+  ParallelContext& get() { return *context_; }
+  py::object world() const { return world_; }
+
+  void destroy() {
+    py::gil_scoped_release release;
+    context_->destroy();
+  }
+
+ private:
+  py::object world_;
+  std::unique_ptr<ParallelContext> context_;
+};
+
+}  // namespace
+
+void bind_context(py::module_& m) {
+  m.attr("with_mpi") = true;
+  py::class_<PyContext>(m, "Context")
+      .def(py::init([](std::int64_t world_size, std::int64_t pipeline, std::int64_t tensor,
+                       const std::optional<std::string>& mode, std::optional<std::int64_t> depth, bool legacy,
+                       std::int64_t seed, const std::optional<std::vector<std::pair<std::string, std::int64_t>>>& mesh,
+                       const std::vector<std::string>& groups, const py::object& world,
+                       const std::optional<std::string>& strategy, std::optional<double> timeout,
+                       std::optional<std::int64_t> device, std::int64_t devices_per_node) {
+             const ParallelConfig config =
+                 make_config(world_size, pipeline, tensor, mode, depth, legacy, seed, mesh, groups);
+             return std::make_unique<PyContext>(config, world, strategy, timeout, device, devices_per_node);
+           }),
+           py::arg("world_size"), py::arg("pipeline"), py::arg("tensor"), py::arg("mode"), py::arg("depth"),
+           py::arg("legacy_sequence_dp"), py::arg("seed"), py::arg("mesh"), py::arg("groups"), py::arg("world"),
+           py::arg("strategy"), py::arg("timeout"), py::arg("device"), py::arg("devices_per_node"))
+      .def_property_readonly("world", &PyContext::world)
+      .def("layout", [](PyContext& c) -> const Layout& { return c.get().layout(); },
+           py::return_value_policy::reference_internal)
+      .def("strategy", [](PyContext& c) { return std::string(mpi::strategy_name(c.get().options().strategy)); })
+      .def("timeout_seconds",
+           [](PyContext& c) { return c.get().options().timeout ? static_cast<double>(c.get().options().timeout->count()) / 1000.0 : 0.0; })
+      .def("is_initialized", [](PyContext& c, const std::string& kind) { return c.get().is_initialized(kind); })
+      .def("is_member", [](PyContext& c, const std::string& kind) { return c.get().is_member(kind); })
+      .def("groups", [](PyContext& c) { return c.get().groups(); })
+      .def("modes",
+           [](PyContext& c) {
+             std::vector<std::string> names;
+             for (ParallelMode mode : c.get().modes()) names.emplace_back(mode_name(mode));
+             return names;
+           })
+      .def("global_rank", [](PyContext& c) { return c.get().global_rank(); })
+      .def("local_rank", [](PyContext& c, const std::string& mode) { return c.get().local_rank(mode); })
+      .def("world_size", [](PyContext& c, const std::string& mode) { return c.get().world_size(mode); })
+      .def("get_group", [](PyContext& c, const std::string& mode) {
+        return wrap_comm(c.get().get_group(mode).mpi());
+      })
+      .def("get_cpu_group", [](PyContext& c, const std::string& mode) {
+        return wrap_comm(c.get().get_cpu_group(mode).mpi());
+      })
+      .def("ranks_in_group", [](PyContext& c, const std::string& mode) { return c.get().ranks_in_group(mode); })
+      .def("next_global_rank",
+           [](PyContext& c, const std::string& mode) { return c.get().next_global_rank(mode); })
+      .def("prev_global_rank",
+           [](PyContext& c, const std::string& mode) { return c.get().prev_global_rank(mode); })
+      .def("is_first_rank", [](PyContext& c, const std::string& mode) { return c.get().is_first_rank(mode); })
+      .def("is_last_rank", [](PyContext& c, const std::string& mode) { return c.get().is_last_rank(mode); })
+      .def("seed", [](PyContext& c, const std::string& mode) { return c.get().seed(mode); })
+      .def("creation_seconds",
+           [](PyContext& c, const std::string& mode) { return c.get().creation_seconds(mode); })
+      .def("is_pipeline_first_stage",
+           [](PyContext& c, bool ignore_virtual) { return c.get().is_pipeline_first_stage(ignore_virtual); })
+      .def("is_pipeline_last_stage",
+           [](PyContext& c, bool ignore_virtual) { return c.get().is_pipeline_last_stage(ignore_virtual); })
+      .def("set_virtual_pipeline_parallel_size",
+           [](PyContext& c, std::optional<std::int64_t> size) { c.get().set_virtual_pipeline_parallel_size(size); })
+      .def("set_virtual_pipeline_parallel_rank",
+           [](PyContext& c, std::int64_t rank) { c.get().set_virtual_pipeline_parallel_rank(rank); })
+      .def("virtual_pipeline_parallel_size", [](PyContext& c) { return c.get().virtual_pipeline_parallel_size(); })
+      .def("virtual_pipeline_parallel_rank", [](PyContext& c) { return c.get().virtual_pipeline_parallel_rank(); })
+      .def("processes_on_node", [](PyContext& c) { return c.get().processes_on_node(); })
+      .def("local_rank_on_node", [](PyContext& c) { return c.get().local_rank_on_node(); })
+      .def("device", [](PyContext& c) { return c.get().device(); })
+      .def("destroy", &PyContext::destroy);
+}
+
+}  // namespace pgroups::python
+
+#else  // !PGROUPS_PYTHON_WITH_MPI
+
+namespace pgroups::python {
+void bind_context(pybind11::module_& m) { m.attr("with_mpi") = false; }
+}  // namespace pgroups::python
+
+#endif

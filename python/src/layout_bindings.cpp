@@ -1,0 +1,189 @@
+// Layout, Mesh and the configuration readers: pure, no MPI.
+
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "pgroups/config_reader.hpp"
+#include "pgroups/error.hpp"
+#include "pgroups/layout.hpp"
+#include "pgroups/mesh.hpp"
+#include "pgroups/mesh_config.hpp"
+
+namespace py = pybind11;
+
+namespace pgroups::python {
+namespace {
+
+using DimList = std::vector<std::pair<std::string, std::int64_t>>;
+
+}  // namespace
+
+ParallelConfig make_config(std::int64_t world_size, std::int64_t pipeline, std::int64_t tensor,
+                           const std::optional<std::string>& mode, std::optional<std::int64_t> depth,
+                           bool legacy_sequence_dp, std::int64_t seed, const std::optional<DimList>& mesh,
+                           const std::vector<std::string>& groups) {
+  ParallelConfig config;
+  config.world_size = world_size;
+  config.pipeline = pipeline;
+  config.tensor_size = tensor;
+  config.tensor_mode = mode ? parse_tensor_mode(*mode) : TensorMode::none;
+  config.depth = depth;
+  config.legacy_sequence_dp = legacy_sequence_dp;
+  config.seed = seed;
+  if (mesh) {
+    MeshConfig mesh_config;
+    for (const auto& [name, size] : *mesh) mesh_config.dims.push_back(MeshDim{name, size});
+    mesh_config.groups = groups;
+    config.mesh = std::move(mesh_config);
+  } else if (!groups.empty()) {
+    throw ConfigError("groups are the group kinds of a mesh: give mesh= with them (presets have the fixed modes)");
+  }
+  return config;
+}
+
+namespace {
+
+py::dict config_dict(const ParallelConfig& c) {
+  py::dict d;
+  d["world_size"] = c.world_size;
+  d["pipeline"] = c.pipeline;
+  d["tensor"] = c.tensor_size;
+  d["mode"] = c.tensor_mode == TensorMode::none ? py::object(py::none())
+                                                : py::object(py::str(std::string(tensor_mode_name(c.tensor_mode))));
+  d["depth"] = c.depth ? py::object(py::int_(*c.depth)) : py::object(py::none());
+  d["legacy_sequence_dp"] = c.legacy_sequence_dp;
+  d["seed"] = c.seed;
+  if (c.mesh) {
+    DimList dims;
+    for (const MeshDim& dim : c.mesh->dims) dims.emplace_back(dim.name, dim.size);
+    d["mesh"] = dims;
+    d["groups"] = c.mesh->groups;
+  } else {
+    d["mesh"] = py::none();
+    d["groups"] = std::vector<std::string>{};
+  }
+  return d;
+}
+
+DimMask mask_of(const Mesh& mesh, const std::vector<std::string>& names) {
+  std::vector<std::string_view> views(names.begin(), names.end());
+  return mesh.mask_of(views);
+}
+
+}  // namespace
+
+void bind_layout(py::module_& m) {
+  m.def("read_config_file", [](const std::filesystem::path& path) { return config_dict(read_config_file(path)); },
+        py::arg("path"));
+  m.def("parse_config",
+        [](const std::string& text, const std::string& format, const std::string& source) {
+          ConfigFormat f = ConfigFormat::toml;
+          if (format == "json") f = ConfigFormat::json;
+          else if (format == "python" || format == "py") f = ConfigFormat::python;
+          else if (format != "toml") throw ParseError("config format '" + format + "' is unknown; use toml, json or python");
+          return config_dict(parse_config(text, f, source));
+        },
+        py::arg("text"), py::arg("format"), py::arg("source") = "<config>");
+
+  py::class_<Layout>(m, "Layout")
+      .def(py::init([](std::int64_t world_size, std::int64_t pipeline, std::int64_t tensor,
+                       const std::optional<std::string>& mode, std::optional<std::int64_t> depth, bool legacy,
+                       std::int64_t seed, const std::optional<DimList>& mesh, const std::vector<std::string>& groups) {
+             return Layout(make_config(world_size, pipeline, tensor, mode, depth, legacy, seed, mesh, groups));
+           }),
+           py::arg("world_size"), py::arg("pipeline"), py::arg("tensor"), py::arg("mode"), py::arg("depth"),
+           py::arg("legacy_sequence_dp"), py::arg("seed"), py::arg("mesh") = py::none(),
+           py::arg("groups") = std::vector<std::string>{})
+      .def_property_readonly("is_mesh", &Layout::is_mesh)
+      .def("group_kinds",
+           [](const Layout& l) {
+             py::list kinds;
+             for (const GroupKind& kind : l.group_kinds()) {
+               py::dict d;
+               d["name"] = kind.name;
+               d["mode"] = kind.mode ? py::object(py::str(std::string(mode_name(*kind.mode)))) : py::object(py::none());
+               d["dims"] = kind.dims;
+               d["partial"] = kind.partial;
+               kinds.append(d);
+             }
+             return kinds;
+           })
+      .def("is_member", [](const Layout& l, std::int64_t rank, const std::string& kind) {
+        return l.is_member(rank, l.group_kind_index(kind));
+      })
+      .def("kind_name", [](const Layout& l, const std::string& kind) {
+        return l.group_kinds()[l.group_kind_index(kind)].name;
+      })
+      .def("config", [](const Layout& l) { return config_dict(l.config()); })
+      .def("describe", [](const Layout& l) { return describe(l.config()); })
+      .def_property_readonly("world_size", &Layout::world_size)
+      .def_property_readonly("pipeline_size", &Layout::pipeline_size)
+      .def_property_readonly("tensor_size", &Layout::tensor_size)
+      .def_property_readonly("data_parallel_size", &Layout::data_parallel_size)
+      .def_property_readonly("tensor_grid_dim", &Layout::tensor_grid_dim)
+      .def("modes",
+           [](const Layout& l) {
+             std::vector<std::string> names;
+             for (ParallelMode mode : l.modes()) names.emplace_back(mode_name(mode));
+             return names;
+           })
+      .def("has_kind", [](const Layout& l, const std::string& kind) { return l.find_group_kind(kind).has_value(); })
+      .def("coordinates",
+           [](const Layout& l, std::int64_t rank) {
+             std::vector<std::tuple<std::string, std::int64_t, std::int64_t>> out;
+             for (const Coordinate& c : l.coordinates(rank)) out.emplace_back(c.name, c.value, c.size);
+             return out;
+           })
+      .def("group_size", [](const Layout& l, const std::string& kind) { return l.group_size(l.group_kind_index(kind)); })
+      .def("group_count", [](const Layout& l, const std::string& kind) { return l.group_count(l.group_kind_index(kind)); })
+      .def("local_rank",
+           [](const Layout& l, std::int64_t rank, const std::string& kind) { return l.local_rank(rank, l.group_kind_index(kind)); })
+      .def("group_index",
+           [](const Layout& l, std::int64_t rank, const std::string& kind) { return l.group_index(rank, l.group_kind_index(kind)); })
+      .def("group_of",
+           [](const Layout& l, std::int64_t rank, const std::string& kind) { return l.group_of(rank, l.group_kind_index(kind)); })
+      .def("groups", [](const Layout& l, const std::string& kind) { return l.groups(l.group_kind_index(kind)); })
+      .def("seed", [](const Layout& l, std::int64_t rank, const std::string& kind) { return l.seed(rank, l.group_kind_index(kind)); });
+
+  py::class_<Mesh>(m, "Mesh")
+      .def(py::init([](const std::vector<std::pair<std::string, std::int64_t>>& dims) {
+             std::vector<MeshDim> d;
+             for (const auto& [name, size] : dims) d.push_back(MeshDim{name, size});
+             return Mesh(std::move(d));
+           }),
+           py::arg("dims"))
+      .def_property_readonly("size", &Mesh::size)
+      .def("dims",
+           [](const Mesh& mesh) {
+             std::vector<std::pair<std::string, std::int64_t>> out;
+             for (const MeshDim& d : mesh.dims()) out.emplace_back(d.name, d.size);
+             return out;
+           })
+      .def("coordinates", &Mesh::coordinates, py::arg("rank"))
+      .def("rank_of", [](const Mesh& mesh, const std::vector<std::int64_t>& coords) { return mesh.rank_of(coords); })
+      .def("group_size", [](const Mesh& mesh, const std::vector<std::string>& dims) {
+        return mesh.group_size(mask_of(mesh, dims));
+      })
+      .def("group_count", [](const Mesh& mesh, const std::vector<std::string>& dims) {
+        return mesh.group_count(mask_of(mesh, dims));
+      })
+      .def("group_index", [](const Mesh& mesh, std::int64_t rank, const std::vector<std::string>& dims) {
+        return mesh.group_index(rank, mask_of(mesh, dims));
+      })
+      .def("local_rank", [](const Mesh& mesh, std::int64_t rank, const std::vector<std::string>& dims) {
+        return mesh.local_rank(rank, mask_of(mesh, dims));
+      })
+      .def("group_of", [](const Mesh& mesh, std::int64_t rank, const std::vector<std::string>& dims) {
+        return mesh.group_of(rank, mask_of(mesh, dims));
+      })
+      .def("groups", [](const Mesh& mesh, const std::vector<std::string>& dims) {
+        return mesh.groups(mask_of(mesh, dims));
+      });
+}
+
+}  // namespace pgroups::python

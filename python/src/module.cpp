@@ -1,0 +1,34 @@
+// pgroups._pgroups: the C++ half of the Python package. The public API (pgroups.Plan,
+// pgroups.ParallelContext, ...) is the pure-Python layer in python/pgroups, which gives it
+// Colossal-AI's names, docstrings and the ParallelMode enum; this module stays a thin,
+// name-for-name view of the C++ classes.
+
+#include <string>
+
+#include "bindings.hpp"
+#include "pgroups/error.hpp"
+#include "pgroups/parallel_mode.hpp"
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(_pgroups, m) {
+  m.doc() = "C++ core of pgroups; use the `pgroups` package, not this module.";
+
+  // One Python class per C++ error class, with the same hierarchy; pybind11 tries the
+  // translators latest first, so the subclasses are registered after their root.
+  auto error = py::register_exception<pgroups::Error>(m, "Error", PyExc_RuntimeError);
+  py::register_exception<pgroups::ConfigError>(m, "ConfigError", error);
+  py::register_exception<pgroups::ParseError>(m, "ParseError", error);
+  py::register_exception<pgroups::IoError>(m, "IoError", error);
+  py::register_exception<pgroups::BackendError>(m, "BackendError", error);
+  py::register_exception<pgroups::MismatchError>(m, "MismatchError", error);
+  py::register_exception<pgroups::TimeoutError>(m, "TimeoutError", error);
+  py::register_exception<pgroups::StateError>(m, "StateError", error);
+
+  py::list names;
+  for (pgroups::ParallelMode mode : pgroups::kAllParallelModes) names.append(std::string(pgroups::mode_name(mode)));
+  m.attr("mode_names") = names;
+
+  pgroups::python::bind_layout(m);
+  pgroups::python::bind_context(m);
+}

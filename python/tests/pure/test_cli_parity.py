@@ -1,0 +1,45 @@
+"""Plan.to_json and Plan.explain print what the CLI prints (`pgroups plan --format json`,
+`pgroups explain`), byte for byte. PGROUPS_CLI names the executable (CTest sets it when
+the CLI is built); without it these tests skip."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from pgroups import Plan
+
+CLI = os.environ.get("PGROUPS_CLI")
+pytestmark = pytest.mark.skipif(not CLI, reason="PGROUPS_CLI is not set (the CLI was not built)")
+
+CASES = [
+    (dict(world_size=8, pipeline=2, tensor=4, mode="2d"), "-w 8 -p 2 -t 4 -m 2d"),
+    (dict(world_size=16, pipeline=2, tensor=8, mode="2.5d", depth=2), "-w 16 -p 2 -t 8 -m 2.5d -d 2"),
+    (dict(world_size=16, pipeline=2, tensor=2, mode="sequence", legacy_sequence_dp=True),
+     "-w 16 -p 2 -t 2 -m sequence --legacy-sequence-dp"),
+    (dict(world_size=16, pipeline=2, tensor=2, mode="sequence"), "-w 16 -p 2 -t 2 -m sequence"),
+    (dict(world_size=64, tensor=8, mode="3d"), "-w 64 -t 8 -m 3d"),
+    (dict(world_size=12, pipeline=3), "-w 12 -p 3"),
+    (dict(mesh={"tp": 2, "dp": 2, "pp": 2}, groups=["tp", "pp", "tp-dp", "embd", "pos_embd"]),
+     "--mesh tp=2,dp=2,pp=2 --group tp,pp,tp-dp,embd,pos_embd"),
+    (dict(mesh={"tp": 2, "cp": 2, "dp": 3}), "--mesh tp=2,cp=2,dp=3"),
+]
+
+
+def cli(*args):
+    return subprocess.run([CLI, *args], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.mark.parametrize("kwargs,flags", CASES, ids=lambda c: c if isinstance(c, str) else None)
+def test_to_json_is_the_cli_plan(kwargs, flags):
+    expected = cli("plan", *flags.split(), "--format", "json")
+    assert Plan(**kwargs).to_json() + "\n" == expected
+    assert json.loads(expected) == Plan(**kwargs).to_dict()
+
+
+@pytest.mark.parametrize("kwargs,flags", CASES, ids=lambda c: c if isinstance(c, str) else None)
+def test_explain_is_the_cli_explain(kwargs, flags):
+    plan = Plan(**kwargs)
+    for rank in {0, plan.world_size // 2 + 1, plan.world_size - 1}:
+        assert plan.explain(rank) == cli("explain", *flags.split(), "--rank", str(rank))
