@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 build=${PGROUPS_SANITIZE_BUILD_DIR:-build-asan}
 # -O1 -g1: the sanitizers' own advice, and a shorter build on CI's two cores.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-  -DPGROUPS_SANITIZE=address,undefined -DPGROUPS_BUILD_BENCH=OFF >/dev/null
+  -DPGROUPS_SANITIZE=address,undefined -DPGROUPS_BUILD_BENCH=OFF -DPGROUPS_BUILD_PYTHON=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_stack_use_after_return=0}
