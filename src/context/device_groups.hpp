@@ -60,7 +60,6 @@ class DeviceGroups {
   [[nodiscard]] int device() const noexcept { return device_; }
   /// How bind() chose it, e.g. "node-local rank 1 (MPI shared-memory split) modulo 2
   /// visible devices".
-  [[nodiscard]] const std::string& device_source() const noexcept { return device_source_; }
 
   /// The kind's NCCL communicator; StateError when it does not exist.
   [[nodiscard]] ncclComm_t comm(std::string_view group) const;
@@ -80,10 +79,9 @@ class DeviceGroups {
  private:
   struct Communicators;  // the NCCL layer's GroupCommunicators, in device_groups_nccl.cpp
 
-  DeviceGroups(int device, std::string source, double bind_seconds);
+  DeviceGroups(int device, double bind_seconds);
 
   int device_ = 0;
-  std::string device_source_;
   double bind_seconds_ = 0.0;
   double world_seconds_ = 0.0;
   std::unique_ptr<Communicators> comms_;

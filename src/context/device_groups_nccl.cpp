@@ -32,8 +32,7 @@ struct DeviceGroups::Communicators {
   nccl::GroupCommunicators groups;
 };
 
-DeviceGroups::DeviceGroups(int device, std::string source, double bind_seconds)
-    : device_(device), device_source_(std::move(source)), bind_seconds_(bind_seconds) {}
+DeviceGroups::DeviceGroups(int device, double bind_seconds) : device_(device), bind_seconds_(bind_seconds) {}
 
 DeviceGroups::~DeviceGroups() {
   try {
@@ -48,7 +47,6 @@ std::unique_ptr<DeviceGroups> DeviceGroups::bind(const mpi::Communicator& contro
   const auto start = Clock::now();
   std::exception_ptr failure;
   int chosen = 0;
-  std::string source;
   try {
     // The clear errors first: no device at all.
     require_backend_usable(Backend::nccl);
@@ -63,12 +61,11 @@ std::unique_ptr<DeviceGroups> DeviceGroups::bind(const mpi::Communicator& contro
     request.node_local_rank = node_local_rank;
     nccl::DeviceChoice choice = nccl::bind_device(request);
     chosen = choice.device;
-    source = std::move(choice.source);
   } catch (...) {
     failure = std::current_exception();
   }
   mpi::require_success_everywhere(control, failure, "binding a CUDA device for the NCCL backend");
-  return std::unique_ptr<DeviceGroups>(new DeviceGroups(chosen, std::move(source), seconds_since(start)));
+  return std::unique_ptr<DeviceGroups>(new DeviceGroups(chosen, seconds_since(start)));
 }
 
 void DeviceGroups::create(const Layout& layout, std::int64_t rank, const mpi::Communicator& control,

@@ -21,8 +21,7 @@ namespace {
 
 struct DeviceGroups::Communicators {};
 
-DeviceGroups::DeviceGroups(int device, std::string source, double bind_seconds)
-    : device_(device), device_source_(std::move(source)), bind_seconds_(bind_seconds) {}
+DeviceGroups::DeviceGroups(int device, double bind_seconds) : device_(device), bind_seconds_(bind_seconds) {}
 
 DeviceGroups::~DeviceGroups() = default;
 

@@ -36,19 +36,6 @@ std::string cuda_error_message(std::string_view call, cudaError_t error) {
                      description != nullptr ? description : "unknown error");
 }
 
-std::string format_duration(std::chrono::milliseconds duration) {
-  const auto ms = duration.count();
-  if (ms != 0 && ms % 1000 == 0) return fmt::format("{} s", ms / 1000);
-  return fmt::format("{} ms", ms);
-}
-
-std::string timeout_message(std::string_view step, std::chrono::milliseconds timeout) {
-  return fmt::format(
-      "{} did not complete within the timeout of {}; the communicator was aborted (check that every rank "
-      "reached this step, or raise the timeout)",
-      step, format_duration(timeout));
-}
-
 void check_nccl(ncclResult_t result, std::string_view call, ncclComm_t comm, bool in_progress_ok) {
   if (result == ncclSuccess || (in_progress_ok && result == ncclInProgress)) return;
   throw BackendError(nccl_error_message(call, result, ncclGetLastError(comm)));

@@ -25,13 +25,6 @@ namespace pgroups::nccl::detail {
 /// "<call> failed: <cudaGetErrorName>: <cudaGetErrorString>".
 [[nodiscard]] std::string cuda_error_message(std::string_view call, cudaError_t error);
 
-/// "<step> did not complete within <timeout>; ...": the message of every TimeoutError
-/// of this layer.
-[[nodiscard]] std::string timeout_message(std::string_view step, std::chrono::milliseconds timeout);
-
-/// "300 s", "1500 ms".
-[[nodiscard]] std::string format_duration(std::chrono::milliseconds duration);
-
 /// Throws BackendError(nccl_error_message(...)) unless `result` is ncclSuccess, or
 /// ncclInProgress when `in_progress_ok`. ncclGetLastError is read from `comm` (may be null).
 void check_nccl(ncclResult_t result, std::string_view call, ncclComm_t comm = nullptr, bool in_progress_ok = false);

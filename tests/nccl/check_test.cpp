@@ -67,20 +67,6 @@ TEST(NcclErrorTranslation, CudaMessageNamesCallErrorNameAndString) {
   EXPECT_NO_THROW(check_cuda(cudaSuccess, "cudaFree"));
 }
 
-TEST(NcclTimeout, MessageNamesStepAndTimeout) {
-  EXPECT_EQ(timeout_message("ncclCommSplit of communicator 'pipe' from 'global' (colour 1, key 0)",
-                            std::chrono::seconds(30)),
-            "ncclCommSplit of communicator 'pipe' from 'global' (colour 1, key 0) did not complete within the "
-            "timeout of 30 s; the communicator was aborted (check that every rank reached this step, or raise the "
-            "timeout)");
-}
-
-TEST(NcclTimeout, DurationsPrintInSecondsWhenWhole) {
-  EXPECT_EQ(format_duration(std::chrono::minutes(5)), "300 s");
-  EXPECT_EQ(format_duration(std::chrono::milliseconds(1500)), "1500 ms");
-  EXPECT_EQ(format_duration(std::chrono::milliseconds(0)), "0 ms");
-}
-
 TEST(NcclPolling, ReturnsTrueOnceTheConditionHolds) {
   int calls = 0;
   EXPECT_TRUE(poll_until([&] { return ++calls == 4; }, std::chrono::seconds(10)));
