@@ -1,9 +1,10 @@
 // `pgroups explain --rank R`: one rank's coordinates and groups, computed without
 // enumerating the world, so it answers at once for any world size.
 
-#include <iostream>
 #include <memory>
 
+#include "integer_option.hpp"
+#include "output.hpp"
 #include "plan_options.hpp"
 #include "plan_output.hpp"
 #include "subcommand.hpp"
@@ -19,14 +20,14 @@ Subcommand add_explain_command(CLI::App& parent) {
   auto options = std::make_shared<Options>();
   CLI::App* app = parent.add_subcommand("explain", "Show one rank's coordinates and its group in every mode");
   options->plan.add_to(*app);
-  app->add_option("-r,--rank", options->rank, "Global rank to explain")->required();
+  add_integer_option(*app, "-r,--rank", options->rank, "Global rank to explain")->required();
   app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   return {app, [options] {
             const Layout layout(options->plan.resolve());
             if (options->format == "json") {
-              std::cout << explain_json(layout, options->rank).dump(1) << '\n';
+              write_output(explain_json(layout, options->rank).dump(1) + '\n');
             } else {
-              std::cout << explain_text(layout, options->rank);
+              write_output(explain_text(layout, options->rank));
             }
             return 0;
           }};

@@ -9,11 +9,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "output.hpp"
 #include "subcommand.hpp"
 
 #ifdef PGROUPS_INFO_WITH_MPI
@@ -135,9 +135,9 @@ Subcommand add_info_command(CLI::App& parent) {
   return {app, [format] {
             const BuildInfo info = gather();
             if (*format == "json") {
-              std::cout << info_json(info).dump(1) << '\n';
+              write_output(info_json(info).dump(1) + '\n');
             } else {
-              std::cout << info_text(info);
+              write_output(info_text(info));
             }
             return 0;
           }};

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "integer_option.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/layout.hpp"
 #include "pgroups/timeout.hpp"
@@ -48,16 +49,6 @@ void announce_fault(const std::string& text) {
 }  // namespace
 
 void MpiOptions::add_to(CLI::App& app, bool fault_injection) {
-  const CLI::Validator kRankValidator(
-      [](std::string& text) -> std::string {
-        int value = -1;
-        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (error != std::errc() || end != text.data() + text.size() || value < 0) {
-          return fmt::format("value '{}' is not a rank: expected a whole number, 0 or more", text);
-        }
-        return {};
-      },
-      "");
   app.add_option("--timeout", timeout,
                  "Seconds that group creation may wait for the other ranks before the job ends with status 8 "
                  "(0 = no timeout; default: $PGROUPS_TIMEOUT, else 300)")
@@ -74,17 +65,19 @@ void MpiOptions::add_to(CLI::App& app, bool fault_injection) {
           },
           ""));
   if (!fault_injection) return;
-  app.add_option("--inject-stall-rank", stall_rank,
-                 "Testing: rank R stops (sleeps until killed) just before --inject-step, by default just before "
-                 "group creation")
+  // A rank is 0 or more; one past the world is a ConfigError of apply(), which knows it.
+  constexpr std::int64_t kFirstRank = 0;
+  add_integer_option(app, "--inject-stall-rank", stall_rank,
+                     "Testing: rank R stops (sleeps until killed) just before --inject-step, by default just before "
+                     "group creation",
+                     kFirstRank)
       ->type_name("R")
-      ->check(kRankValidator)
       ->group(kFaultGroup);
-  app.add_option("--inject-exit-rank", exit_rank,
-                 "Testing: rank R exits at once with status 1 just before --inject-step, by default after the "
-                 "first mode was created")
+  add_integer_option(app, "--inject-exit-rank", exit_rank,
+                     "Testing: rank R exits at once with status 1 just before --inject-step, by default after the "
+                     "first mode was created",
+                     kFirstRank)
       ->type_name("R")
-      ->check(kRankValidator)
       ->group(kFaultGroup);
   app.add_option("--inject-step", step,
                  "Testing: the creation step before which the injected fault strikes: duplicate, agreement, node, "

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <iostream>
 #include <memory>
 
+#include "output.hpp"
 #include "plan_options.hpp"
 #include "plan_output.hpp"
 #include "subcommand.hpp"
@@ -23,9 +23,9 @@ Subcommand add_plan_command(CLI::App& parent) {
   return {app, [options] {
             const Layout layout(options->plan.resolve());
             if (options->format == "json") {
-              std::cout << plan_json(layout).dump() << '\n';
+              write_output(plan_json(layout).dump() + '\n');
             } else {
-              std::cout << plan_text(layout);
+              write_output(plan_text(layout));
             }
             return 0;
           }};

@@ -31,6 +31,7 @@
 #include "pgroups/parallel_context.hpp"
 #include "mpi_job.hpp"
 #include "mpi_options.hpp"
+#include "output.hpp"
 #include "pgroups/mpi/deadline.hpp"
 #include "plan_options.hpp"
 #include "plan_output.hpp"
@@ -264,16 +265,23 @@ int run_verify(const VerifyOptions& options) {
     }
     int ok_everywhere = 0;
     check(MPI_Allreduce(&all_ok, &ok_everywhere, 1, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
+    // A failed write (full disk, closed pipe) fails rank 0 alone, after the collective
+    // destruction, so that no rank is left waiting.
+    std::optional<IoError> output_error;
     if (rank == 0) {
       const std::string_view name = mpi::strategy_name(*strategy);
-      if (json) {
-        std::cout << report_json(*context, name, create_seconds, reports, device, ok_everywhere == 1).dump() << '\n';
-      } else {
-        std::cout << report_text(*context, name, create_seconds, reports, device, ok_everywhere == 1);
+      try {
+        write_output(json ? report_json(*context, name, create_seconds, reports, device, ok_everywhere == 1).dump() + '\n'
+                          : report_text(*context, name, create_seconds, reports, device, ok_everywhere == 1));
+      } catch (const IoError& error) {
+        output_error = error;
       }
-      std::cout.flush();
     }
     context->destroy();
+    if (output_error) {
+      print_job_error(rank, true, output_error->what());
+      return static_cast<int>(output_error->exit_code());
+    }
     return ok_everywhere == 1 ? 0 : static_cast<int>(ExitCode::verify_failed);
   } catch (const std::exception& error) {
     return end_collective_step(world, rank, error);

@@ -28,7 +28,8 @@ struct CreationCost {
 /// included: K = layout.modes().size() calls per rank. Colossal-AI reuses the world for
 /// `global` and creates every group of every other mode on every rank.
 /// Rows, in this order: colossal-ai (gloo), colossal-ai (nccl), per_group, comm_split,
-/// comm_create, create_group (pgroups' default). O(number of modes).
+/// comm_create, create_group (pgroups' default). O(number of modes). Throws ConfigError
+/// naming the world size when a count does not fit in 64 bits (worlds beyond 2^59).
 [[nodiscard]] std::vector<CreationCost> creation_costs(const Layout& layout);
 
 }  // namespace pgroups

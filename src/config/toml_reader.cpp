@@ -33,6 +33,7 @@ class TomlNestingScan {
         case '\'': skip_string(c); continue;
         case '\n': new_line(); break;
         case '=':
+          count_value();
           if (!in_array()) {
             key_dots_ = dots_;
             dots_ = 0;
@@ -42,13 +43,16 @@ class TomlNestingScan {
         case '.':
           if (in_header_) {
             ++header_dots_;
+            count_value();
             check(header_level());
           } else if (!after_equals_ && !in_array()) {
             ++dots_;
+            count_value();
             check(base_ + dots_);
           }
           break;
         case ',':
+          count_value();
           if (!in_array()) {
             dots_ = key_dots_ = 0;
             after_equals_ = false;
@@ -94,7 +98,20 @@ class TomlNestingScan {
     }
   }
 
+  // toml++ builds the whole document, a node of about a hundred bytes for as little as
+  // two bytes of text ("[]," or "a=1\n"); bounding the nodes before it runs bounds its
+  // memory whatever the text.
+  void count_value() {
+    if (++values_ > kMaxTomlValues) {
+      throw_parse_error(source_, position(),
+                        fmt::format("more than {} values, tables or keys: a TOML configuration is read whole, so it "
+                                    "may hold at most {} (real ones hold tens)",
+                                    kMaxTomlValues, kMaxTomlValues));
+    }
+  }
+
   void open(char bracket) {
+    count_value();
     // An array's elements sit one level below it; a table's value one level below the
     // last part of its (dotted) key.
     const std::size_t level = in_array() ? base_ + 1 : base_ + key_dots_ + 1;
@@ -116,6 +133,7 @@ class TomlNestingScan {
   }
 
   void begin_header() {
+    count_value();
     header_is_array_ = at_ + 1 < text_.size() && text_[at_ + 1] == '[';
     at_ += header_is_array_ ? 2 : 1;
     in_header_ = true;
@@ -199,6 +217,7 @@ class TomlNestingScan {
   bool in_header_ = false;
   bool header_is_array_ = false;
   std::size_t header_dots_ = 0;
+  std::size_t values_ = 0;
 };
 
 SourcePosition position_of(const toml::source_region& region) {
@@ -278,9 +297,20 @@ ConfigValue read_toml_tree(std::string_view text, std::string_view source) {
   // Only `parallel` is read: the builder would drop every other top-level entry anyway.
   ValueTreeBuilder builder(source);
   builder.begin(ValueKind::table, SourcePosition{1, 1});
-  if (const auto parallel = document.find("parallel"); parallel != document.end()) {
+  if (const auto parallel = document.find(kParallelKey); parallel != document.end()) {
     builder.key(parallel->first.str(), position_of(parallel->first.source()));
     emit(parallel->second, builder);
+  } else {
+    // Other keys go to the builder as bare names, so that it can tell a misspelt
+    // `parallel`; their values are never looked at.
+    for (const auto& [key, value] : document) {
+      if (!is_misspelled_parallel(key.str())) continue;
+      builder.key(key.str(), position_of(key.source()));
+      ConfigValue bare;
+      bare.position = position_of(value.source());
+      builder.scalar(std::move(bare));
+      break;
+    }
   }
   builder.end();
   return builder.finish();

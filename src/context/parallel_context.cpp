@@ -23,7 +23,12 @@ namespace {
 
 std::optional<ParallelMode> injected_failure;
 
-std::size_t index_of(ParallelMode mode) noexcept { return static_cast<std::size_t>(mode); }
+// A value that is no enumerator (a cast from a wrong integer) is a ConfigError naming
+// it, never an index past the table.
+std::size_t index_of(ParallelMode mode) {
+  if (static_cast<std::size_t>(mode) >= kParallelModeCount) (void)mode_name(mode);  // throws
+  return static_cast<std::size_t>(mode);
+}
 
 void announce(const ContextOptions& options, std::string_view step) {
   if (options.before_step) options.before_step(step);
@@ -195,7 +200,9 @@ ParallelContext& ParallelContext::operator=(ParallelContext&& other) noexcept {
   return *this;
 }
 
-bool ParallelContext::is_initialized(ParallelMode mode) const noexcept { return groups_[index_of(mode)].has_value(); }
+bool ParallelContext::is_initialized(ParallelMode mode) const noexcept {
+  return static_cast<std::size_t>(mode) < kParallelModeCount && groups_[index_of(mode)].has_value();
+}
 
 std::vector<ParallelMode> ParallelContext::modes() const {
   std::vector<ParallelMode> result;
