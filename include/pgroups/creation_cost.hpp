@@ -29,7 +29,8 @@ struct CreationCost {
 /// `global` and creates every group of every other mode on every rank.
 /// Rows, in this order: colossal-ai (gloo), colossal-ai (nccl), per_group, comm_split,
 /// comm_create, create_group (pgroups' default). O(number of modes). Throws ConfigError
-/// naming the world size when a count does not fit in 64 bits (worlds beyond 2^59).
+/// naming the world size when a count does not fit in 64 bits (worlds of about 2^58
+/// ranks and more).
 [[nodiscard]] std::vector<CreationCost> creation_costs(const Layout& layout);
 
 }  // namespace pgroups

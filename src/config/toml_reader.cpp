@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/decimal_integer.hpp"
 #include "format_readers.hpp"
 
 namespace pgroups::detail {
@@ -231,9 +232,55 @@ std::string float_text(double value) {
   return text;
 }
 
-void emit(const toml::node& node, ValueTreeBuilder& builder);
+// toml++ keeps an integer's value, not how it was written; the settings' integers are
+// looked up in the text so that they follow the one rule of every format and of the
+// command line: decimal only (TOML's 0x, 0o and 0b forms are refused, with the words the
+// other readers use). Lookups go forward through the text, so they cost O(size) in all
+// for the few integers of `parallel`.
+class IntegerSpellings {
+ public:
+  IntegerSpellings(std::string_view text, std::string_view source) : text_(text), source_(source) {}
 
-void emit_table(const toml::table& table, SourcePosition position, ValueTreeBuilder& builder) {
+  void check(const toml::node& node) {
+    const toml::source_position where = node.source().begin;
+    const std::string_view spelling = at(where);
+    const IntegerReading reading = read_decimal_integer(spelling, kTomlIntegers);
+    if (reading.status == IntegerStatus::not_decimal) {
+      throw_parse_error(source_, position_of(node.source()), integer_problem(reading, spelling, ""));
+    }
+  }
+
+ private:
+  static constexpr IntegerSyntax kTomlIntegers{.plus_sign = true, .digit_separators = true, .repeated_zeros = false};
+
+  std::string_view at(const toml::source_position& where) {
+    if (where.line < line_) line_ = 1, line_start_ = 0;
+    while (line_ < where.line) {
+      const std::size_t newline = text_.find('\n', line_start_);
+      if (newline == std::string_view::npos) return {};
+      line_start_ = newline + 1;
+      ++line_;
+    }
+    // toml++ counts columns in code points.
+    std::size_t at = line_start_;
+    for (std::size_t column = 1; column < where.column && at < text_.size(); ++column) {
+      ++at;
+      while (at < text_.size() && (static_cast<unsigned char>(text_[at]) & 0xC0) == 0x80) ++at;
+    }
+    const std::size_t end = std::min(text_.find_first_of(" \t\r\n,]}#", at), text_.size());
+    return text_.substr(at, end - at);
+  }
+
+  std::string_view text_;
+  std::string_view source_;
+  std::size_t line_ = 1;
+  std::size_t line_start_ = 0;
+};
+
+void emit(const toml::node& node, ValueTreeBuilder& builder, IntegerSpellings& spellings);
+
+void emit_table(const toml::table& table, SourcePosition position, ValueTreeBuilder& builder,
+                IntegerSpellings& spellings) {
   builder.begin(ValueKind::table, position);
   // toml++ orders keys by name; source order makes the first error the first in the file.
   std::vector<std::pair<const toml::key*, const toml::node*>> entries;
@@ -246,15 +293,15 @@ void emit_table(const toml::table& table, SourcePosition position, ValueTreeBuil
   });
   for (const auto& [key, value] : entries) {
     builder.key(key->str(), position_of(key->source()));
-    emit(*value, builder);
+    emit(*value, builder, spellings);
   }
   builder.end();
 }
 
-void emit(const toml::node& node, ValueTreeBuilder& builder) {
+void emit(const toml::node& node, ValueTreeBuilder& builder, IntegerSpellings& spellings) {
   const SourcePosition position = position_of(node.source());
   if (const toml::table* table = node.as_table()) {
-    emit_table(*table, position, builder);
+    emit_table(*table, position, builder, spellings);
     return;
   }
   if (node.is_array()) {
@@ -265,6 +312,7 @@ void emit(const toml::node& node, ValueTreeBuilder& builder) {
   ConfigValue value;
   value.position = position;
   if (const auto* integer = node.as_integer()) {
+    spellings.check(node);
     value.kind = ValueKind::integer;
     value.integer = integer->get();
   } else if (const auto* floating = node.as_floating_point()) {
@@ -299,7 +347,8 @@ ConfigValue read_toml_tree(std::string_view text, std::string_view source) {
   builder.begin(ValueKind::table, SourcePosition{1, 1});
   if (const auto parallel = document.find(kParallelKey); parallel != document.end()) {
     builder.key(parallel->first.str(), position_of(parallel->first.source()));
-    emit(parallel->second, builder);
+    IntegerSpellings spellings(text, source);
+    emit(parallel->second, builder, spellings);
   } else {
     // Other keys go to the builder as bare names, so that it can tell a misspelt
     // `parallel`; their values are never looked at.

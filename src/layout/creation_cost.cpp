@@ -21,7 +21,8 @@ std::int64_t checked(bool overflowed, std::int64_t value, std::int64_t w) {
 
 std::int64_t add(std::int64_t a, std::int64_t b, std::int64_t w) {
   std::int64_t sum = 0;
-  return checked(__builtin_add_overflow(a, b, &sum), sum, w);
+  const bool overflowed = __builtin_add_overflow(a, b, &sum);
+  return checked(overflowed, sum, w);
 }
 
 }  // namespace

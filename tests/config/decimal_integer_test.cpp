@@ -5,6 +5,9 @@
 #include <limits>
 
 #include "../../src/common/decimal_integer.hpp"
+#include "pgroups/config_reader.hpp"
+#include "pgroups/error.hpp"
+#include "reader_test_helpers.hpp"
 
 namespace pgroups::detail {
 namespace {
@@ -78,6 +81,26 @@ TEST(ConfigDecimalInteger, MessagesNameTheSettingAndQuoteTheTextEscapedAndCut) {
             "parallel.pipeline " + std::string(40, '5') + "... does not fit in a 64-bit integer");
   EXPECT_EQ(integer_range_problem(3000000000, 0, 2147483647, "--repeats"),
             "--repeats 3000000000 is out of range: it must be from 0 to 2147483647");
+}
+
+TEST(ConfigDecimalInteger, EveryFormatReadsTheSettingsIntegersAsDecimalOnly) {
+  using test::parse_error;
+  // TOML writes hex, octal and binary integers; a setting takes decimal only, as Python
+  // settings and the command line do. Elsewhere in the file they are left alone.
+  EXPECT_EQ(parse_error("[parallel]\npipeline = 0x10\n", ConfigFormat::toml),
+            "<config>:2:12: only decimal numbers are read, found '0x10'");
+  EXPECT_EQ(parse_error("[parallel]\ntensor = { size = 0o4, mode = \"2d\" }\n", ConfigFormat::toml),
+            "<config>:2:19: only decimal numbers are read, found '0o4'");
+  EXPECT_EQ(parse_error("[parallel]\nseed = 0b101 # binary\n", ConfigFormat::toml),
+            "<config>:2:8: only decimal numbers are read, found '0b101'");
+  EXPECT_EQ(parse_error("parallel = dict(pipeline=0x10)", ConfigFormat::python),
+            "<config>:1:26: only decimal numbers are read, found '0x10'");
+  EXPECT_EQ(parse_error("parallel = dict(pipeline=010)", ConfigFormat::python),
+            "<config>:1:26: leading zeros are not allowed in the integer '010'");
+  EXPECT_EQ(parse_config("mask = 0xff\n[parallel]\npipeline = +1_0\n", ConfigFormat::toml).pipeline, 10);
+  // Columns after non-ASCII text on the line are counted in characters, as toml++ does.
+  EXPECT_EQ(parse_error("[parallel]\ntensor = { mode = \"\u00e9\u00e9\", size = 0x4 }\n", ConfigFormat::toml),
+            "<config>:2:32: only decimal numbers are read, found '0x4'");
 }
 
 }  // namespace
