@@ -194,8 +194,8 @@ int run_model(const BenchOptions& options) {
       describe(config), "W");
   bool header_done = false;
   if (options.max_world < unit) {
-    throw ConfigError(fmt::format("--max-world {} is smaller than the smallest world of the configuration, pipeline {} * "
-                                  "tensor {} = {}",
+    throw ConfigError(fmt::format("--max-world {} is smaller than the smallest world of the configuration, "
+                                  "pipeline {} * tensor {} = {}",
                                   options.max_world, config.pipeline, config.tensor_size, unit));
   }
   // Doubling is checked against --max-world before it happens, so it never overflows.

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "../src/common/printable.hpp"
 #include "integer_option.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/layout.hpp"
@@ -102,8 +102,8 @@ void MpiOptions::apply(ContextOptions& options, const ParallelConfig& config, in
   }
   const std::vector<std::string> steps = creation_steps(config, options.backend);
   if (!step.empty() && std::find(steps.begin(), steps.end(), step) == steps.end()) {
-    throw ConfigError(fmt::format("--inject-step '{}' is not a step of creating {}: the steps are {}", step,
-                                  describe(config), fmt::join(steps, ", ")));
+    throw ConfigError(fmt::format("--inject-step {} is not a step of creating {}: the steps are {}",
+                                  detail::quoted_excerpt(step), describe(config), fmt::join(steps, ", ")));
   }
   // The exit's default is the step after the first mode (`global`, made by "duplicate")
   // was created: the first of the other modes, so that the rank dies half-way.

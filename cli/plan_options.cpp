@@ -9,14 +9,14 @@
 namespace pgroups::cli {
 
 void PlanOptions::add_to(CLI::App& app, bool with_world_size) {
-  config_option_ =
-      app.add_option("--config", config_file_, "Configuration file: .toml, .json or Colossal-AI .py (flags override it)");
+  config_option_ = app.add_option("--config", config_file_,
+                                  "Configuration file: .toml, .json or Colossal-AI .py (flags override it)");
   if (with_world_size) {
     world_size_option_ = add_integer_option(app, "-w,--world-size", world_size_, "Number of ranks W");
   }
   pipeline_option_ = add_integer_option(app, "-p,--pipeline", pipeline_, "Pipeline-parallel size (default 1)");
-  tensor_option_ =
-      add_integer_option(app, "-t,--tensor", tensor_, "Tensor-parallel size (sequence size in mode sequence; default 1)");
+  tensor_option_ = add_integer_option(app, "-t,--tensor", tensor_,
+                                      "Tensor-parallel size (sequence size in mode sequence; default 1)");
   mode_option_ = app.add_option("-m,--mode", mode_, "Tensor mode: none, 1d, 2d, 2.5d, 3d, sequence");
   depth_option_ = add_integer_option(app, "-d,--depth", depth_, "2.5D depth (mode 2.5d only)");
   seed_option_ = add_integer_option(app, "--seed", seed_, "Base random seed (default 1024)");

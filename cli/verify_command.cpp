@@ -17,7 +17,6 @@
 #include <array>
 #include <cstdio>
 #include <exception>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <set>
@@ -270,9 +269,10 @@ int run_verify(const VerifyOptions& options) {
     std::optional<IoError> output_error;
     if (rank == 0) {
       const std::string_view name = mpi::strategy_name(*strategy);
+      const bool ok = ok_everywhere == 1;
       try {
-        write_output(json ? report_json(*context, name, create_seconds, reports, device, ok_everywhere == 1).dump() + '\n'
-                          : report_text(*context, name, create_seconds, reports, device, ok_everywhere == 1));
+        write_output(json ? report_json(*context, name, create_seconds, reports, device, ok).dump() + '\n'
+                          : report_text(*context, name, create_seconds, reports, device, ok));
       } catch (const IoError& error) {
         output_error = error;
       }
