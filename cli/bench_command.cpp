@@ -25,6 +25,7 @@
 #include "pgroups/mpi/error.hpp"
 #include "pgroups/mpi/session.hpp"
 #include "pgroups/parallel_context.hpp"
+#include "pgroups/timeout.hpp"
 #include "plan_options.hpp"
 #include "plan_output.hpp"
 #include "subcommand.hpp"
@@ -41,7 +42,7 @@ struct BenchOptions {
   bool model = false;
   std::int64_t max_world = std::int64_t{1} << 20;
   std::string backend = "mpi";
-  MpiOptions mpi;  // --timeout
+  MpiOptions mpi;  // --timeout and the --inject-* testing flags
 };
 
 // One measured entry: a strategy or a baseline, timed as the slowest rank per repeat.
@@ -53,7 +54,7 @@ struct Entry {
   std::string call;
   std::optional<CreationStrategy> strategy;  // none for the baselines
   std::vector<double> seconds;
-  std::map<ParallelMode, std::vector<double>> mode_seconds;  // strategies only
+  std::map<std::string, std::vector<double>> mode_seconds;  // strategies only, by group kind
   std::vector<double> rest_seconds;  // strategies only: agreement, node query, bookkeeping
 
   [[nodiscard]] double min() const { return *std::min_element(seconds.begin(), seconds.end()); }
@@ -72,23 +73,31 @@ double slowest(MPI_Comm world, double local) {
 }
 
 // Every entry starts from a barrier, and only the creation is timed: destruction and
-// the reduction of the timings come after the clock stops.
+// the reduction of the timings come after the clock stops. Each wait is watched (the
+// context watches its own creation and destruction); a watchdog's thread starts before
+// the clock does, at the barrier, so that its start is never timed.
 void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, const ContextOptions& base, std::int64_t k,
-             bool keep) {
-  check(MPI_Barrier(world), "MPI_Barrier");
+             bool keep, int rank, int size) {
+  const std::string description = fmt::format("the measurement of {}", entry.name);
+  const mpi::Step step{"measure", description};
   if (entry.strategy) {
+    {
+      const WatchedPhase phase(base, rank, size, step);
+      check(MPI_Barrier(world), "MPI_Barrier");
+    }
     const double start = MPI_Wtime();
     ContextOptions context_options = base;
     context_options.strategy = *entry.strategy;
     ParallelContext context(config, world, context_options);
     const double elapsed = MPI_Wtime() - start;
-    std::map<ParallelMode, double> per_mode;
+    std::map<std::string, double> per_mode;
     double rest = elapsed;
-    for (ParallelMode mode : context.modes()) {
+    for (const std::string& mode : context.groups()) {
       per_mode[mode] = context.creation_seconds(mode);
       rest -= per_mode[mode];
     }
     context.destroy();
+    const WatchedPhase phase(base, rank, size, step);
     const double total = slowest(world, elapsed);
     const double slowest_rest = slowest(world, rest);
     if (!keep) return;
@@ -97,6 +106,8 @@ void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, const C
     for (const auto& [mode, seconds] : per_mode) entry.mode_seconds[mode].push_back(slowest(world, seconds));
     return;
   }
+  const WatchedPhase phase(base, rank, size, step);
+  check(MPI_Barrier(world), "MPI_Barrier");
   double elapsed = 0.0;
   if (entry.name == "limit") {
     std::vector<MPI_Comm> dups(static_cast<std::size_t>(k), MPI_COMM_NULL);
@@ -167,10 +178,11 @@ std::string bench_text(const std::vector<Entry>& entries, const Layout& layout, 
                      default_name, find(entries, "per_group").median() / chosen.median(), default_name,
                      chosen.median() / limit.median());
   out += fmt::format("\nwhere the time goes ({}, median of the slowest rank per mode):\n", default_name);
-  for (ParallelMode mode : layout.modes()) {
+  for (const GroupKind& kind : layout.group_kinds()) {
+    const std::string& mode = kind.name;
     const double seconds = Entry::median_of(chosen.mode_seconds.at(mode));
-    out += fmt::format("  {:<20} {:>8.3f} ms{}\n", mode_name(mode), seconds * 1e3,
-                       mode == ParallelMode::global ? "  (MPI_Comm_dup of the world)" : "");
+    out += fmt::format("  {:<20} {:>8.3f} ms{}\n", mode, seconds * 1e3,
+                       kind.mode == ParallelMode::global ? "  (MPI_Comm_dup of the world)" : "");
   }
   out += fmt::format("  {:<20} {:>8.3f} ms  (configuration agreement, node query, bookkeeping)\n", "rest",
                      Entry::median_of(chosen.rest_seconds) * 1e3);
@@ -181,24 +193,33 @@ int run_model(const BenchOptions& options) {
   ParallelConfig config = options.plan.resolve(std::int64_t{0});
   // The smallest world of the configuration (data parallel size 1) validates the sizes.
   std::int64_t unit = 0;
-  if (config.pipeline < 1 || config.tensor_size < 1 ||
-      __builtin_mul_overflow(config.pipeline, config.tensor_size, &unit)) {
-    unit = 1;
+  std::int64_t largest = options.max_world;
+  if (config.mesh) {
+    // A mesh fixes its world: one row, at the product of its sizes.
+    config.world_size = 0;
+    unit = Layout(config).world_size();
+    largest = unit;
+  } else {
+    if (config.pipeline < 1 || config.tensor_size < 1 ||
+        __builtin_mul_overflow(config.pipeline, config.tensor_size, &unit)) {
+      unit = 1;
+    }
+    config.world_size = unit;
+    validate(config);
   }
-  config.world_size = unit;
-  validate(config);
   nlohmann::json rows = nlohmann::json::array();
   std::string text = fmt::format(
       "creation cost model: {} (data parallel size grows with W)\ncalls = group-creation calls per rank, colls = "
       "collectives each rank enters (agreement included)\n\n{:>9}",
       describe(config), "W");
   bool header_done = false;
-  if (options.max_world < unit) {
+  if (!config.mesh && options.max_world < unit) {
     throw ConfigError(fmt::format("--max-world {} is smaller than the smallest world of the configuration, "
                                   "pipeline {} * tensor {} = {}",
                                   options.max_world, config.pipeline, config.tensor_size, unit));
   }
-  // Doubling is checked against --max-world before it happens, so it never overflows.
+  // Doubling is checked against the largest world before it happens, so it never
+  // overflows.
   for (std::int64_t w = unit;; w *= 2) {
     config.world_size = w;
     const Layout layout(config);
@@ -220,8 +241,8 @@ int run_model(const BenchOptions& options) {
                                                  {"largest_collective", cost.largest_collective}};
     }
     text += '\n';
-    rows.push_back({{"world_size", w}, {"modes", layout.modes().size()}, {"algorithms", algorithms}});
-    if (w > options.max_world / 2) break;
+    rows.push_back({{"world_size", w}, {"modes", layout.group_kinds().size()}, {"algorithms", algorithms}});
+    if (w > largest / 2) break;
   }
   if (options.format == "json") {
     write_output(nlohmann::json{{"config", config_json(config)}, {"model", rows}}.dump() + '\n');
@@ -231,15 +252,17 @@ int run_model(const BenchOptions& options) {
   return 0;
 }
 
-int run_bench(const BenchOptions& options) {
-  if (options.model) return run_model(options);
-  mpi::Session session;
-  const MPI_Comm world = MPI_COMM_WORLD;
-  const int rank = session.world().rank();
-  const int size = session.world().size();
+// What every rank must hold alike beyond the configuration and backend (which the
+// context agrees on itself): --repeats decides how many contexts and collectives run;
+// --format changes only rank 0's output, and is agreed too so that no flag of a run
+// differs silently between ranks.
+std::string agreed_settings(const BenchOptions& options) {
+  return fmt::format("bench repeats={} format={}", options.repeats, options.format);
+}
 
+int bench_job(const BenchOptions& options, ContextOptions& base, int rank, int size) {
+  const MPI_Comm world = MPI_COMM_WORLD;
   std::optional<ParallelConfig> config;
-  ContextOptions base;
   std::optional<LocalFailure> failure;
   try {
     if (options.repeats < 1) {
@@ -249,15 +272,16 @@ int run_bench(const BenchOptions& options) {
     validate(*config);
     base.backend = parse_backend(options.backend);
     require_backend_usable(base.backend);
+    base.agreed_settings = agreed_settings(options);
     options.mpi.apply(base, *config, rank, size);
   } catch (const std::exception& error) {
     failure = LocalFailure{exit_status_of(error), error.what()};
   }
-  if (auto status = settle(world, rank, failure)) return *status;
+  if (auto status = settle(world, rank, failure, base.timeout.value_or(kDefaultTimeout))) return *status;
 
   const Layout layout(*config);
   // The context duplicates the world for `global`, so every mode counts.
-  const auto k = static_cast<std::int64_t>(layout.modes().size());
+  const auto k = static_cast<std::int64_t>(layout.group_kinds().size()) + (layout.is_mesh() ? 1 : 0);
   std::vector<Entry> entries;
   for (CreationStrategy strategy : mpi::kAllCreationStrategies) {
     entries.emplace_back(std::string(mpi::strategy_name(strategy)), std::string(call_of(strategy)), strategy);
@@ -267,9 +291,10 @@ int run_bench(const BenchOptions& options) {
 
   try {
     // Round-robin over the entries, so that a slow moment of the machine hits one
-    // repeat of each rather than every repeat of one.
+    // repeat of each rather than every repeat of one. The first entry's context agrees
+    // on the settings before any other collective of the measurements.
     for (int repeat = -1; repeat < options.repeats; ++repeat) {
-      for (Entry& entry : entries) measure(entry, world, *config, base, k, /*keep=*/repeat >= 0);
+      for (Entry& entry : entries) measure(entry, world, *config, base, k, /*keep=*/repeat >= 0, rank, size);
     }
   } catch (const std::exception& error) {
     return end_collective_step(world, rank, error);
@@ -286,6 +311,17 @@ int run_bench(const BenchOptions& options) {
   return 0;
 }
 
+int run_bench(const BenchOptions& options) {
+  if (options.model) return run_model(options);
+  mpi::Session session;
+  const int rank = session.world().rank();
+  const int size = session.world().size();
+  ContextOptions base;
+  const int status = bench_job(options, base, rank, size);
+  finish_job(session, base, rank, size);
+  return status;
+}
+
 }  // namespace
 
 Subcommand add_bench_command(CLI::App& parent) {
@@ -293,15 +329,18 @@ Subcommand add_bench_command(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
       "bench", "Time group creation with each strategy beside MPI's floor (run with mpirun); --model needs no MPI");
   options->plan.add_to(*app, /*with_world_size=*/false);
-  add_integer_option(*app, "--repeats", options->repeats, "Timed repeats after one warm-up (default 5)");
-  app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  add_integer_option(*app, "--repeats", options->repeats,
+                     "Timed repeats after one warm-up (default 5); the same on every rank (agreed: status 7 otherwise)");
+  app->add_option("--format", options->format, "Output format; the same on every rank (agreed: status 7 otherwise)")
+      ->check(CLI::IsMember({"text", "json"}));
   app->add_flag("--model", options->model,
                 "Print the cost model (calls and collectives per rank) for W up to --max-world, without MPI");
   add_integer_option(*app, "--max-world", options->max_world, "Largest world of the cost model (default 1048576)");
   app->add_option("--backend", options->backend,
                   "mpi, or nccl: each strategy's context also creates the NCCL world and one split per mode")
       ->check(CLI::IsMember({"mpi", "nccl"}));
-  options->mpi.add_to(*app, /*fault_injection=*/false);
+  // Each measurement (barrier, baselines, reductions) is the step `measure`.
+  options->mpi.add_to(*app, {"measure", "finalize"});
   return {app, [options] { return run_bench(*options); }};
 }
 

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "integer_option.hpp"
+#include "locality_output.hpp"
 #include "output.hpp"
 #include "plan_options.hpp"
 #include "plan_output.hpp"
@@ -22,13 +23,20 @@ Subcommand add_explain_command(CLI::App& parent) {
   options->plan.add_to(*app);
   add_integer_option(*app, "-r,--rank", options->rank, "Global rank to explain")->required();
   app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  options->plan.add_gpus_per_node_to(*app);
   return {app, [options] {
             const Layout layout(options->plan.resolve());
+            const std::optional<LocalityReport> locality = planned_locality(layout);
             if (options->format == "json") {
-              write_output(explain_json(layout, options->rank).dump(1) + '\n');
+              nlohmann::json json = explain_json(layout, options->rank);
+              if (locality) json["node"] = node_json(locality->nodes, options->rank);
+              write_output(json.dump(1) + '\n');
             } else {
-              write_output(explain_text(layout, options->rank));
+              std::string text = explain_text(layout, options->rank);
+              if (locality) text += '\n' + node_text(locality->nodes, options->rank) + '\n';
+              write_output(text);
             }
+            if (locality) print_locality_warnings(layout, *locality);
             return 0;
           }};
 }

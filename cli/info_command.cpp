@@ -4,17 +4,23 @@
 // and the GPUs this process sees. It runs without mpirun: MPI is asked only what MPI-3
 // allows before MPI_Init (MPI_Get_library_version, MPI_Get_version), and never
 // initialised. Nothing here fails for a missing GPU, driver or library; each part that
-// cannot be told says so.
+// cannot be told says so. Run under a launcher (mpirun, srun, torchrun), it also says
+// where this process runs: its host and what the launcher's variables tell
+// (pgroups/launcher.hpp); `verify` counts the nodes of a whole job.
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "output.hpp"
+#include "pgroups/launcher.hpp"
 #include "subcommand.hpp"
+
+#include <unistd.h>
 
 #ifdef PGROUPS_INFO_WITH_MPI
 #include "pgroups/mpi/version.hpp"
@@ -51,6 +57,8 @@ struct BuildInfo {
   std::optional<MpiInfo> mpi;    // absent: not built
   std::optional<NcclInfo> nccl;  // absent: not built
   std::optional<CudaInfo> cuda;  // absent: built without CUDA
+  std::string host;
+  LauncherInfo launcher;
 };
 
 // A library that fails to answer is reported, not fatal: `info` is what one runs to
@@ -66,6 +74,9 @@ std::string ask(Query&& query) {
 
 BuildInfo gather() {
   BuildInfo info;
+  std::array<char, 256> host{};
+  if (::gethostname(host.data(), host.size() - 1) == 0) info.host = host.data();
+  info.launcher = detect_launcher();
 #ifdef PGROUPS_INFO_WITH_MPI
   info.mpi = MpiInfo{ask(mpi::library_version), ask(mpi::standard_version)};
 #endif
@@ -77,6 +88,35 @@ BuildInfo gather() {
 }
 
 nlohmann::json or_null(const std::string& text) { return text.empty() ? nlohmann::json() : nlohmann::json(text); }
+
+nlohmann::json optional_json(const std::optional<std::int64_t>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json();
+}
+
+nlohmann::json launcher_json(const LauncherInfo& launcher) {
+  nlohmann::json also = nlohmann::json::array();
+  for (Launcher other : launcher.also_present) also.push_back(launcher_name(other));
+  return {{"name", launcher_name(launcher.launcher)},
+          {"rank", optional_json(launcher.rank)},
+          {"world_size", optional_json(launcher.world_size)},
+          {"local_rank", optional_json(launcher.local_rank)},
+          {"local_size", optional_json(launcher.local_size)},
+          {"node", optional_json(launcher.node)},
+          {"nodes", optional_json(launcher.node_count())},
+          {"also_present", std::move(also)}};
+}
+
+std::string launcher_text(const LauncherInfo& launcher) {
+  if (launcher.launcher == Launcher::none) return "none (not started by mpirun, srun or torchrun)";
+  auto of = [](const std::optional<std::int64_t>& index, const std::optional<std::int64_t>& count) {
+    return fmt::format("{} of {}", index ? std::to_string(*index) : "?", count ? std::to_string(*count) : "?");
+  };
+  std::string text = fmt::format("{}: rank {}, local rank {}, node {}", launcher_name(launcher.launcher),
+                                 of(launcher.rank, launcher.world_size), of(launcher.local_rank, launcher.local_size),
+                                 of(launcher.node, launcher.node_count()));
+  for (Launcher other : launcher.also_present) text += fmt::format("; {} variables also set", launcher_name(other));
+  return text;
+}
 
 nlohmann::json info_json(const BuildInfo& info) {
   nlohmann::json mpi = {{"built", info.mpi.has_value()}};
@@ -97,7 +137,9 @@ nlohmann::json info_json(const BuildInfo& info) {
           {"compiler", info.compiler},
           {"backends", {{"mpi", std::move(mpi)}, {"nccl", std::move(nccl)}}},
           {"cuda", std::move(cuda)},
-          {"visible_gpus", info.cuda ? nlohmann::json(info.cuda->visible_gpus) : nlohmann::json()}};
+          {"visible_gpus", info.cuda ? nlohmann::json(info.cuda->visible_gpus) : nlohmann::json()},
+          {"host", info.host},
+          {"launcher", launcher_json(info.launcher)}};
 }
 
 std::string info_text(const BuildInfo& info) {
@@ -122,6 +164,8 @@ std::string info_text(const BuildInfo& info) {
     out += fmt::format("  {:<10} not built (the CUDA toolkit comes with the NCCL backend)\n", "cuda:");
     out += fmt::format("  {:<10} not queried (no CUDA)\n", "gpus:");
   }
+  out += fmt::format("  {:<10} {}\n", "host:", info.host);
+  out += fmt::format("  {:<10} {}\n", "launcher:", launcher_text(info.launcher));
   return out;
 }
 

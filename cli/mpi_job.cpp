@@ -3,23 +3,34 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <utility>
+#include <vector>
 
 #include "output.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/mpi/error.hpp"
 #include "pgroups/mpi/session.hpp"
+#include "pgroups/timeout.hpp"
 
 namespace pgroups::cli {
 namespace {
 
-// The smallest and largest status over all ranks, in one reduction.
-std::pair<int, int> status_range(MPI_Comm comm, int status) {
-  std::array<int, 2> local = {status, -status};
-  std::array<int, 2> reduced = {0, 0};
-  mpi::check(MPI_Allreduce(local.data(), reduced.data(), 2, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
-  return {reduced[0], -reduced[1]};
+// The smallest and largest status over all ranks, in one reduction that waits at most
+// `timeout`.
+std::pair<int, int> status_range(MPI_Comm comm, int status, std::chrono::milliseconds timeout) {
+  const std::array<std::int64_t, 2> local = {status, -status};
+  const std::vector<std::int64_t> reduced = mpi::min_until(mpi::Communicator::borrow(comm), local,
+                                                           mpi::Deadline(timeout),
+                                                           {"settle", "the agreement on every rank's set-up"});
+  return {static_cast<int>(reduced[0]), static_cast<int>(-reduced[1])};
+}
+
+// The step before which the phase's fault, if any, strikes; then the phase's deadline.
+mpi::Deadline announce(const ContextOptions& options, const mpi::Step& step) {
+  if (options.before_step) options.before_step(step.name);
+  return mpi::Deadline(options.timeout.value_or(kDefaultTimeout));
 }
 
 }  // namespace
@@ -37,8 +48,17 @@ void print_job_error(int rank, bool shared_by_all, const std::string& message) {
   }
 }
 
-std::optional<int> settle(MPI_Comm comm, int rank, const std::optional<LocalFailure>& failure) {
-  const auto [best, worst] = status_range(comm, failure ? failure->code : 0);
+std::optional<int> settle(MPI_Comm comm, int rank, const std::optional<LocalFailure>& failure,
+                          std::chrono::milliseconds timeout) {
+  std::pair<int, int> range;
+  try {
+    range = status_range(comm, failure ? failure->code : 0, timeout);
+  } catch (const TimeoutError& error) {
+    // The reduction stays pending (MPI cannot cancel it), so MPI_Finalize could hang.
+    print_job_error(rank, false, error.what());
+    mpi::abort_job(comm, static_cast<int>(ExitCode::timeout));
+  }
+  const auto [best, worst] = range;
   if (worst == 0) return std::nullopt;
   if (failure) print_job_error(rank, best == worst, failure->message);
   return worst;
@@ -51,6 +71,14 @@ int end_collective_step(MPI_Comm comm, int rank, const std::exception& error) {
   }
   print_job_error(rank, false, error.what());
   mpi::abort_job(comm, exit_status_of(error));
+}
+
+WatchedPhase::WatchedPhase(const ContextOptions& options, int rank, int size, const mpi::Step& step)
+    : watchdog_(announce(options, step), rank, size), guard_(watchdog_.enter(step)) {}
+
+void finish_job(mpi::Session& session, const ContextOptions& options, int rank, int size) {
+  const WatchedPhase phase(options, rank, size, {"finalize", "MPI_Finalize, the end of the job"});
+  session.finalize();
 }
 
 }  // namespace pgroups::cli

@@ -1,6 +1,7 @@
 #include "mpi_options.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -8,10 +9,12 @@
 #include <cstdlib>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "../src/common/printable.hpp"
 #include "integer_option.hpp"
+#include "pgroups/creation_steps.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/layout.hpp"
 #include "pgroups/timeout.hpp"
@@ -20,19 +23,6 @@ namespace pgroups::cli {
 namespace {
 
 constexpr const char* kFaultGroup = "Fault injection (testing)";
-
-// The steps of ParallelContext's construction for `config`, in order (the names
-// ContextOptions::before_step receives).
-std::vector<std::string> creation_steps(const ParallelConfig& config, Backend backend) {
-  std::vector<std::string> steps = {"duplicate", "agreement", "node"};
-  if (backend == Backend::nccl) steps.emplace_back("device");
-  const Layout layout(config);
-  for (ParallelMode mode : layout.modes()) {
-    if (mode != ParallelMode::global) steps.emplace_back(mode_name(mode));
-  }
-  if (backend == Backend::nccl) steps.emplace_back("nccl");
-  return steps;
-}
 
 void check_rank(const char* flag, int rank, int size) {
   if (rank < 0 || rank >= size) {
@@ -48,10 +38,13 @@ void announce_fault(const std::string& text) {
 
 }  // namespace
 
-void MpiOptions::add_to(CLI::App& app, bool fault_injection) {
+void MpiOptions::add_to(CLI::App& app, std::vector<std::string> steps_after_creation) {
+  command_ = app.get_name();
+  later_steps_ = std::move(steps_after_creation);
   app.add_option("--timeout", timeout,
-                 "Seconds that group creation may wait for the other ranks before the job ends with status 8 "
-                 "(0 = no timeout; default: $PGROUPS_TIMEOUT, else 300)")
+                 "Seconds that each step (group creation, then each later phase: checks, repeats, finalize) may "
+                 "wait for the other ranks before the job ends with status 8 (0 = no timeout; default: "
+                 "$PGROUPS_TIMEOUT, else 300). May differ between ranks: each waits for its own")
       ->type_name("SECONDS")
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
@@ -64,7 +57,6 @@ void MpiOptions::add_to(CLI::App& app, bool fault_injection) {
             }
           },
           ""));
-  if (!fault_injection) return;
   // A rank is 0 or more; one past the world is a ConfigError of apply(), which knows it.
   constexpr std::int64_t kFirstRank = 0;
   add_integer_option(app, "--inject-stall-rank", stall_rank,
@@ -80,8 +72,10 @@ void MpiOptions::add_to(CLI::App& app, bool fault_injection) {
       ->type_name("R")
       ->group(kFaultGroup);
   app.add_option("--inject-step", step,
-                 "Testing: the creation step before which the injected fault strikes: duplicate, agreement, node, "
-                 "a mode name (data, tensor, ...), or with --backend nccl device or nccl")
+                 fmt::format("Testing: the step before which the injected fault strikes: a step of creation "
+                             "(duplicate, agreement, node, a group kind such as data, tensor or tp-dp, with "
+                             "--backend nccl device and nccl), or one after it ({})",
+                             fmt::join(later_steps_, ", ")))
       ->type_name("STEP")
       ->group(kFaultGroup);
 }
@@ -100,17 +94,22 @@ void MpiOptions::apply(ContextOptions& options, const ParallelConfig& config, in
                                   "--inject-exit-rank different ranks",
                                   *stall_rank));
   }
-  const std::vector<std::string> steps = creation_steps(config, options.backend);
-  if (!step.empty() && std::find(steps.begin(), steps.end(), step) == steps.end()) {
-    throw ConfigError(fmt::format("--inject-step {} is not a step of creating {}: the steps are {}",
-                                  detail::quoted_excerpt(step), describe(config), fmt::join(steps, ", ")));
+  // The context's own list of steps, so that every step it announces can be named here,
+  // then the command's own phases after creation.
+  const std::vector<CreationStep> steps = creation_steps(Layout(config), options.backend == Backend::nccl);
+  const std::vector<std::string>& later = later_steps_;
+  if (!step.empty() && find_step(steps, step) == nullptr &&
+      std::find(later.begin(), later.end(), step) == later.end()) {
+    throw ConfigError(fmt::format("--inject-step {} is not a step of `pgroups {}` with {}: the steps of creation "
+                                  "are {}; after it {}",
+                                  detail::quoted_excerpt(step), command_, describe(config), step_names(steps),
+                                  fmt::join(later, ", ")));
   }
-  // The exit's default is the step after the first mode (`global`, made by "duplicate")
-  // was created: the first of the other modes, so that the rank dies half-way.
-  const auto first_mode = std::find_if(steps.begin(), steps.end(), [](const std::string& s) {
-    return s != "duplicate" && s != "agreement" && s != "node" && s != "device";
-  });
-  const std::string exit_default = first_mode != steps.end() ? *first_mode : std::string("node");
+  // The exit's default is the first group kind's step (after `global`, made by
+  // "duplicate"), so that the rank dies half-way.
+  const auto first_group = std::find_if(steps.begin(), steps.end(),
+                                        [](const CreationStep& s) { return s.kind == StepKind::group; });
+  const std::string exit_default = first_group != steps.end() ? first_group->name : std::string("node");
   const std::string at = !step.empty() ? step : stall_rank == rank ? std::string("duplicate") : exit_default;
 
   if (stall_rank == rank) {

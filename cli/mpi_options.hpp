@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "pgroups/context_options.hpp"
 #include "pgroups/parallel_config.hpp"
@@ -23,15 +24,18 @@ struct MpiOptions {
   std::optional<int> stall_rank;
   /// --inject-exit-rank R: rank R exits at once with status 1 just before a step.
   std::optional<int> exit_rank;
-  /// --inject-step NAME: the step before which the faults strike; empty means each
+  /// --inject-step NAME: the step before which the faults strike, a step of creation or
+  /// one of the command's steps after it (add_to); empty means each
   /// fault's default ("duplicate", the start of creation, for a stall; the first mode
   /// after `global`, i.e. after one mode was created, for an exit).
   std::string step;
 
-  /// Registers --timeout on `app` and, when `fault_injection`, the --inject-* flags (in
-  /// their own "Fault injection (testing)" group of the help). An invalid --timeout
-  /// (negative, not a number) is a usage error of the parse.
-  void add_to(CLI::App& app, bool fault_injection = true);
+  /// Registers --timeout and the --inject-* flags (in their own "Fault injection
+  /// (testing)" group of the help) on `app`. `steps_after_creation` names the command's
+  /// own steps after group creation (its WatchedPhase steps), which --inject-step
+  /// accepts beside the steps of creation. An invalid --timeout (negative, not a number)
+  /// is a usage error of the parse.
+  void add_to(CLI::App& app, std::vector<std::string> steps_after_creation);
 
   /// Fills what these options decide in `options`: the timeout in effect (resolved now,
   /// so that a malformed PGROUPS_TIMEOUT is an error of this local step on the rank that
@@ -41,6 +45,10 @@ struct MpiOptions {
   /// when the step is not a step of `config` (an invalid `config` throws its own
   /// ConfigError), or for a malformed PGROUPS_TIMEOUT.
   void apply(ContextOptions& options, const ParallelConfig& config, int rank, int size) const;
+
+ private:
+  std::string command_;
+  std::vector<std::string> later_steps_;
 };
 
 }  // namespace pgroups::cli

@@ -4,9 +4,11 @@
 
 #include <memory>
 
+#include "locality_output.hpp"
 #include "output.hpp"
 #include "plan_options.hpp"
 #include "plan_output.hpp"
+#include "plan_picture.hpp"
 #include "subcommand.hpp"
 
 namespace pgroups::cli {
@@ -15,18 +17,29 @@ Subcommand add_plan_command(CLI::App& parent) {
   struct Options {
     PlanOptions plan;
     std::string format = "text";
+    std::string svg_file;
+    std::string html_file;
   };
   auto options = std::make_shared<Options>();
   CLI::App* app = parent.add_subcommand("plan", "Print every process group of a configuration (no communication)");
   options->plan.add_to(*app);
   app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  options->plan.add_gpus_per_node_to(*app);
+  add_picture_options(*app, options->svg_file, options->html_file);
   return {app, [options] {
             const Layout layout(options->plan.resolve());
+            const std::optional<LocalityReport> locality = planned_locality(layout);
+            write_pictures(layout, locality, options->svg_file, options->html_file);
             if (options->format == "json") {
-              write_output(plan_json(layout).dump() + '\n');
+              nlohmann::json json = plan_json(layout);
+              if (locality) json["locality"] = locality_json(*locality);
+              write_output(json.dump() + '\n');
             } else {
-              write_output(plan_text(layout));
+              std::string text = plan_text(layout);
+              if (locality) text += '\n' + locality_text(*locality);
+              write_output(text);
             }
+            if (locality) print_locality_warnings(layout, *locality);
             return 0;
           }};
 }

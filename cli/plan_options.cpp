@@ -22,6 +22,14 @@ void PlanOptions::add_to(CLI::App& app, bool with_world_size) {
   seed_option_ = add_integer_option(app, "--seed", seed_, "Base random seed (default 1024)");
   app.add_flag("--legacy-sequence-dp", legacy_sequence_dp_,
                "Build Colossal-AI's contiguous sequence_dp blocks instead of one group per pipeline stage");
+  add_mesh_to(app);
+}
+
+void PlanOptions::add_gpus_per_node_to(CLI::App& app) {
+  gpus_per_node_option_ = add_integer_option(
+      app, "--gpus-per-node", gpus_per_node_,
+      "GPUs per node G: nodes are consecutive blocks of G ranks; adds the locality report and warns when a tensor "
+      "group crosses nodes");
 }
 
 ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_runtime) const {
@@ -41,14 +49,17 @@ ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_
   }
   if (depth_option_->count()) config.depth = depth_;
   if (seed_option_->count()) config.seed = seed_;
+  if (gpus_per_node_option_ != nullptr && gpus_per_node_option_->count()) config.gpus_per_node = gpus_per_node_;
   if (legacy_sequence_dp_) config.legacy_sequence_dp = true;
+  apply_mesh(config, world_size_from_runtime);
   if (world_size_from_runtime) {
     if (config.world_size != 0 && config.world_size != *world_size_from_runtime) {
       throw ConfigError(fmt::format("world size {} was given, but the job has {} ranks", config.world_size,
                                     *world_size_from_runtime));
     }
     config.world_size = *world_size_from_runtime;
-  } else if (config.world_size == 0 && !(world_size_option_ && world_size_option_->count())) {
+  } else if (config.world_size == 0 && !config.mesh &&  // a mesh's product is its world size
+             !(world_size_option_ && world_size_option_->count())) {
     throw ConfigError("world size is missing: give --world-size W or world_size in the config file");
   }
   return config;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "pgroups/parallel_config.hpp"
 
@@ -21,9 +22,33 @@ class PlanOptions {
   /// The configuration: the file's settings, overridden by each flag given. When
   /// `world_size_from_runtime` is set, it is the world size and a different --world-size
   /// or file value is a ConfigError. Throws what the readers throw.
+  /// Registers --gpus-per-node (plan and explain: the nodes of a planned job). Its value,
+  /// when given, overrides the file's `gpus_per_node` in resolve().
+  void add_gpus_per_node_to(CLI::App& app);
+
   [[nodiscard]] ParallelConfig resolve(std::optional<std::int64_t> world_size_from_runtime = std::nullopt) const;
 
  private:
+  /// The named-mesh options (mesh_options.cpp): `--mesh tp=2,dp=4,pp=2`, repeated
+  /// `--group TOKEN`, and Megatron's `--order tp-cp-ep-dp-pp` with `--tp/--cp/--ep/--dp/--pp`.
+  void add_mesh_to(CLI::App& app);
+  /// Replaces the file's mesh and groups by the flags given; ConfigError for a --group
+  /// without any mesh, or --mesh together with --order or a size flag. With --order,
+  /// a missing --dp is the world size over the other sizes, when the world size is known.
+  void apply_mesh(ParallelConfig& config, std::optional<std::int64_t> world_size_from_runtime) const;
+
+  std::string mesh_;
+  std::vector<std::string> groups_;
+  std::string order_;
+  std::int64_t tp_ = 1, cp_ = 1, ep_ = 1, dp_ = 1, pp_ = 1;
+  CLI::Option* mesh_option_ = nullptr;
+  CLI::Option* order_option_ = nullptr;
+  CLI::Option* tp_option_ = nullptr;
+  CLI::Option* cp_option_ = nullptr;
+  CLI::Option* ep_option_ = nullptr;
+  CLI::Option* dp_option_ = nullptr;
+  CLI::Option* pp_option_ = nullptr;
+
   std::string config_file_;
   std::int64_t world_size_ = 0;
   std::int64_t pipeline_ = 1;
@@ -39,6 +64,8 @@ class PlanOptions {
   CLI::Option* mode_option_ = nullptr;
   CLI::Option* depth_option_ = nullptr;
   CLI::Option* seed_option_ = nullptr;
+  std::int64_t gpus_per_node_ = 0;
+  CLI::Option* gpus_per_node_option_ = nullptr;
 };
 
 }  // namespace pgroups::cli

@@ -1,5 +1,5 @@
 #pragma once
-// How plans are shown: SPEC §4's JSON, and text with large groups and long group lists
+// How plans are shown: docs/spec.md §4's JSON, and text with large groups and long group lists
 // elided so that a plan of any size prints in bounded time.
 
 #include <nlohmann/json.hpp>
@@ -15,10 +15,12 @@ namespace pgroups::cli {
 /// Largest world that `--format json` enumerates: the output holds O(W * modes) numbers.
 inline constexpr std::int64_t kMaxJsonWorldSize = std::int64_t{1} << 22;
 
-/// SPEC §4's "config" object.
+/// docs/spec.md §4's "config" object; for a mesh {"world_size", "mesh": {"order", "sizes"}, "groups"}.
 [[nodiscard]] nlohmann::json config_json(const ParallelConfig& config);
 
-/// The whole plan in SPEC §4's schema; throws ConfigError above kMaxJsonWorldSize.
+/// The whole plan in docs/spec.md §4's schema, "modes" keyed by group kind (a mesh's tokens as
+/// given); a rank outside a partial kind (embd) has null local_rank and world_size.
+/// Throws ConfigError above kMaxJsonWorldSize.
 [[nodiscard]] nlohmann::json plan_json(const Layout& layout);
 
 /// "[0, 1, 2, ..., 14, 15]": members by position, the middle elided past `keep` * 2.

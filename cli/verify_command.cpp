@@ -8,7 +8,12 @@
 // No rank may be left waiting: each step whose failure can differ between ranks is
 // followed by an agreement on the outcome, the context's own errors (ConfigError,
 // MismatchError) are thrown on every rank alike, and a failure that can leave other
-// ranks inside a collective (an MPI error) ends the job with MPI_Abort.
+// ranks inside a collective (an MPI error) ends the job with MPI_Abort. Every flag that
+// changes which collectives run (--format; the configuration, --strategy and --backend)
+// is agreed on by the context's one agreement, so ranks launched with different flags
+// end with a MismatchError (status 7) on every rank; --timeout and the --inject-* flags
+// are per rank and change no collective. Every wait after creation is watched
+// (WatchedPhase): a rank that never arrives ends the others with status 8.
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -30,8 +35,10 @@
 #include "pgroups/parallel_context.hpp"
 #include "mpi_job.hpp"
 #include "mpi_options.hpp"
+#include "node_report.hpp"
 #include "output.hpp"
 #include "pgroups/mpi/deadline.hpp"
+#include "pgroups/timeout.hpp"
 #include "plan_options.hpp"
 #include "plan_output.hpp"
 #include "subcommand.hpp"
@@ -50,7 +57,8 @@ struct VerifyOptions {
   MpiOptions mpi;  // --timeout and the --inject-* testing flags
 };
 
-// What one rank saw of one mode's communicator.
+// What one rank saw of one group kind's communicator (nothing, outside every group of a
+// partial kind such as Megatron's embd: rank -1, size 0).
 struct Observation {
   int rank = -1;
   int size = 0;
@@ -58,8 +66,9 @@ struct Observation {
   bool ok = false;
 };
 
-Observation observe(const ParallelContext& context, ParallelMode mode) {
-  const MPI_Comm comm = context.get_cpu_group(mode).mpi();
+Observation observe(const ParallelContext& context, const std::string& group) {
+  if (!context.is_member(group)) return Observation{.ok = true};
+  const MPI_Comm comm = context.get_cpu_group(group).mpi();
   Observation seen;
   check(MPI_Comm_size(comm, &seen.size), "MPI_Comm_size");
   check(MPI_Comm_rank(comm, &seen.rank), "MPI_Comm_rank");
@@ -68,34 +77,35 @@ Observation observe(const ParallelContext& context, ParallelMode mode) {
   check(MPI_Allgather(&me, 1, MPI_INT, seen.members.data(), 1, MPI_INT, comm), "MPI_Allgather");
 
   const Layout& layout = context.layout();
-  const std::vector<std::int64_t> expected = layout.group_of(me, mode);
-  seen.ok = seen.size == static_cast<std::int64_t>(expected.size()) && seen.rank == layout.local_rank(me, mode) &&
+  const std::size_t kind = layout.group_kind_index(group);
+  const std::vector<std::int64_t> expected = layout.group_of(me, kind);
+  seen.ok = seen.size == static_cast<std::int64_t>(expected.size()) && seen.rank == layout.local_rank(me, kind) &&
             std::equal(seen.members.begin(), seen.members.end(), expected.begin(), expected.end());
   if (!seen.ok) {
     fmt::print(stderr,
-               "pgroups verify: rank {}, mode {}: the communicator has size {}, rank {}, members [{}]; the layout "
+               "pgroups verify: rank {}, group {}: the communicator has size {}, rank {}, members [{}]; the layout "
                "says size {}, local rank {}, members [{}]\n",
-               me, mode_name(mode), seen.size, seen.rank, fmt::join(seen.members, ", "), expected.size(),
-               layout.local_rank(me, mode), fmt::join(expected, ", "));
+               me, group, seen.size, seen.rank, fmt::join(seen.members, ", "), expected.size(),
+               layout.local_rank(me, kind), fmt::join(expected, ", "));
   }
   return seen;
 }
 
-// Rank 0's picture of one mode, from every rank's observation.
+// Rank 0's picture of one group kind, from every rank's observation.
 struct ModeReport {
-  ParallelMode mode{};
+  std::string group;
   double create_seconds = 0.0;  // slowest rank
   bool ok = true;               // on every rank
   std::vector<int> local_ranks;
   std::vector<int> sizes;
-  std::vector<std::vector<int>> groups;  // distinct, sorted by first rank
+  std::vector<std::vector<int>> groups;  // distinct, sorted by first rank (non-members' empty ones left out)
 };
 
-ModeReport gather_report(MPI_Comm world, int rank, int size, const ParallelContext& context, ParallelMode mode,
+ModeReport gather_report(MPI_Comm world, int rank, int size, const ParallelContext& context, const std::string& group,
                          const Observation& seen, bool with_groups) {
   ModeReport report;
-  report.mode = mode;
-  const double seconds = context.creation_seconds(mode);
+  report.group = group;
+  const double seconds = context.creation_seconds(group);
   check(MPI_Reduce(&seconds, &report.create_seconds, 1, MPI_DOUBLE, MPI_MAX, 0, world), "MPI_Reduce");
 
   const std::array<int, 3> mine = {seen.rank, seen.size, seen.ok ? 1 : 0};
@@ -128,7 +138,7 @@ ModeReport gather_report(MPI_Comm world, int rank, int size, const ParallelConte
     std::set<std::vector<int>> distinct;
     for (std::size_t r = 0; r < report.sizes.size(); ++r) {
       const auto first = members.begin() + offsets[r];
-      distinct.emplace(first, first + report.sizes[r]);
+      if (report.sizes[r] > 0) distinct.emplace(first, first + report.sizes[r]);
     }
     report.groups.assign(distinct.begin(), distinct.end());
     std::stable_sort(report.groups.begin(), report.groups.end(), [](const auto& a, const auto& b) {
@@ -140,9 +150,9 @@ ModeReport gather_report(MPI_Comm world, int rank, int size, const ParallelConte
   return report;
 }
 
-// The NCCL check of `mode`, when there is one.
-const DeviceModeReport* device_report_of(const std::vector<DeviceModeReport>& device, ParallelMode mode) {
-  const auto found = std::find_if(device.begin(), device.end(), [mode](const auto& d) { return d.mode == mode; });
+// The NCCL check of `group`, when there is one.
+const DeviceModeReport* device_report_of(const std::vector<DeviceModeReport>& device, const std::string& group) {
+  const auto found = std::find_if(device.begin(), device.end(), [&group](const auto& d) { return d.group == group; });
   return found == device.end() ? nullptr : &*found;
 }
 
@@ -151,13 +161,13 @@ nlohmann::json report_json(const ParallelContext& context, std::string_view stra
                            bool ok) {
   nlohmann::json modes = nlohmann::json::object();
   for (const ModeReport& report : reports) {
-    nlohmann::json& entry = modes[std::string(mode_name(report.mode))];
+    nlohmann::json& entry = modes[report.group];
     entry = {{"groups", report.groups},
              {"local_rank", report.local_ranks},
              {"world_size", report.sizes},
              {"ok", report.ok},
              {"create_seconds", report.create_seconds}};
-    if (const DeviceModeReport* checked = device_report_of(device, report.mode)) {
+    if (const DeviceModeReport* checked = device_report_of(device, report.group)) {
       entry["nccl"] = device_report_json(*checked);
     }
   }
@@ -182,39 +192,43 @@ std::string report_text(const ParallelContext& context, std::string_view strateg
               : fmt::format("created {} communicators per rank in {:.6f} s (slowest rank)\n\n", reports.size(),
                             create_seconds);
   // With NCCL, "create (s)" covers both communicators of a mode, "nccl (s)" the NCCL one.
-  out += fmt::format("{:<20} {:>8} {:>8} {:>12}  {}\n", "mode", "groups", "size", "create (s)",
+  out += fmt::format("{:<20} {:>8} {:>8} {:>12}  {}\n", layout.is_mesh() ? "group" : "mode", "groups", "size", "create (s)",
                      nccl ? fmt::format("{:<5} {:>10}  {}", "check", "nccl (s)", "nccl sum") : "check");
   std::size_t failed = 0;
   for (const ModeReport& report : reports) {
-    const DeviceModeReport* checked = device_report_of(device, report.mode);
+    const DeviceModeReport* checked = device_report_of(device, report.group);
+    const std::size_t kind = layout.group_kind_index(report.group);
     const bool mode_ok = report.ok && (checked == nullptr || checked->ok);
     failed += mode_ok ? 0 : 1;
     const std::string_view check_text = report.ok ? "OK" : "FAIL";
-    out += fmt::format("{:<20} {:>8} {:>8} {:>12.6f}  {}\n", mode_name(report.mode),
-                       layout.group_count(report.mode), layout.group_size(report.mode), report.create_seconds,
+    out += fmt::format("{:<20} {:>8} {:>8} {:>12.6f}  {}\n", report.group, layout.group_count(kind),
+                       layout.group_size(kind), report.create_seconds,
                        checked != nullptr ? fmt::format("{:<5} {:>10.6f}  {}", check_text, checked->create_seconds,
                                                         checked->ok ? "OK" : "FAIL")
                                           : std::string(check_text));
   }
-  out += ok ? fmt::format("\nOK: every communicator of {} modes matches the layout on all {} ranks{}\n",
-                          reports.size(), layout.world_size(), nccl ? " (MPI and NCCL)" : "")
-            : fmt::format("\nFAIL: {} of {} modes differ from the layout (details on stderr)\n", failed,
-                          reports.size());
+  // A preset's kinds are Colossal-AI's modes; a mesh's are its group tokens.
+  const std::string_view kinds = layout.is_mesh() ? "group kinds" : "modes";
+  out += ok ? fmt::format("\nOK: every communicator of {} {} matches the layout on all {} ranks{}\n",
+                          reports.size(), kinds, layout.world_size(), nccl ? " (MPI and NCCL)" : "")
+            : fmt::format("\nFAIL: {} of {} {} differ from the layout (details on stderr)\n", failed,
+                          reports.size(), kinds);
   return out;
 }
 
-int run_verify(const VerifyOptions& options) {
-  mpi::Session session;
+// What every rank must hold alike beyond the configuration, strategy and backend (which
+// the context agrees on itself): the flags that decide which collectives run after
+// creation. --format json gathers every group on rank 0, text does not.
+std::string agreed_settings(const VerifyOptions& options) { return fmt::format("verify format={}", options.format); }
+
+int verify_job(const VerifyOptions& options, ContextOptions& context_options, int rank, int size) {
   const MPI_Comm world = MPI_COMM_WORLD;
-  const mpi::Communicator world_comm = session.world();
-  const int rank = world_comm.rank();
-  const int size = world_comm.size();
+  const mpi::Communicator world_comm = mpi::Communicator::borrow(world);
 
   // Step 1, local: read the configuration.
   std::optional<ParallelConfig> config;
   std::optional<CreationStrategy> strategy;
   std::optional<Backend> backend;
-  ContextOptions context_options;
   std::optional<LocalFailure> failure;
   try {
     config = options.plan.resolve(size);
@@ -225,36 +239,43 @@ int run_verify(const VerifyOptions& options) {
     require_backend_usable(*backend);
     context_options.strategy = *strategy;
     context_options.backend = *backend;
+    context_options.agreed_settings = agreed_settings(options);
     options.mpi.apply(context_options, *config, rank, size);
   } catch (const std::exception& error) {
     failure = LocalFailure{exit_status_of(error), error.what()};
   }
-  if (auto status = settle(world, rank, failure)) return *status;
+  if (auto status = settle(world, rank, failure, context_options.timeout.value_or(kDefaultTimeout))) return *status;
 
-  // Step 2, collective: create. The constructor agrees on the configuration first.
+  // Step 2, collective: create. The constructor agrees on the configuration and on
+  // agreed_settings first.
   std::optional<ParallelContext> context;
-  double create_seconds = 0.0;
+  double local_create_seconds = 0.0;
   try {
     // Every rank waits here for the others, but not forever: a rank that never arrives
     // fails the job with TimeoutError.
     mpi::barrier_until(world_comm, mpi::Deadline(*context_options.timeout), {"start", "the start of group creation"});
     const double start = MPI_Wtime();
     context.emplace(*config, world, context_options);
-    const double local_seconds = MPI_Wtime() - start;
-    check(MPI_Allreduce(&local_seconds, &create_seconds, 1, MPI_DOUBLE, MPI_MAX, world), "MPI_Allreduce");
+    local_create_seconds = MPI_Wtime() - start;
   } catch (const std::exception& error) {
     return end_collective_step(world, rank, error);
   }
 
-  // Step 3, collective: check each communicator, gather the picture on rank 0.
+  // Step 3, collective: check each communicator, gather the picture on rank 0. Blocking
+  // collectives, watched: a rank that never arrives ends the others with status 8.
   const bool json = options.format == "json";
+  int ok_everywhere = 0;
+  std::optional<IoError> output_error;
   try {
+    const WatchedPhase phase(context_options, rank, size, {"check", "the checks of the communicators"});
+    double create_seconds = 0.0;
+    check(MPI_Allreduce(&local_create_seconds, &create_seconds, 1, MPI_DOUBLE, MPI_MAX, world), "MPI_Allreduce");
     std::vector<ModeReport> reports;
     int all_ok = 1;
-    for (ParallelMode mode : context->modes()) {
-      const Observation seen = observe(*context, mode);
+    for (const std::string& group : context->groups()) {
+      const Observation seen = observe(*context, group);
       all_ok = (all_ok == 1 && seen.ok) ? 1 : 0;
-      reports.push_back(gather_report(world, rank, size, *context, mode, seen, json));
+      reports.push_back(gather_report(world, rank, size, *context, group, seen, json));
     }
     std::vector<DeviceModeReport> device;
     if (context->backend() == Backend::nccl) {
@@ -262,30 +283,53 @@ int run_verify(const VerifyOptions& options) {
       all_ok = (all_ok == 1 && checked.ok_here) ? 1 : 0;
       device = std::move(checked.reports);
     }
-    int ok_everywhere = 0;
     check(MPI_Allreduce(&all_ok, &ok_everywhere, 1, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
-    // A failed write (full disk, closed pipe) fails rank 0 alone, after the collective
-    // destruction, so that no rank is left waiting.
-    std::optional<IoError> output_error;
+    const LiveNodes nodes = gather_live_nodes(world);  // the job's nodes (node_report.hpp)
     if (rank == 0) {
       const std::string_view name = mpi::strategy_name(*strategy);
-      const bool ok = ok_everywhere == 1;
+      const LocalityReport locality = observed_locality(context->layout(), nodes.node_of_rank);
+      // A failed write (full disk, closed pipe) fails rank 0 alone, after the collective
+      // destruction, so that no rank is left waiting.
       try {
-        write_output(json ? report_json(*context, name, create_seconds, reports, device, ok).dump() + '\n'
-                          : report_text(*context, name, create_seconds, reports, device, ok));
+        if (json) {
+          nlohmann::json out = report_json(*context, name, create_seconds, reports, device, ok_everywhere == 1);
+          out["nodes"] = live_nodes_json(nodes, locality);
+          write_output(out.dump() + '\n');
+        } else {
+          write_output(report_text(*context, name, create_seconds, reports, device, ok_everywhere == 1) + '\n' +
+                       live_nodes_text(nodes, locality));
+        }
       } catch (const IoError& error) {
         output_error = error;
       }
+      print_locality_warnings(context->layout(), locality);
     }
-    context->destroy();
-    if (output_error) {
-      print_job_error(rank, true, output_error->what());
-      return static_cast<int>(output_error->exit_code());
-    }
-    return ok_everywhere == 1 ? 0 : static_cast<int>(ExitCode::verify_failed);
   } catch (const std::exception& error) {
     return end_collective_step(world, rank, error);
   }
+
+  // Step 4, collective: free the communicators (destroy() watches itself).
+  try {
+    if (context_options.before_step) context_options.before_step("destroy");
+    context->destroy();
+  } catch (const std::exception& error) {
+    return end_collective_step(world, rank, error);
+  }
+  if (output_error) {
+    print_job_error(rank, true, output_error->what());
+    return static_cast<int>(output_error->exit_code());
+  }
+  return ok_everywhere == 1 ? 0 : static_cast<int>(ExitCode::verify_failed);
+}
+
+int run_verify(const VerifyOptions& options) {
+  mpi::Session session;
+  const int rank = session.world().rank();
+  const int size = session.world().size();
+  ContextOptions context_options;
+  const int status = verify_job(options, context_options, rank, size);
+  finish_job(session, context_options, rank, size);
+  return status;
 }
 
 }  // namespace
@@ -301,8 +345,9 @@ Subcommand add_verify_command(CLI::App& parent) {
                   "Communicators to check: mpi, or nccl (the MPI ones and an NCCL one per mode; needs a GPU per "
                   "rank)")
       ->check(CLI::IsMember({"mpi", "nccl"}));
-  app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
-  options->mpi.add_to(*app);
+  app->add_option("--format", options->format, "Output format; the same on every rank (agreed: status 7 otherwise)")
+      ->check(CLI::IsMember({"text", "json"}));
+  options->mpi.add_to(*app, {"check", "destroy", "finalize"});
   return {app, [options] { return run_verify(*options); }};
 }
 

@@ -7,15 +7,16 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "pgroups/parallel_context.hpp"
 
 namespace pgroups::cli {
 
-/// Rank 0's picture of one mode's NCCL communicators.
+/// Rank 0's picture of one group kind's NCCL communicators.
 struct DeviceModeReport {
-  ParallelMode mode{};
+  std::string group;
   double create_seconds = 0.0;  ///< device part of the creation, slowest rank
   bool ok = true;               ///< the sum matched on every rank
   std::vector<std::int64_t> expected;  ///< by rank; rank 0 only
@@ -24,12 +25,12 @@ struct DeviceModeReport {
 
 /// What this rank takes part in and learns.
 struct DeviceCheck {
-  std::vector<DeviceModeReport> reports;  ///< one per mode, in creation order
+  std::vector<DeviceModeReport> reports;  ///< one per group kind, in creation order
   bool ok_here = true;                    ///< every sum matched on this rank
 };
 
 /// Collective over `world`: ParallelContext::check_device_groups, then one gather per
-/// mode on rank 0. A rank whose sum differs says so on stderr. Throws what
+/// group kind on rank 0 (a rank outside a partial kind contributes an empty check). A rank whose sum differs says so on stderr. Throws what
 /// check_device_groups throws, and BackendError for an MPI failure.
 [[nodiscard]] DeviceCheck check_device_groups(MPI_Comm world, int rank, int size, ParallelContext& context);
 

@@ -1,6 +1,7 @@
 // Config text -> validation -> the layout of every rank. Input: a format byte, then the
-// text. Whatever validates must give every mode a partition of the world into ascending
-// groups with local rank = position; any violation aborts, which libFuzzer reports.
+// text. Whatever validates must give every group kind a partition of the world (of its
+// members, for embd/pos_embd) into ascending groups with local rank = position; any
+// violation aborts, which libFuzzer reports.
 
 #include <cstddef>
 #include <cstdint>
@@ -23,21 +24,35 @@ void check(bool condition) {
 
 void check_every_rank(const pgroups::Layout& layout) {
   const std::int64_t w = layout.world_size();
-  for (pgroups::ParallelMode mode : layout.modes()) {
+  for (std::size_t kind = 0; kind < layout.group_kinds().size(); ++kind) {
     std::vector<int> seen(static_cast<std::size_t>(w), 0);
     std::int64_t previous_leader = -1;
-    for (const auto& group : layout.groups(mode)) {
-      check(static_cast<std::int64_t>(group.size()) == layout.group_size(mode));
+    for (const auto& group : layout.groups(kind)) {
+      check(static_cast<std::int64_t>(group.size()) == layout.group_size(kind));
       check(group.front() > previous_leader);
       previous_leader = group.front();
       for (std::size_t i = 0; i < group.size(); ++i) {
         check(i == 0 || group[i - 1] < group[i]);
-        check(layout.local_rank(group[i], mode) == static_cast<std::int64_t>(i));
+        check(layout.local_rank(group[i], kind) == static_cast<std::int64_t>(i));
         ++seen[static_cast<std::size_t>(group[i])];
       }
     }
-    for (int count : seen) check(count == 1);
+    // A partial kind (embd) leaves some ranks out; every other kind is a partition.
+    for (std::int64_t rank = 0; rank < w; ++rank) {
+      check(seen[static_cast<std::size_t>(rank)] == (layout.is_member(rank, kind) ? 1 : 0));
+      check(layout.group_kinds()[kind].partial || layout.is_member(rank, kind));
+    }
   }
+}
+
+// The number of ranks of a mesh, or -1 past int64.
+std::int64_t mesh_product(const pgroups::MeshConfig& mesh) {
+  std::int64_t product = 1;
+  for (const pgroups::MeshDim& dim : mesh.dims) {
+    if (dim.size < 1) return 1;  // invalid: Layout rejects it cheaply
+    if (__builtin_mul_overflow(product, dim.size, &product)) return -1;
+  }
+  return product;
 }
 
 }  // namespace
@@ -48,7 +63,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
   try {
     pgroups::ParallelConfig config = pgroups::parse_config(text, format, "<fuzz>");
-    if (config.world_size == 0 && __builtin_mul_overflow(config.pipeline, config.tensor_size, &config.world_size)) {
+    if (config.mesh) {
+      const std::int64_t product = mesh_product(*config.mesh);
+      if (product < 0 || product > kMaxFuzzedWorld) return 0;
+    } else if (config.world_size == 0 &&
+               __builtin_mul_overflow(config.pipeline, config.tensor_size, &config.world_size)) {
       return 0;
     }
     if (config.world_size > kMaxFuzzedWorld) return 0;

@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   python3
+  chromium  # renders `plan --html` in the picture test (skipped without it)
+  iproute2 procps  # scripts/multinode.sh: ip netns, pgrep
 )
 
 missing=()

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Readers that turn configuration text into a ParallelConfig, and nothing else. Three
-/// formats carry the same settings (SPEC §1):
+/// formats carry the same settings (docs/spec.md §1):
 ///
 ///   TOML     [parallel]
 ///            pipeline = 2
@@ -11,7 +11,8 @@
 ///
 /// The `parallel` table holds `pipeline` (an integer or {size = N}), `tensor` (an integer
 /// or {size, mode, depth}), and pgroups' own optional keys `world_size`,
-/// `legacy_sequence_dp` (boolean) and `seed`. A table must give its `size` (as in
+/// `legacy_sequence_dp` (boolean), `seed` and `gpus_per_node` (for the locality report;
+/// checked where it is used, pgroups/locality.hpp). A table must give its `size` (as in
 /// Colossal-AI); `mode` and `depth` may be null/None (no mode, no depth). Other top-level
 /// entries are ignored, as a training config holds many; an unknown key inside
 /// `parallel` is an error that suggests the closest known key, and so is a key given
@@ -21,6 +22,23 @@
 /// more likely a truncated file than a wish. Python lines end at \n, \r\n or a lone \r.
 /// Integers are decimal (docs/errors.md, "Input rules"); a TOML file holds at most
 /// 10,000 values, so that reading stays within a few times the text's size.
+///
+/// A top-level `mesh` table describes a named mesh instead (ParallelConfig::mesh;
+/// docs/meshes.md): `order` (required; dimension names joined by '-', fastest first),
+/// `groups` (an array of group tokens; default one per dimension), and every other key
+/// the integer size of the dimension it names (1 when absent; a name missing from the
+/// order must have size 1):
+///
+///   TOML     [mesh]
+///            order = "tp-cp-dp-pp"
+///            tp = 2
+///            dp = 4
+///            groups = ["tp", "dp-cp", "embd"]
+///   JSON     {"mesh": {"order": "tp-cp-dp-pp", "tp": 2, "dp": 4, "groups": ["tp", "dp-cp"]}}
+///   Python   mesh = dict(order='tp-cp-dp-pp', tp=2, dp=4, groups=['tp', 'dp-cp'])
+///
+/// `world_size` stays in `parallel`. At most 64 keys and 64 groups are read; more is a
+/// ParseError.
 ///
 /// Python files are read as a literal subset, never executed: assignments of integers,
 /// floats, strings, True/False/None, `dict(...)` calls with keyword arguments, `{...}`

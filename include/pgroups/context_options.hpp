@@ -9,17 +9,18 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "pgroups/backend.hpp"
-#include "pgroups/mpi/strategy.hpp"
+#include "pgroups/mpi/creation_strategy.hpp"
 
 namespace pgroups {
 
 using mpi::CreationStrategy;
 
 struct ContextOptions {
-  /// How each mode's communicator is created; every rank must pass the same one
+  /// How each group kind's communicator is created; every rank must pass the same one
   /// (checked with the configuration).
   CreationStrategy strategy = mpi::kDefaultCreationStrategy;
   /// This rank's device ordinal. When absent, ParallelContext::device() chooses one:
@@ -31,7 +32,7 @@ struct ContextOptions {
   /// ParallelContext::device() with the MPI backend only.
   std::int64_t devices_per_node = 0;
   /// The library of get_group's communicators. With Backend::nccl the context also binds
-  /// a CUDA device and creates one NCCL communicator per mode; MPI still bootstraps the
+  /// a CUDA device and creates one NCCL communicator per group kind; MPI still bootstraps the
   /// job and serves get_cpu_group. NCCL needs a build with it (PGROUPS_WITH_NCCL) and a
   /// visible GPU on every rank. Every rank must pass the same backend (checked with the
   /// configuration).
@@ -43,13 +44,20 @@ struct ContextOptions {
   /// the timeout in effect. May differ between ranks. What a timeout does is described
   /// in parallel_context.hpp.
   std::optional<std::chrono::milliseconds> timeout;
-  /// Called on this rank just before each collective step of construction, with the
-  /// step's name: "duplicate", "agreement", "node", then the name of each mode after
-  /// `global`, in creation order; with the NCCL backend also "device" (binding the GPU,
-  /// before the first mode) and "nccl" (the NCCL communicators, last). For tracing and
-  /// fault injection (`pgroups verify --inject-stall-rank`); empty by default. What it
-  /// throws propagates from the constructor on this rank (the other ranks then wait for
-  /// it, up to the timeout).
+  /// A program's own settings that must be the same on every rank, agreed on with the
+  /// configuration by the same collective (a difference is a MismatchError on every
+  /// rank, naming the texts): whatever decides which collectives the ranks run after
+  /// construction, such as `pgroups verify --format`. Empty (nothing extra) by default.
+  std::string agreed_settings;
+  /// Called on this rank just before each step of construction, with the step's name:
+  /// the steps of creation_steps() (pgroups/creation_steps.hpp) in order, i.e.
+  /// "duplicate", "agreement", "node", with the NCCL backend "device", then the name of
+  /// each group kind after `global` ("data", "tp-dp", ...), and with NCCL "nccl" last.
+  /// pgroups' one fault-injection hook: tests throw from it, `pgroups verify
+  /// --inject-stall-rank/--inject-exit-rank --inject-step` stall or end a rank there; also
+  /// for tracing. Empty by default. What it throws propagates from the constructor on this
+  /// rank, after everything created so far was freed (the other ranks then wait for it,
+  /// up to the timeout).
   std::function<void(std::string_view step)> before_step;
 };
 

@@ -24,13 +24,15 @@ struct CreationCost {
   std::int64_t largest_collective = 0;
 };
 
-/// pgroups creates one communicator per mode, `global` (a duplicate of the world)
-/// included: K = layout.modes().size() calls per rank. Colossal-AI reuses the world for
-/// `global` and creates every group of every other mode on every rank.
+/// Read from the steps a context runs (creation_steps, MPI backend): pgroups creates one
+/// communicator per group kind, the duplicate of the world (`global`) included: K = 1 +
+/// the group steps calls per rank, and enters one collective per step (duplicate,
+/// agreement, node query, one per kind). Colossal-AI reuses the world for `global` and
+/// creates every group of every other kind on every rank.
 /// Rows, in this order: colossal-ai (gloo), colossal-ai (nccl), per_group, comm_split,
-/// comm_create, create_group (pgroups' default). O(number of modes). Throws ConfigError
-/// naming the world size when a count does not fit in 64 bits (worlds of about 2^58
-/// ranks and more).
+/// comm_create, create_group (pgroups' default). O(number of group kinds). Throws
+/// ConfigError naming the world size when a count does not fit in 64 bits (worlds of
+/// about 2^58 ranks and more).
 [[nodiscard]] std::vector<CreationCost> creation_costs(const Layout& layout);
 
 }  // namespace pgroups

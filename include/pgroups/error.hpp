@@ -36,7 +36,7 @@ class Error : public std::runtime_error {
   ExitCode code_;
 };
 
-/// A configuration value that breaks a rule of the layout (SPEC §1), e.g. a tensor
+/// A configuration value that breaks a rule of the layout (docs/spec.md §1), e.g. a tensor
 /// size that is not a perfect square in mode 2d.
 class ConfigError : public Error {
  public:

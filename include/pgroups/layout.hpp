@@ -1,16 +1,25 @@
 #pragma once
 /// \file
-/// Layout: the validated plan of one configuration, i.e. which modes exist and, for any
-/// rank, its coordinates and its group in each mode (SPEC §2 and §3). Pure: no
+/// Layout: the validated plan of one configuration, i.e. which group kinds exist and, for
+/// any rank, its coordinates and its group in each kind (docs/spec.md §2 and §3). Pure: no
 /// communication, no enumeration of the world unless a caller asks for all groups.
+///
+/// A group kind is a named way to cut the world into groups. A preset configuration
+/// (pipeline, tensor, mode) yields the ParallelMode kinds, named by mode_name() ("global",
+/// "data", "2d_row", ...); a mesh configuration (ParallelConfig::mesh) yields one kind
+/// per group token, named by the token exactly as given ("tp-dp"), whose groups are the
+/// mesh's ranks that vary only the token's dimensions.
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pgroups/mesh.hpp"
+#include "pgroups/mesh_config.hpp"
 #include "pgroups/parallel_config.hpp"
 #include "pgroups/parallel_mode.hpp"
 
@@ -23,67 +32,143 @@ struct Coordinate {
   std::int64_t size = 1;
 };
 
+/// One kind of process group of a Layout.
+struct GroupKind {
+  /// mode_name(*mode) for a preset kind; the group token as given for a mesh kind.
+  std::string name;
+  /// The ParallelMode of a preset kind; empty for a mesh kind.
+  std::optional<ParallelMode> mode;
+  /// The mesh dimensions the kind's groups vary, in mesh order (fastest first); for a
+  /// preset kind the internal dimension names ("row", "pipe", ...); {"pp"} for embd and
+  /// pos_embd.
+  std::vector<std::string> dims;
+  /// True when some ranks are in no group of this kind (Megatron's embd and pos_embd):
+  /// they get no communicator (an MPI_UNDEFINED colour).
+  bool partial = false;
+};
+
 class Layout {
  public:
-  /// Validates `config` completely (SPEC §1 and §5) and throws ConfigError naming the
-  /// offending values and the rule; world_size must be given (> 0).
+  /// Validates `config` completely (docs/spec.md §1 and §5, and the mesh rules of
+  /// ParallelConfig::mesh and MeshConfig) and throws ConfigError naming the offending
+  /// values and the rule. world_size must be given (> 0), except with a mesh, where 0
+  /// means the product of the mesh's sizes (config().world_size then holds it).
   explicit Layout(const ParallelConfig& config);
 
   [[nodiscard]] const ParallelConfig& config() const noexcept { return config_; }
+  [[nodiscard]] bool is_mesh() const noexcept { return config_.mesh.has_value(); }
   [[nodiscard]] std::int64_t world_size() const noexcept { return config_.world_size; }
-  [[nodiscard]] std::int64_t pipeline_size() const noexcept { return config_.pipeline; }
-  [[nodiscard]] std::int64_t tensor_size() const noexcept { return config_.tensor_size; }
+  /// For a mesh: the size of its `pp`, `tp` and `dp` dimension, 1 when absent.
+  [[nodiscard]] std::int64_t pipeline_size() const noexcept { return pipeline_size_; }
+  [[nodiscard]] std::int64_t tensor_size() const noexcept { return tensor_size_; }
   [[nodiscard]] std::int64_t data_parallel_size() const noexcept { return data_parallel_size_; }
-  /// The side of the tensor grid: q for 2d and 2.5d, d for 3d, 0 otherwise.
+  /// The side of the tensor grid: q for 2d and 2.5d, d for 3d, 0 otherwise (and for a mesh).
   [[nodiscard]] std::int64_t tensor_grid_dim() const noexcept { return grid_dim_; }
+  /// The mesh every kind is computed on (for presets: tensor sub-dimensions, pipe, data).
+  [[nodiscard]] const Mesh& mesh() const noexcept { return mesh_; }
 
-  /// The modes this configuration creates, in creation order (`global` first).
+  // ---- Group kinds by name and index -------------------------------------------------
+
+  /// Every group kind, in creation order (`global` first for presets; the tokens' order
+  /// for a mesh). A kind's index is its position here.
+  [[nodiscard]] std::span<const GroupKind> group_kinds() const noexcept { return kinds_; }
+  /// The kind called `name`: its exact name, or for a mesh kind the same set of
+  /// dimensions in another order ("dp-tp" finds "tp-dp"). O(kinds * dimensions).
+  [[nodiscard]] std::optional<std::size_t> find_group_kind(std::string_view name) const;
+  /// Like find_group_kind, but throws StateError naming `name`, the kinds and the
+  /// closest one when there is none.
+  [[nodiscard]] std::size_t group_kind_index(std::string_view name) const;
+
+  /// Every function below taking a `kind` throws StateError for kind >= group_kinds().size()
+  /// and ConfigError for a rank outside [0, world_size). local_rank, group_index,
+  /// group_member and group_of throw StateError for a rank that is not a member (only
+  /// possible for a partial kind). Each is O(number of dimensions) except group_of,
+  /// O(group size), and groups, O(world size).
+  [[nodiscard]] std::int64_t group_size(std::size_t kind) const;
+  [[nodiscard]] std::int64_t group_count(std::size_t kind) const;
+  /// Whether the rank is in some group of the kind; false only for partial kinds.
+  [[nodiscard]] bool is_member(std::int64_t rank, std::size_t kind) const;
+  [[nodiscard]] std::int64_t local_rank(std::int64_t rank, std::size_t kind) const;
+  /// The rank's group's position among the kind's groups ordered by first rank (the
+  /// colour of MPI_Comm_split).
+  [[nodiscard]] std::int64_t group_index(std::int64_t rank, std::size_t kind) const;
+  /// The first (smallest) rank of the kind's group number `group_index`.
+  [[nodiscard]] std::int64_t group_leader(std::size_t kind, std::int64_t group_index) const;
+  /// The global rank at position `index` of the rank's group.
+  [[nodiscard]] std::int64_t group_member(std::int64_t rank, std::size_t kind, std::int64_t index) const;
+  [[nodiscard]] std::vector<std::int64_t> group_of(std::int64_t rank, std::size_t kind) const;
+  /// Every group, ascending by first rank, each ascending (Megatron's order for meshes).
+  [[nodiscard]] std::vector<std::vector<std::int64_t>> groups(std::size_t kind) const;
+  /// Per-kind random seed: see seed(rank, ParallelMode); a mesh kind gets the base seed.
+  [[nodiscard]] std::int64_t seed(std::int64_t rank, std::size_t kind) const;
+
+  // ---- Preset modes (forward to the kind of that name) -------------------------------
+
+  /// The modes this configuration creates, in creation order (`global` first); empty
+  /// for a mesh.
   [[nodiscard]] std::span<const ParallelMode> modes() const noexcept { return modes_; }
+  /// Whether the configuration creates the mode; false for a value that is no enumerator.
   [[nodiscard]] bool has_mode(ParallelMode mode) const noexcept;
 
   /// The rank's coordinates, slowest first: data, pipe, then the tensor ones
-  /// (tensor, or its 2d/2.5d/3d sub-coordinates). Throws ConfigError for a bad rank.
+  /// (tensor, or its 2d/2.5d/3d sub-coordinates); for a mesh its dimensions, slowest
+  /// first. Throws ConfigError for a bad rank.
   [[nodiscard]] std::vector<Coordinate> coordinates(std::int64_t rank) const;
 
   /// Every function below throws StateError for a mode not in modes() and ConfigError
-  /// for a rank outside [0, world_size). Each is O(number of coordinates) except
-  /// group_of, O(group size), and groups, O(world size).
+  /// for a rank outside [0, world_size), with the complexities of the kind functions.
   [[nodiscard]] std::int64_t group_size(ParallelMode mode) const;
   [[nodiscard]] std::int64_t group_count(ParallelMode mode) const;
   [[nodiscard]] std::int64_t local_rank(std::int64_t rank, ParallelMode mode) const;
-  /// The rank's group's position among the mode's groups ordered by first rank.
   [[nodiscard]] std::int64_t group_index(std::int64_t rank, ParallelMode mode) const;
-  /// The first (smallest) rank of the mode's group number `group_index`.
   [[nodiscard]] std::int64_t group_leader(ParallelMode mode, std::int64_t group_index) const;
-  /// The global rank at position `index` of the rank's group.
   [[nodiscard]] std::int64_t group_member(std::int64_t rank, ParallelMode mode, std::int64_t index) const;
   [[nodiscard]] std::vector<std::int64_t> group_of(std::int64_t rank, ParallelMode mode) const;
   [[nodiscard]] std::vector<std::vector<std::int64_t>> groups(ParallelMode mode) const;
 
-  /// Per-mode random seed of SPEC §6, as Colossal-AI seeds its generators: `tensor` gets
+  /// Per-mode random seed of docs/spec.md §6, as Colossal-AI seeds its generators: `tensor` gets
   /// `seed + tensor_local_rank + 1024 * pipeline_stage`, every other mode the base seed.
+  /// Throws StateError for a mode not in modes().
   [[nodiscard]] std::int64_t seed(std::int64_t rank, ParallelMode mode) const;
 
+  /// The kind index of a mode; throws StateError naming the mode and the modes there are,
+  /// or ConfigError naming the number for a value that is no enumerator.
+  [[nodiscard]] std::size_t kind_of(ParallelMode mode) const;
+
  private:
-  struct ModeShape {
+  /// How a kind is computed: the ranks varying `varying` on mesh_ (or on the legacy
+  /// block mesh), or, for embd/pos_embd, the first (and last) rank of each such group.
+  struct KindShape {
+    enum class Pick : std::uint8_t { all, first, first_and_last };
     bool on_legacy_block_mesh = false;
     DimMask varying = 0;
+    Pick pick = Pick::all;
   };
-  [[nodiscard]] const ModeShape& shape(ParallelMode mode) const;
-  [[nodiscard]] const Mesh& mesh_of(const ModeShape& shape) const noexcept {
+  [[nodiscard]] const KindShape& shape(std::size_t kind) const;
+  [[nodiscard]] const Mesh& mesh_of(const KindShape& shape) const noexcept {
     return shape.on_legacy_block_mesh ? legacy_block_mesh_ : mesh_;
   }
   void check_rank(std::int64_t rank) const;
+  void check_member(std::int64_t rank, std::size_t kind) const;
+  void add_kind(GroupKind kind, KindShape shape);
+  void build_presets();
+  void build_mesh();
 
   ParallelConfig config_;
+  std::int64_t pipeline_size_ = 1;
+  std::int64_t tensor_size_ = 1;
   std::int64_t data_parallel_size_ = 1;
   std::int64_t grid_dim_ = 0;
   Mesh mesh_;
   /// Colossal-AI's contiguous sequence_dp blocks are no set of coordinates of mesh_;
   /// they are the "block member" dimension of this reshaping of the same ranks.
   Mesh legacy_block_mesh_;
+  std::vector<GroupKind> kinds_;
+  std::vector<KindShape> shapes_;
   std::vector<ParallelMode> modes_;
-  std::array<ModeShape, kParallelModeCount> shapes_{};
+  /// Kind index of each mode, or kNoKind.
+  static constexpr std::size_t kNoKind = static_cast<std::size_t>(-1);
+  std::array<std::size_t, kParallelModeCount> mode_kinds_{};
 };
 
 /// Checks a configuration without building the mesh; throws like Layout's constructor.

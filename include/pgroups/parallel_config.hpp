@@ -1,12 +1,14 @@
 #pragma once
 /// \file
-/// ParallelConfig: what the user asks for (SPEC §1), as a plain value. It is not
+/// ParallelConfig: what the user asks for (docs/spec.md §1), as a plain value. It is not
 /// validated here; Layout's constructor (layout.hpp) is the single place that checks it.
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "pgroups/mesh_config.hpp"
 
 namespace pgroups {
 
@@ -28,21 +30,31 @@ enum class TensorMode : std::uint8_t { none, tensor_1d, tensor_2d, tensor_2p5d, 
 struct ParallelConfig {
   /// Total number of ranks W; 0 means "not given" (taken from the communicator).
   std::int64_t world_size = 0;
+  /// GPUs (ranks) per node, G, for the locality report of a plan (pgroups/locality.hpp):
+  /// nodes are consecutive blocks of G ranks. Not part of the layout: groups are the same
+  /// with or without it, and a running job reports the nodes it really has.
+  std::optional<std::int64_t> gpus_per_node;
   std::int64_t pipeline = 1;
   std::int64_t tensor_size = 1;
   TensorMode tensor_mode = TensorMode::none;
   /// 2.5D depth; required with mode 2.5d, forbidden with every other mode.
   std::optional<std::int64_t> depth;
   /// Reproduce Colossal-AI's contiguous `sequence_dp` blocks instead of the documented
-  /// "same pipeline stage" groups (SPEC §3).
+  /// "same pipeline stage" groups (docs/spec.md §3).
   bool legacy_sequence_dp = false;
-  /// Base of the per-mode random seeds (SPEC §6).
+  /// Base of the per-mode random seeds (docs/spec.md §6).
   std::int64_t seed = 1024;
+  /// A named mesh and its group kinds instead of the presets. With a mesh, pipeline,
+  /// tensor_size, tensor_mode, depth and legacy_sequence_dp must keep their defaults
+  /// (ConfigError naming what was mixed); world_size, when given, must equal the
+  /// product of the mesh's sizes (ConfigError naming both).
+  std::optional<MeshConfig> mesh;
 
   friend bool operator==(const ParallelConfig&, const ParallelConfig&) = default;
 };
 
-/// One-line human description, e.g. "W=16 pipeline=2 tensor=8 mode=2.5d depth=2".
+/// One-line human description, e.g. "W=16 pipeline=2 tensor=8 mode=2.5d depth=2", or for a
+/// mesh "W=16 mesh tp=2,dp=4,pp=2 groups tp,dp,pp,tp-dp".
 [[nodiscard]] std::string describe(const ParallelConfig& config);
 
 }  // namespace pgroups

@@ -1,10 +1,16 @@
 #pragma once
 /// \file
 /// ParallelContext: the live process groups of one job, i.e. a communicator for every
-/// mode of a Layout, and what each rank can ask about them (SPEC §6, the answers of
-/// Colossal-AI's ParallelContext).
+/// group kind of a Layout (a preset's 19 ParallelMode kinds, or a mesh's `--group`
+/// tokens: "tp", "tp-dp", "embd", ...), and what each rank can ask about them (docs/spec.md §6,
+/// the answers of Colossal-AI's ParallelContext and Megatron-LM's parallel_state). Every
+/// query takes the kind's name (`get_group("tp-dp")`; a mesh token also by its dimensions
+/// in another order, "dp-tp"); the ParallelMode overloads forward to the name
+/// mode_name(mode).
 ///
-/// Construction is collective over the world communicator and happens in this order:
+/// Construction is collective over the world communicator and runs the steps of
+/// creation_steps() (pgroups/creation_steps.hpp), which ContextOptions::before_step
+/// sees by name, in this order:
 ///   1. the configuration is resolved (world size 0 = the communicator's size) and the
 ///      whole plan is validated locally by building the Layout, without throwing yet;
 ///   2. the world communicator is duplicated (the copy becomes the `global` group, and
@@ -19,11 +25,15 @@
 ///      rank throws before any NCCL call (the failed ranks their own error, BackendError
 ///      "backend nccl needs a CUDA device, but none is visible ..." when none is
 ///      visible; the others BackendError naming them);
-///   7. each mode's MPI communicator is created with options.strategy, in creation
-///      order; with the NCCL backend these stay the CPU groups (get_cpu_group);
+///   7. each group kind's MPI communicator is created with options.strategy, in creation
+///      order (one collective per kind); with the NCCL backend these stay the CPU groups
+///      (get_cpu_group). A rank outside every group of a partial kind (Megatron's `embd`
+///      and `pos_embd`) takes part in the collective and gets no communicator;
 ///   8. with the NCCL backend, the NCCL world is created (its unique id broadcast over
-///      MPI), then one ncclCommSplit of it per mode, in the same order; each NCCL step
+///      MPI), then one ncclCommSplit of it per kind, in the same order; each NCCL step
 ///      waits at most options.timeout (no limit when it is zero).
+/// MPI must be running: a context made before MPI_Init or after MPI_Finalize throws
+/// StateError, on that rank, before any MPI call.
 /// ConfigError and MismatchError are therefore thrown on every rank alike, and no rank
 /// is left waiting in a collective. BackendError (an MPI or NCCL failure) may be local
 /// to one rank; after it, other ranks can be blocked in a collective (NCCL steps end at
@@ -45,16 +55,16 @@
 /// the job). destroy() and the destructor free under a watchdog with the same timeout.
 /// The watchdog never outlives the step it guards. A zero timeout turns all this off.
 
-#include <array>
 #include <cstdint>
 #include <optional>
-#include <string>
-#include <vector>
-
 #include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "pgroups/backend.hpp"
 #include "pgroups/context_options.hpp"
+#include "pgroups/group_check.hpp"
 #include "pgroups/group_handle.hpp"
 #include "pgroups/layout.hpp"
 #include "pgroups/mpi/communicator.hpp"
@@ -67,13 +77,12 @@ namespace detail {
 class DeviceGroups;
 }  // namespace detail
 
-/// One mode's device check (ParallelContext::check_device_groups): the all-reduced sum
-/// of the group's global ranks, against the sum the layout gives.
-struct DeviceGroupCheck {
-  ParallelMode mode = ParallelMode::global;
-  std::int64_t expected = 0;
-  std::int64_t actual = 0;
-  [[nodiscard]] bool ok() const noexcept { return expected == actual; }
+/// A neighbour in a group's ring (ParallelContext::next_rank / prev_rank): its rank in
+/// the world and its rank in the group's communicator.
+struct Neighbour {
+  std::int64_t global_rank = 0;
+  std::int64_t local_rank = 0;
+  friend bool operator==(const Neighbour&, const Neighbour&) = default;
 };
 
 class ParallelContext {
@@ -81,12 +90,15 @@ class ParallelContext {
   /// Builds every communicator of `config` over `world` (borrowed: never freed, its
   /// error handler untouched), as described above. A non-zero config.world_size must
   /// equal the size of `world` (ConfigError otherwise). Precondition: every rank of
-  /// `world` calls this together. Cost per rank: O(modes) collectives for `split` and
-  /// `create_group`, O(total group count) for `per_group`, plus three (dup, agreement,
-  /// node query); with the NCCL backend, one more MPI collective (the device agreement),
-  /// the NCCL world and one ncclCommSplit per mode. Throws as described in the file
-  /// comment; ConfigError on every rank when options.backend was not built into pgroups
-  /// (the message says how to enable it).
+  /// `world` calls this together. Cost per rank: one collective per group kind for
+  /// `split` and `create_group`, O(total group count) for `per_group`, plus three (dup,
+  /// agreement, node query): the steps of creation_steps(); with the NCCL backend, one
+  /// more MPI collective (the device agreement), the NCCL world and one ncclCommSplit per
+  /// kind. Throws as described in the file comment; ConfigError on every rank when
+  /// options.backend was not built into pgroups (the message says how to enable it);
+  /// StateError, on this rank and before any collective, when MPI is not running (before
+  /// MPI_Init or after MPI_Finalize). With a mesh, world_size 0 means "the communicator's
+  /// size", which must then be the product of the mesh's sizes (ConfigError naming both).
   ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options = {});
 
   /// destroy(), ignoring errors.
@@ -94,7 +106,7 @@ class ParallelContext {
 
   ParallelContext(const ParallelContext&) = delete;
   ParallelContext& operator=(const ParallelContext&) = delete;
-  /// The moved-from context is destroyed (is_initialized is false for every mode).
+  /// The moved-from context is destroyed (is_initialized is false for every kind).
   ParallelContext(ParallelContext&& other) noexcept;
   ParallelContext& operator=(ParallelContext&& other) noexcept;
 
@@ -103,62 +115,117 @@ class ParallelContext {
   [[nodiscard]] const ParallelConfig& config() const noexcept { return layout_->config(); }
   [[nodiscard]] const ContextOptions& options() const noexcept { return options_; }
 
-  /// Whether `mode`'s communicator exists: it is a mode of the layout and the context
-  /// was not destroyed. O(1).
-  [[nodiscard]] bool is_initialized(ParallelMode mode) const noexcept;
-  /// The initialized modes in creation order; empty after destroy().
+  /// The group kinds of the layout, in creation order, whether or not this rank is a
+  /// member of one of their groups; empty after destroy(). O(kinds).
+  [[nodiscard]] std::vector<std::string> groups() const;
+  /// The preset modes among groups(), in creation order (empty for a mesh, and after
+  /// destroy()).
   [[nodiscard]] std::vector<ParallelMode> modes() const;
+  /// Whether the kind exists: the layout has a kind of that name (find_group_kind) and
+  /// the context was not destroyed. O(kinds).
+  [[nodiscard]] bool is_initialized(std::string_view group) const noexcept;
+  /// False for a value that is no enumerator (a cast from a wrong integer); the other
+  /// ParallelMode overloads throw ConfigError naming it (mode_name).
+  [[nodiscard]] bool is_initialized(ParallelMode mode) const noexcept {
+    return static_cast<std::size_t>(mode) < kParallelModeCount && is_initialized(mode_name(mode));
+  }
+  /// Whether this rank is in a group of the kind, i.e. has its communicator: always true
+  /// except for a partial kind (Megatron's `embd`, `pos_embd`). Throws StateError as the
+  /// queries below do for a kind that is not initialized.
+  [[nodiscard]] bool is_member(std::string_view group) const;
 
   /// This process's rank in the world. Valid after destroy().
   [[nodiscard]] std::int64_t global_rank() const noexcept { return global_rank_; }
 
-  /// Every per-mode query below throws StateError, naming the mode and the modes that
-  /// exist, when !is_initialized(mode). Each is O(1) unless noted.
-  [[nodiscard]] std::int64_t local_rank(ParallelMode mode) const;
-  [[nodiscard]] std::int64_t world_size(ParallelMode mode) const;
+  /// Every per-kind query below throws StateError when !is_initialized(group), naming
+  /// the kind, the kinds that exist and the closest name, and when this rank is in no
+  /// group of the kind (is_member false), saying so. Each is O(kinds) unless noted.
+  ///
+  /// The pipeline answers as Megatron-LM's does when there is no pipeline (pipeline size
+  /// 1, no `pipe` kind for a preset, no `pp` dimension for a mesh): local_rank("pipe")
+  /// is 0, world_size 1, ranks_in_group {global_rank()}, the neighbours this rank, and
+  /// it is the first and the last rank (stage); only get_group and get_cpu_group throw,
+  /// since no communicator was created.
+  ///
+  /// This rank's rank in its group of the kind (Colossal-AI's get_local_rank,
+  /// Megatron's get_*_rank).
+  [[nodiscard]] std::int64_t local_rank(std::string_view group) const;
+  [[nodiscard]] std::int64_t local_rank(ParallelMode mode) const { return local_rank(mode_name(mode)); }
+  /// The size of this rank's group of the kind (Colossal-AI's get_world_size, Megatron's
+  /// get_*_world_size): the one name for a group's size in pgroups.
+  [[nodiscard]] std::int64_t world_size(std::string_view group) const;
+  [[nodiscard]] std::int64_t world_size(ParallelMode mode) const { return world_size(mode_name(mode)); }
   /// The backend of get_group: options().backend.
   [[nodiscard]] Backend backend() const noexcept { return options_.backend; }
-  /// The mode's communicator for the model's traffic, of the context's backend: an NCCL
+  /// The kind's communicator for the model's traffic, of the context's backend: an NCCL
   /// communicator (GroupHandle::nccl) with Backend::nccl, the MPI one otherwise, as
-  /// Colossal-AI's get_group. Valid until destroy(); owned by the context.
-  [[nodiscard]] GroupHandle get_group(ParallelMode mode) const;
-  /// The mode's MPI communicator for host-side traffic, whatever the backend
-  /// (Colossal-AI's get_cpu_group).
-  [[nodiscard]] GroupHandle get_cpu_group(ParallelMode mode) const;
+  /// Colossal-AI's get_group and Megatron's get_*_group. Valid until destroy(); owned by
+  /// the context.
+  [[nodiscard]] GroupHandle get_group(std::string_view group) const;
+  [[nodiscard]] GroupHandle get_group(ParallelMode mode) const { return get_group(mode_name(mode)); }
+  /// The kind's MPI communicator for host-side traffic, whatever the backend
+  /// (Colossal-AI's get_cpu_group, Megatron's gloo groups).
+  [[nodiscard]] GroupHandle get_cpu_group(std::string_view group) const;
+  [[nodiscard]] GroupHandle get_cpu_group(ParallelMode mode) const { return get_cpu_group(mode_name(mode)); }
   /// The global ranks of this rank's group, by local rank. O(group size).
-  [[nodiscard]] std::vector<std::int64_t> ranks_in_group(ParallelMode mode) const;
-  /// Global rank of the next / previous member of the group, in ring order (the last
-  /// member's next is the first).
-  [[nodiscard]] std::int64_t next_global_rank(ParallelMode mode) const;
-  [[nodiscard]] std::int64_t prev_global_rank(ParallelMode mode) const;
-  [[nodiscard]] bool is_first_rank(ParallelMode mode) const;
-  [[nodiscard]] bool is_last_rank(ParallelMode mode) const;
-  /// The mode's random seed (Layout::seed for this rank).
-  [[nodiscard]] std::int64_t seed(ParallelMode mode) const;
-  /// Seconds this rank spent creating the mode's communicators: the MPI one, plus the
-  /// device one with the NCCL backend (device_creation_seconds).
-  [[nodiscard]] double creation_seconds(ParallelMode mode) const;
-  /// Seconds of creation_seconds spent on the mode's NCCL communicator: one
+  [[nodiscard]] std::vector<std::int64_t> ranks_in_group(std::string_view group) const;
+  [[nodiscard]] std::vector<std::int64_t> ranks_in_group(ParallelMode mode) const {
+    return ranks_in_group(mode_name(mode));
+  }
+  /// The next / previous member of the group, in ring order (the last member's next is
+  /// the first): its global rank and its local rank, i.e. its rank in get_group(group),
+  /// the one a send or receive in that communicator names.
+  [[nodiscard]] Neighbour next_rank(std::string_view group) const;
+  [[nodiscard]] Neighbour prev_rank(std::string_view group) const;
+  [[nodiscard]] Neighbour next_rank(ParallelMode mode) const { return next_rank(mode_name(mode)); }
+  [[nodiscard]] Neighbour prev_rank(ParallelMode mode) const { return prev_rank(mode_name(mode)); }
+  /// next_rank(group).global_rank and prev_rank(group).global_rank (Colossal-AI's names).
+  [[nodiscard]] std::int64_t next_global_rank(std::string_view group) const { return next_rank(group).global_rank; }
+  [[nodiscard]] std::int64_t prev_global_rank(std::string_view group) const { return prev_rank(group).global_rank; }
+  [[nodiscard]] std::int64_t next_global_rank(ParallelMode mode) const { return next_global_rank(mode_name(mode)); }
+  [[nodiscard]] std::int64_t prev_global_rank(ParallelMode mode) const { return prev_global_rank(mode_name(mode)); }
+  [[nodiscard]] bool is_first_rank(std::string_view group) const;
+  [[nodiscard]] bool is_last_rank(std::string_view group) const;
+  [[nodiscard]] bool is_first_rank(ParallelMode mode) const { return is_first_rank(mode_name(mode)); }
+  [[nodiscard]] bool is_last_rank(ParallelMode mode) const { return is_last_rank(mode_name(mode)); }
+  /// The kind's random seed (Layout::seed for this rank).
+  [[nodiscard]] std::int64_t seed(std::string_view group) const;
+  [[nodiscard]] std::int64_t seed(ParallelMode mode) const { return seed(mode_name(mode)); }
+  /// Seconds this rank spent creating the kind's communicators: the MPI one, plus the
+  /// device one with the NCCL backend (device_creation_seconds). Also for a kind of
+  /// which this rank is no member (the time it spent in the collective).
+  [[nodiscard]] double creation_seconds(std::string_view group) const;
+  [[nodiscard]] double creation_seconds(ParallelMode mode) const { return creation_seconds(mode_name(mode)); }
+  /// Seconds of creation_seconds spent on the kind's NCCL communicator: one
   /// ncclCommSplit, or for `global` binding the device and creating the NCCL world.
   /// 0 with the MPI backend.
-  [[nodiscard]] double device_creation_seconds(ParallelMode mode) const;
+  [[nodiscard]] double device_creation_seconds(std::string_view group) const;
+  [[nodiscard]] double device_creation_seconds(ParallelMode mode) const {
+    return device_creation_seconds(mode_name(mode));
+  }
 
-  /// Collective over the world, NCCL backend only: every mode's NCCL communicator
-  /// all-reduces this rank's global rank (ncclAllReduce, in creation order), and each sum
-  /// is compared with the layout's. One entry per mode, in creation order; a wrong sum
-  /// is reported, not thrown. Throws StateError naming the backend with the MPI backend
-  /// or after destroy(); BackendError or TimeoutError (after options().timeout) when NCCL
-  /// fails, which aborts that communicator.
-  [[nodiscard]] std::vector<DeviceGroupCheck> check_device_groups();
+  /// Collective over the world, NCCL backend only: every NCCL communicator this rank
+  /// holds all-reduces its global rank (ncclAllReduce, in creation order; "global", the
+  /// NCCL world, first, then each kind of which it is a member), and each sum is compared
+  /// with the layout's. One entry per communicator; a wrong sum is reported, not thrown.
+  /// Throws StateError naming the backend with the MPI backend or after destroy();
+  /// BackendError or TimeoutError (after options().timeout) when NCCL fails, which
+  /// aborts that communicator.
+  [[nodiscard]] std::vector<GroupCheck> check_device_groups();
 
-  /// Whether this rank is in the first / last pipeline stage. Without a `pipe` mode
-  /// (pipeline size 1) every rank is both. With a virtual pipeline size set and
-  /// `ignore_virtual` false, it must also hold the first / last virtual chunk (virtual
-  /// rank 0 / size - 1), as in interleaved schedules. Throws StateError after destroy().
+  /// Whether this rank is in the first / last pipeline stage: its coordinate on the
+  /// pipeline dimension (`pipe` for a preset, `pp` for a mesh) is 0 / the last. Without
+  /// a pipeline (size 1) every rank is both. With a virtual pipeline size set and
+  /// `ignore_virtual` false (the default, as Megatron-LM's is_pipeline_first_stage /
+  /// is_pipeline_last_stage), it must also hold the first / last virtual chunk (virtual
+  /// rank 0 / size - 1), as in interleaved schedules; pass true to ask about the physical
+  /// stage only. Throws StateError after destroy().
   [[nodiscard]] bool is_pipeline_first_stage(bool ignore_virtual = false) const;
   [[nodiscard]] bool is_pipeline_last_stage(bool ignore_virtual = false) const;
   /// Interleaved-pipeline state, per rank (no communication). The size must be at
-  /// least 1 or absent, the rank non-negative; ConfigError otherwise.
+  /// least 1 or absent; the rank non-negative and, when a size is set, below it
+  /// (ConfigError naming both otherwise). Setting a size below the rank held resets the
+  /// rank to 0.
   void set_virtual_pipeline_parallel_size(std::optional<std::int64_t> size);
   void set_virtual_pipeline_parallel_rank(std::int64_t rank);
   [[nodiscard]] std::optional<std::int64_t> virtual_pipeline_parallel_size() const noexcept {
@@ -177,7 +244,7 @@ class ParallelContext {
   ///    number of visible devices (nccl::choose_device; the launchers' LOCAL_RANK-style
   ///    variables are not consulted, the MPI shared-memory split counts the processes
   ///    actually on the node). devices_per_node is not used.
-  ///  - With the MPI backend nothing is bound, and the value is SPEC §6's advice:
+  ///  - With the MPI backend nothing is bound, and the value is docs/spec.md §6's advice:
   ///    options.device when given, otherwise global_rank % devices_per_node
   ///    (processes_on_node() when that option is 0).
   /// The two rules agree when every node runs as many consecutive ranks as it has
@@ -194,16 +261,27 @@ class ParallelContext {
   void destroy();
 
  private:
-  struct ModeGroup {
-    mpi::Communicator comm;
+  // One group kind's MPI side; indexed by kind in groups_.
+  struct KindGroup {
+    mpi::Communicator comm;  // null outside every group of a partial kind
+    bool member = true;
     std::int64_t local_rank = 0;
     std::int64_t size = 1;
     double creation_seconds = 0.0;
   };
+  // What a query about one kind resolves to: the kind's entry, or none for the pipeline
+  // of a job without one (answered as a group of this rank alone).
+  struct Resolved {
+    std::string_view name;
+    const KindGroup* group = nullptr;  // null: the trivial pipeline
+    std::size_t kind = 0;
+  };
 
-  /// The mode's entry; StateError naming the mode and the initialized ones if none.
-  const ModeGroup& group(ParallelMode mode) const;
-  void require(ParallelMode mode) const { (void)group(mode); }
+  /// The kind's entry, for a member of it; StateError otherwise (see the queries).
+  [[nodiscard]] Resolved resolve(std::string_view group) const;
+  [[nodiscard]] std::size_t kind_index(std::string_view group) const;
+  [[nodiscard]] bool destroyed() const noexcept { return groups_.empty(); }
+  [[nodiscard]] std::int64_t pipeline_stage() const;
   void destroy_quietly() noexcept;
 
   std::optional<Layout> layout_;
@@ -213,8 +291,13 @@ class ParallelContext {
   std::int64_t local_rank_on_node_ = 0;
   std::optional<std::int64_t> virtual_pipeline_size_;
   std::int64_t virtual_pipeline_rank_ = 0;
-  std::array<std::optional<ModeGroup>, kParallelModeCount> groups_{};
-  // The NCCL side (bound device, one communicator per mode); null with the MPI backend.
+  // The duplicate of the world: `global`'s communicator and every kind's parent.
+  mpi::Communicator world_;
+  double world_seconds_ = 0.0;
+  // One entry per group kind of the layout, by kind index; empty once destroyed. The
+  // `global` kind's entry borrows world_.
+  std::vector<KindGroup> groups_;
+  // The NCCL side (bound device, one communicator per kind); null with the MPI backend.
   std::unique_ptr<detail::DeviceGroups> device_groups_;
 };
 
@@ -222,8 +305,10 @@ class ParallelContext {
 /// resolved), where the node query's answer comes from ("launcher" environment or a
 /// "shared_memory_split" collective: ranks that disagreed would wait in it forever), the
 /// backend and the creation strategy, e.g. "world_size=8 pipeline=2 tensor=4 mode=2d
-/// depth=- legacy_sequence_dp=false seed=1024 node_info=launcher backend=mpi
-/// strategy=create_group". Per-rank options (the device) are not part of it.
+/// depth=- legacy_sequence_dp=false seed=1024 mesh=- node_info=launcher backend=mpi
+/// strategy=create_group"; with a mesh, "mesh=tp=2,dp=2,pp=2 groups=tp,tp-dp" (order,
+/// sizes and group tokens as given); then " settings=<options.agreed_settings>" when those are
+/// not empty. Per-rank options (the device, the timeout) are not part of it.
 [[nodiscard]] std::string agreement_text(const ParallelConfig& config, const ContextOptions& options,
                                          std::string_view node_info_source = "shared_memory_split");
 

@@ -6,7 +6,9 @@
 
 #include "pgroups/config_reader.hpp"
 #include "pgroups/creation_cost.hpp"
+#include "pgroups/creation_steps.hpp"
 #include "pgroups/error.hpp"
+#include "pgroups/group_check.hpp"
 #include "pgroups/layout.hpp"
 #include "pgroups/mesh.hpp"
 #include "pgroups/parallel_config.hpp"

@@ -13,10 +13,11 @@
 namespace pgroups::detail {
 namespace {
 
-constexpr std::array<std::string_view, 5> kParallelKeys = {"pipeline", "tensor", "world_size", "legacy_sequence_dp",
-                                                           "seed"};
+constexpr std::array<std::string_view, 6> kParallelKeys = {"pipeline", "tensor", "world_size", "legacy_sequence_dp",
+                                                           "seed", "gpus_per_node"};
 constexpr std::array<std::string_view, 3> kTensorKeys = {"size", "mode", "depth"};
 constexpr std::array<std::string_view, 1> kPipelineKeys = {"size"};
+constexpr std::array<std::string_view, 2> kMeshKeys = {"order", "groups"};
 
 // How a format spells its types and literals, so that a message reads in the words of
 // the file the user wrote.
@@ -51,14 +52,17 @@ class TableReader {
       fail(root.position, fmt::format("the top level must be {}, found {}", words_.a_table, found(root)));
     }
     ParallelConfig config;
+    if (const ConfigEntry* mesh = root.find(kMeshKey)) config.mesh = read_mesh(mesh->value);
     const ConfigEntry* parallel = root.find(kParallelKey);
     if (parallel == nullptr) {
-      // The builder keeps, beside `parallel`, only a top-level key that looks like its
-      // misspelling: reading the defaults then would hide the user's settings.
+      // The builder keeps, beside `parallel` and `mesh`, only a top-level key that looks
+      // like a misspelling of `parallel`: reading the defaults then would hide the user's
+      // settings.
       for (const ConfigEntry& entry : root.entries) {
+        if (entry.key == kMeshKey) continue;
         fail(entry.key_position,
-             fmt::format("unknown top-level key {}: the settings are read from parallel only, and without it the "
-                         "defaults would be used (did you mean {}?)",
+             fmt::format("unknown top-level key {}: the settings are read from parallel (and mesh) only, and "
+                         "without parallel the defaults would be used (did you mean {}?)",
                          quoted_excerpt(entry.key), kParallelKey));
       }
       return config;
@@ -76,6 +80,8 @@ class TableReader {
         config.legacy_sequence_dp = entry.value.boolean;
       } else if (entry.key == "seed") {
         config.seed = integer(entry.value, "parallel.seed");
+      } else if (entry.key == "gpus_per_node") {
+        config.gpus_per_node = integer(entry.value, "parallel.gpus_per_node");
       } else {
         unknown_key(entry, "parallel", kParallelKeys);
       }
@@ -84,6 +90,60 @@ class TableReader {
   }
 
  private:
+  // `[mesh]`: `order` (names fastest first), `groups` (tokens) and every other key the
+  // size of the dimension it names.
+  MeshConfig read_mesh(const ConfigValue& value) const {
+    if (value.kind != ValueKind::table) wrong_type(value, "mesh", words_.a_table);
+    if (value.integer > static_cast<std::int64_t>(ValueTreeBuilder::kMaxKeptEntries)) {
+      fail(value.position, fmt::format("mesh has {} keys; at most {} are allowed", value.integer,
+                                       ValueTreeBuilder::kMaxKeptEntries));
+    }
+    MeshConfig mesh;
+    const ConfigValue* order = nullptr;
+    std::vector<MeshDim> sizes;
+    for (const ConfigEntry& entry : value.entries) {
+      if (entry.key == "order") {
+        if (entry.value.kind != ValueKind::string) wrong_type(entry.value, "mesh.order", "a string");
+        order = &entry.value;
+      } else if (entry.key == "groups") {
+        read_mesh_groups(entry.value, mesh);
+      } else if (entry.value.kind == ValueKind::integer || entry.value.kind == ValueKind::big_integer) {
+        sizes.push_back({entry.key, integer(entry.value, fmt::format("mesh.{}", printable_excerpt(entry.key, 40)))});
+      } else {
+        fail(entry.value.position,
+             fmt::format("mesh.{} must be an integer (the size of dimension {}), found {}; the other keys of mesh "
+                         "are order and groups{}",
+                         printable_excerpt(entry.key, 40), quoted_excerpt(entry.key), found(entry.value),
+                         did_you_mean(entry.key, kMeshKeys)));
+      }
+    }
+    if (order == nullptr) {
+      fail(value.position, fmt::format("mesh needs an order, the dimension names fastest first: order = {}tp-dp-pp{}",
+                                       words_.quote, words_.quote));
+    }
+    try {
+      mesh.dims = mesh_dims_from_order(printable_excerpt(order->text, 200), sizes);
+    } catch (const ConfigError& error) {
+      throw ConfigError(located(source_, order->position, error.what()));
+    }
+    return mesh;
+  }
+
+  void read_mesh_groups(const ConfigValue& value, MeshConfig& mesh) const {
+    if (value.kind != ValueKind::array) {
+      wrong_type(value, "mesh.groups", fmt::format("{} of strings", words_.array == "list" ? "a list" : "an array"));
+    }
+    if (value.integer > static_cast<std::int64_t>(ValueTreeBuilder::kMaxKeptEntries)) {
+      fail(value.position, fmt::format("mesh.groups has {} entries; at most {} are allowed", value.integer,
+                                       ValueTreeBuilder::kMaxKeptEntries));
+    }
+    for (std::size_t i = 0; i < value.entries.size(); ++i) {
+      const ConfigValue& element = value.entries[i].value;
+      if (element.kind != ValueKind::string) wrong_type(element, fmt::format("mesh.groups[{}]", i), "a string");
+      mesh.groups.push_back(printable_excerpt(element.text, 200));
+    }
+  }
+
   // `pipeline = N` or `pipeline = {size = N}`.
   std::int64_t size_setting(const ConfigValue& value, std::string_view path) const {
     if (value.kind == ValueKind::table) {

@@ -236,7 +236,7 @@ std::string float_text(double value) {
 // looked up in the text so that they follow the one rule of every format and of the
 // command line: decimal only (TOML's 0x, 0o and 0b forms are refused, with the words the
 // other readers use). Lookups go forward through the text, so they cost O(size) in all
-// for the few integers of `parallel`.
+// for the few integers of `parallel` (and once more for those of `mesh` above it).
 class IntegerSpellings {
  public:
   IntegerSpellings(std::string_view text, std::string_view source) : text_(text), source_(source) {}
@@ -304,8 +304,10 @@ void emit(const toml::node& node, ValueTreeBuilder& builder, IntegerSpellings& s
     emit_table(*table, position, builder, spellings);
     return;
   }
-  if (node.is_array()) {
+  if (const toml::array* array = node.as_array()) {
     builder.begin(ValueKind::array, position);
+    // The nesting scan has bounded the depth; the builder drops what no setting uses.
+    for (const toml::node& element : *array) emit(element, builder, spellings);
     builder.end();
     return;
   }
@@ -342,14 +344,18 @@ ConfigValue read_toml_tree(std::string_view text, std::string_view source) {
     if (!message.empty()) message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
     throw_parse_error(source, position_of(error.source()), message);
   }
-  // Only `parallel` is read: the builder would drop every other top-level entry anyway.
+  // Only `parallel` and `mesh` are read: the builder would drop every other top-level
+  // entry anyway.
   ValueTreeBuilder builder(source);
   builder.begin(ValueKind::table, SourcePosition{1, 1});
-  if (const auto parallel = document.find(kParallelKey); parallel != document.end()) {
-    builder.key(parallel->first.str(), position_of(parallel->first.source()));
-    IntegerSpellings spellings(text, source);
-    emit(parallel->second, builder, spellings);
-  } else {
+  IntegerSpellings spellings(text, source);
+  for (const std::string_view name : {kParallelKey, kMeshKey}) {
+    if (const auto entry = document.find(name); entry != document.end()) {
+      builder.key(entry->first.str(), position_of(entry->first.source()));
+      emit(entry->second, builder, spellings);
+    }
+  }
+  if (!document.contains(kParallelKey)) {
     // Other keys go to the builder as bare names, so that it can tell a misspelt
     // `parallel`; their values are never looked at.
     for (const auto& [key, value] : document) {

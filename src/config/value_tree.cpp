@@ -14,7 +14,7 @@ namespace pgroups::detail {
 bool is_misspelled_parallel(std::string_view key) {
   // Cheap first: only words of 6 to 12 letters can be close enough to "parallel", so a
   // file of millions of other keys costs one length test each.
-  if (key.size() < 6 || key.size() > 12 || key == kParallelKey) return false;
+  if (key.size() < 6 || key.size() > 12 || key == kParallelKey || key == kMeshKey) return false;
   const auto same_letter = [](char a, char b) {
     return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
   };
@@ -59,8 +59,10 @@ void ValueTreeBuilder::begin(ValueKind container, SourcePosition position) {
   ConfigValue* node = place_value(position);
   if (node) node->kind = container;
   // Depth 1 is the top level, 2 `parallel`, 3 `parallel.tensor`: nothing deeper can hold
-  // a setting, so deeper tables are kept as a kind alone.
-  const bool keeps_entries = node != nullptr && container == ValueKind::table && open_.size() < 3;
+  // a setting, so deeper tables are kept as a kind alone. An array directly under a kept
+  // table (`mesh.groups`) keeps its elements.
+  const bool keeps_entries = node != nullptr && (container == ValueKind::table || container == ValueKind::array) &&
+                             open_.size() < 3;
   open_.push_back(Frame{node, keeps_entries, keeps_entries ? std::move(path) : std::string()});
 }
 
@@ -84,15 +86,24 @@ ConfigValue* ValueTreeBuilder::place_value(SourcePosition position) {
   const Frame& parent = open_.back();
   if (!parent.keeps_entries) return nullptr;
   std::vector<ConfigEntry>& entries = parent.node->entries;
-  // The top level of a training config holds many unrelated settings; only one matters,
-  // and a misspelling of it, which would otherwise silently give the defaults.
-  if (open_.size() == 1 && pending_key_ != kParallelKey) {
+  // The top level of a training config holds many unrelated settings; only two matter,
+  // and a misspelling of `parallel`, which would otherwise silently give the defaults.
+  if (open_.size() == 1 && pending_key_ != kParallelKey && pending_key_ != kMeshKey) {
     if (!misspelling_kept_ && is_misspelled_parallel(pending_key_)) {
       misspelling_kept_ = true;
       ConfigEntry& kept = entries.emplace_back(ConfigEntry{pending_key_, pending_key_position_, ConfigValue{}});
       kept.value.position = position;
     }
     return nullptr;
+  }
+  // A kept container counts all its entries, kept or not, so that a reader can tell
+  // that some were dropped.
+  ++parent.node->integer;
+  if (parent.node->kind == ValueKind::array) {
+    if (entries.size() >= kMaxKeptEntries) return nullptr;
+    entries.push_back(ConfigEntry{std::string(), position, ConfigValue{}});
+    entries.back().value.position = position;
+    return &entries.back().value;
   }
   for (const ConfigEntry& entry : entries) {
     if (entry.key == pending_key_) {

@@ -20,8 +20,11 @@ inline constexpr std::size_t kMaxNesting = 64;
 /// The top-level entry that holds the settings.
 inline constexpr std::string_view kParallelKey = "parallel";
 
+/// The top-level entry that holds a named mesh (ParallelConfig::mesh).
+inline constexpr std::string_view kMeshKey = "mesh";
+
 /// Whether a top-level key other than `parallel` is close enough to it to be a typo
-/// ("parallell", "Parallel", "paralel"). O(1): keys outside 6..12 bytes are never close.
+/// ("parallell", "Parallel", "paralel"); never `mesh`. O(1): keys outside 6..12 bytes are never close.
 [[nodiscard]] bool is_misspelled_parallel(std::string_view key);
 
 /// 1-based line and byte column; 0 means "unknown".
@@ -45,7 +48,8 @@ enum class ValueKind : std::uint8_t {
   /// `text` holds its spelling.
   floating,
   string,
-  /// Elements are never kept: no setting is an array.
+  /// Elements are kept (with empty keys) only for an array directly under a kept table,
+  /// such as `mesh.groups`.
   array,
   table,
   /// TOML only.
@@ -59,6 +63,8 @@ struct ConfigValue {
   ValueKind kind = ValueKind::null;
   SourcePosition position;
   bool boolean = false;
+  /// An integer's value; for a kept table or array, the number of its entries, kept or
+  /// dropped (see ValueTreeBuilder).
   std::int64_t integer = 0;
   /// The string's value; the source spelling of a float or a big integer.
   std::string text;
@@ -77,11 +83,12 @@ struct ConfigEntry {
 
 /// Builds a ConfigValue from a stream of events in document order, keeping only what
 /// the `parallel` settings can use, so that memory stays bounded whatever the input:
-///  - of the top-level table, only the entry `parallel` (a second one is a ParseError)
-///    and, without its value, the first key that is_misspelled_parallel();
-///  - tables at depth 2 and 3 (`parallel`, `parallel.tensor`) keep their first
+///  - of the top-level table, only the entries `parallel` and `mesh` (a second one is a
+///    ParseError) and, without its value, the first key that is_misspelled_parallel();
+///  - tables at depth 2 and 3 (`parallel`, `parallel.tensor`, `mesh`) keep their first
 ///    kMaxKeptEntries entries, rejecting duplicate keys; deeper tables keep none;
-///  - arrays never keep elements.
+///  - arrays at depth 2 and 3 (`mesh.groups`) keep their first kMaxKeptEntries elements,
+///    deeper ones none.
 /// Opening a container deeper than kMaxNesting throws ParseError at its position,
 /// before the reader recurses into it. Every method is O(kMaxKeptEntries) at most.
 class ValueTreeBuilder {

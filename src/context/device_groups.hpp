@@ -1,9 +1,10 @@
 #pragma once
 // The device side of a ParallelContext built with the NCCL backend: the CUDA device this
-// rank bound and one NCCL communicator per mode. Internal to pgroups::context. All of
-// the context's NCCL knowledge lives in device_groups.cpp, behind this header, which
-// includes no NCCL or CUDA header; parallel_context.cpp compiles the same with and
-// without NCCL, and in a build without it only bind() is reachable (and throws).
+// rank bound and one NCCL communicator per group kind. Internal to pgroups::context. All
+// of the context's NCCL knowledge lives behind this header, which includes no NCCL or
+// CUDA header, in one of two files that CMake chooses: device_groups_nccl.cpp in a build
+// with NCCL, device_groups_none.cpp without (there only bind() is reachable, and it
+// throws). parallel_context.cpp compiles the same either way.
 
 #include <chrono>
 #include <cstdint>
@@ -11,19 +12,19 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "pgroups/group_check.hpp"
 #include "pgroups/group_handle.hpp"
 #include "pgroups/layout.hpp"
 #include "pgroups/mpi/communicator.hpp"
-#include "pgroups/parallel_context.hpp"
-#include "pgroups/parallel_mode.hpp"
 
 namespace pgroups::detail {
 
-/// The MPI communicator of a mode, over which the per-group fallback (NCCL without
-/// ncclCommSplit) broadcasts each group's unique id.
-using MpiGroupOf = std::function<MPI_Comm(ParallelMode mode)>;
+/// The MPI communicator of a group kind (by name), over which the per-group fallback
+/// (NCCL without ncclCommSplit) broadcasts each group's unique id.
+using MpiGroupOf = std::function<MPI_Comm(std::string_view group)>;
 
 class DeviceGroups {
  public:
@@ -46,8 +47,8 @@ class DeviceGroups {
   DeviceGroups& operator=(DeviceGroups&&) = delete;
 
   /// Collective over `control`, the world whose rank `rank` is: the NCCL world (its
-  /// unique id broadcast over `control`), then one ncclCommSplit of it per other mode of
-  /// `layout`, in the layout's creation order (nccl::create_mode_communicators). Each
+  /// unique id broadcast over `control`), then one ncclCommSplit of it per other group
+  /// kind of `layout`, in the layout's creation order (nccl::create_group_communicators). Each
   /// step is bounded by `timeout` (the NCCL layer's default when absent). On failure
   /// every NCCL communicator created so far is aborted, none is held, and the error
   /// (BackendError, TimeoutError, ConfigError) is rethrown; it may be local to this rank.
@@ -61,11 +62,11 @@ class DeviceGroups {
   /// visible devices".
   [[nodiscard]] const std::string& device_source() const noexcept { return device_source_; }
 
-  /// The mode's NCCL communicator; StateError when it does not exist.
-  [[nodiscard]] ncclComm_t comm(ParallelMode mode) const;
-  /// Seconds spent on the mode's device communicator; for `global`, binding the device
-  /// and creating the NCCL world. 0 for a mode that was not created.
-  [[nodiscard]] double creation_seconds(ParallelMode mode) const noexcept;
+  /// The kind's NCCL communicator; StateError when it does not exist.
+  [[nodiscard]] ncclComm_t comm(std::string_view group) const;
+  /// Seconds spent on the kind's device communicator; for `global`, binding the device
+  /// and creating the NCCL world. 0 for a kind that was not created.
+  [[nodiscard]] double creation_seconds(std::string_view group) const noexcept;
 
   /// Destroys every NCCL communicator in reverse creation order (finalize, then
   /// destroy; ncclCommDestroy is an intra-node collective). On the first failure the
@@ -73,11 +74,11 @@ class DeviceGroups {
   /// nothing.
   void destroy();
 
-  /// Collective over the world: nccl::verify_rank_sums over every mode's communicator.
-  [[nodiscard]] std::vector<DeviceGroupCheck> check(const Layout& layout, std::int64_t rank);
+  /// Collective over the world: nccl::verify_rank_sums over every kind's communicator.
+  [[nodiscard]] std::vector<GroupCheck> check(const Layout& layout, std::int64_t rank);
 
  private:
-  struct Communicators;  // the NCCL layer's ModeCommunicators, in device_groups.cpp
+  struct Communicators;  // the NCCL layer's GroupCommunicators, in device_groups_nccl.cpp
 
   DeviceGroups(int device, std::string source, double bind_seconds);
 

@@ -1,6 +1,7 @@
 #include "pgroups/parallel_context.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,66 +11,84 @@
 #include <utility>
 
 #include "device_groups.hpp"
-#include "fault_injection.hpp"
+#include "pgroups/creation_steps.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/mpi/agreement.hpp"
 #include "pgroups/mpi/deadline.hpp"
 #include "pgroups/mpi/node.hpp"
+#include "pgroups/mpi/strategy.hpp"
 #include "pgroups/timeout.hpp"
 #include "watchdog.hpp"
 
 namespace pgroups {
 namespace {
 
-std::optional<ParallelMode> injected_failure;
+using Clock = std::chrono::steady_clock;
 
-// A value that is no enumerator (a cast from a wrong integer) is a ConfigError naming
-// it, never an index past the table.
-std::size_t index_of(ParallelMode mode) {
-  if (static_cast<std::size_t>(mode) >= kParallelModeCount) (void)mode_name(mode);  // throws
-  return static_cast<std::size_t>(mode);
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-void announce(const ContextOptions& options, std::string_view step) {
-  if (options.before_step) options.before_step(step);
+void announce(const ContextOptions& options, const CreationStep& step) {
+  if (options.before_step) options.before_step(step.name);
 }
 
 bool mpi_running() noexcept {
+  int initialized = 0;
   int finalized = 0;
+  MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  return finalized == 0;
+  return initialized != 0 && finalized == 0;
 }
 
-// MPI_Comm_free is collective in the standard, and an implementation may wait in it for
-// the other ranks; so freeing runs under a watchdog, as creation does. The deadline is
-// unlimited (no thread at all) when there is nothing to free or MPI is gone.
-template <typename Groups>
-mpi::Deadline destruction_deadline(const Groups& groups, const ContextOptions& options) {
-  const bool any = std::any_of(groups.begin(), groups.end(), [](const auto& group) { return group.has_value(); });
-  if (!any || !mpi_running()) return {};
-  return mpi::Deadline(options.timeout.value_or(std::chrono::milliseconds::zero()));
+// Both may be asked before MPI_Init and after MPI_Finalize, unlike every other MPI call.
+void require_mpi_running() {
+  int initialized = 0;
+  int finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (finalized != 0) {
+    throw StateError("a ParallelContext cannot be built after MPI_Finalize: MPI must be running (build it between "
+                     "MPI_Init and MPI_Finalize, e.g. inside a pgroups::mpi::Session)");
+  }
+  if (initialized == 0) {
+    throw StateError("a ParallelContext cannot be built before MPI_Init: MPI must be running (call MPI_Init or "
+                     "MPI_Init_thread first, or hold a pgroups::mpi::Session)");
+  }
+}
+
+// The pipeline's name in a layout: `pipe` for the presets, `pp` for a mesh.
+std::string_view pipeline_name(const Layout& layout) noexcept {
+  return layout.is_mesh() ? std::string_view("pp") : mode_name(ParallelMode::pipe);
 }
 
 constexpr mpi::Step kDestroyStep{"destroy", "the destruction of the context"};
 
 }  // namespace
 
-namespace detail {
-void fail_creation_before(std::optional<ParallelMode> mode) noexcept { injected_failure = mode; }
-}  // namespace detail
+// "tp=2,dp=4 groups=tp,tp-dp": the order, the sizes and the tokens as given, or "-".
+static std::string mesh_text(const std::optional<MeshConfig>& mesh) {
+  if (!mesh) return "-";
+  std::string dims;
+  for (const MeshDim& dim : mesh->dims) dims += fmt::format("{}{}={}", dims.empty() ? "" : ",", dim.name, dim.size);
+  return fmt::format("{} groups={}", dims, fmt::join(mesh->groups, ","));
+}
 
 std::string agreement_text(const ParallelConfig& config, const ContextOptions& options,
                            std::string_view node_info_source) {
-  return fmt::format("world_size={} pipeline={} tensor={} mode={} depth={} legacy_sequence_dp={} seed={} "
-                     "node_info={} backend={} strategy={}",
-                     config.world_size, config.pipeline, config.tensor_size, tensor_mode_name(config.tensor_mode),
-                     config.depth ? std::to_string(*config.depth) : std::string("-"), config.legacy_sequence_dp,
-                     config.seed, node_info_source, backend_name(options.backend), mpi::strategy_name(options.strategy));
+  std::string text = fmt::format("world_size={} pipeline={} tensor={} mode={} depth={} legacy_sequence_dp={} seed={} "
+                                 "mesh={} node_info={} backend={} strategy={}",
+                                 config.world_size, config.pipeline, config.tensor_size,
+                                 tensor_mode_name(config.tensor_mode),
+                                 config.depth ? std::to_string(*config.depth) : std::string("-"),
+                                 config.legacy_sequence_dp, config.seed, mesh_text(config.mesh), node_info_source,
+                                 backend_name(options.backend), mpi::strategy_name(options.strategy));
+  // The program's own settings (ContextOptions::agreed_settings), when it has any.
+  if (!options.agreed_settings.empty()) text += fmt::format(" settings={}", options.agreed_settings);
+  return text;
 }
 
 ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options)
     : options_(std::move(options)) {
-  using Clock = std::chrono::steady_clock;
+  require_mpi_running();
   // Resolved before any collective, so that a malformed PGROUPS_TIMEOUT never fails
   // half-way; options() then reports the timeout in effect.
   options_.timeout = resolve_timeout(options_.timeout);
@@ -77,13 +96,16 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   const mpi::Communicator borrowed = mpi::Communicator::borrow(world);
   const int size = borrowed.size();
   global_rank_ = borrowed.rank();
+  const bool with_device = options_.backend == Backend::nccl;
 
   ParallelConfig resolved = config;
+  // A mesh's world size may be left to its sizes; the communicator's must then match.
   if (resolved.world_size == 0) resolved.world_size = size;
   // Validate before any collective, report after the agreement: a rank must not leave
   // before the others know whether they all hold the same plan, or they would wait for
   // it forever.
   std::exception_ptr invalid;
+  std::vector<CreationStep> steps;
   try {
     // The same on every rank once they agree on the backend, as the configuration is.
     require_backend_built(options_.backend);
@@ -92,18 +114,22 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
                                     resolved.world_size, size));
     }
     layout_.emplace(resolved);
+    steps = creation_steps(*layout_, with_device);
   } catch (...) {
     invalid = std::current_exception();
   }
+  // Without a valid plan only the first two steps run; they are the same for every plan.
+  const CreationStep duplicate_step = creation_step(StepKind::duplicate);
+  const CreationStep agreement_step = creation_step(StepKind::agreement);
 
   // The first two steps wait without blocking (MPI_Comm_idup, MPI_Iallreduce), so a rank
   // that never arrives makes the others throw TimeoutError here.
-  announce(options_, "duplicate");
+  announce(options_, duplicate_step);
   const auto dup_start = Clock::now();
   mpi::Communicator control =
-      mpi::dup_until(borrowed, deadline, {"duplicate", "the duplication of the world communicator"});
-  const double dup_seconds = std::chrono::duration<double>(Clock::now() - dup_start).count();
-  announce(options_, "agreement");
+      mpi::dup_until(borrowed, deadline, {duplicate_step.name, duplicate_step.description});
+  const double dup_seconds = seconds_since(dup_start);
+  announce(options_, agreement_step);
   // Where the node query's answer comes from is agreed on with the configuration: the
   // query is a collective, and ranks that disagreed on taking it would wait forever.
   const std::optional<mpi::NodeInfo> launcher_node = mpi::node_info_from_launcher(borrowed);
@@ -112,58 +138,70 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
                          "configuration", deadline);
   if (invalid) std::rethrow_exception(invalid);
 
+  // Built aside and moved in at the end: if anything throws, these locals free every
+  // communicator created so far and the context never becomes initialized.
+  const auto kinds = layout_->group_kinds();
+  std::vector<KindGroup> created(kinds.size());
+  for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
+    KindGroup& entry = created[kind];
+    entry.member = layout_->is_member(global_rank_, kind);
+    entry.size = layout_->group_size(kind);
+    if (entry.member) entry.local_rank = layout_->local_rank(global_rank_, kind);
+    // `global` is the world itself: the duplicate serves as its communicator.
+    if (kinds[kind].mode == ParallelMode::global) {
+      entry.comm = mpi::Communicator::borrow(control.get());
+      entry.creation_seconds = dup_seconds;
+    }
+  }
+  // Declared after `created`, so that on a failure the NCCL communicators go first.
+  std::unique_ptr<detail::DeviceGroups> device_groups;
+
   // Every later step blocks inside MPI, which can neither time out nor be cancelled: a
   // watchdog ends the process if one of them is still running at the deadline.
   detail::Watchdog watchdog(deadline, static_cast<int>(global_rank_), size);
-  announce(options_, "node");
-  mpi::NodeInfo node;
-  {
-    const auto guard = watchdog.enter({"node", "the node query"});
-    node = launcher_node ? *launcher_node : mpi::node_info(control);
-  }
-  processes_on_node_ = node.processes;
-  local_rank_on_node_ = node.local_rank;
-
-  // Built aside and moved in at the end: if anything throws, these locals free every
-  // communicator created so far and the context never becomes initialized.
-  std::array<std::optional<ModeGroup>, kParallelModeCount> created{};
-  // `global` is the world itself: the duplicate made above serves as its communicator
-  // and as the parent of every other mode.
-  created[index_of(ParallelMode::global)] = ModeGroup{std::move(control), global_rank_, size, dup_seconds};
-  const mpi::Communicator& parent = created[index_of(ParallelMode::global)]->comm;
-  // The device is bound before any mode is created, so that a rank without a GPU fails
-  // the job before it has spent a collective per mode. Declared after `created`, so that
-  // on a failure the NCCL communicators go before the MPI ones.
-  std::unique_ptr<detail::DeviceGroups> device_groups;
-  if (options_.backend == Backend::nccl) {
-    announce(options_, "device");
-    const auto guard = watchdog.enter({"device", "the binding of a CUDA device"});
-    device_groups = detail::DeviceGroups::bind(parent, options_.device, local_rank_on_node_);
-  }
-  for (ParallelMode mode : layout_->modes()) {
-    if (injected_failure == mode) {
-      throw BackendError(fmt::format("injected failure before creating mode {}", mode_name(mode)));
+  for (const CreationStep& step : steps) {
+    if (step.waits_without_blocking()) continue;  // done above
+    announce(options_, step);
+    const auto guard = watchdog.enter({step.name, step.description});
+    switch (step.kind) {
+      case StepKind::node: {
+        const mpi::NodeInfo node = launcher_node ? *launcher_node : mpi::node_info(control);
+        processes_on_node_ = node.processes;
+        local_rank_on_node_ = node.local_rank;
+        break;
+      }
+      case StepKind::device:
+        // Before any group kind, so that a rank without a GPU fails the job before it
+        // has spent a collective per kind.
+        device_groups = detail::DeviceGroups::bind(control, options_.device, local_rank_on_node_);
+        break;
+      case StepKind::group: {
+        const std::size_t kind = *step.group_kind;
+        const auto start = Clock::now();
+        created[kind].comm = mpi::create_group_communicator(control, *layout_, kind, options_.strategy);
+        created[kind].creation_seconds = seconds_since(start);
+        break;
+      }
+      case StepKind::nccl: {
+        // Each NCCL step polls under its own limit; zero means none (a year is none here).
+        const std::chrono::milliseconds step_limit = *options_.timeout > std::chrono::milliseconds::zero()
+                                                         ? *options_.timeout
+                                                         : std::chrono::hours(24 * 365);
+        const Layout& layout = *layout_;
+        device_groups->create(
+            layout, global_rank_, control,
+            [&created, &layout](std::string_view group) {
+              return created[layout.group_kind_index(group)].comm.get();
+            },
+            step_limit);
+        break;
+      }
+      case StepKind::duplicate:
+      case StepKind::agreement: break;
     }
-    if (mode == ParallelMode::global) continue;
-    announce(options_, mode_name(mode));
-    const std::string description = fmt::format("the creation of mode {}", mode_name(mode));
-    const auto guard = watchdog.enter({mode_name(mode), description});
-    const auto start = Clock::now();
-    mpi::Communicator comm = mpi::create_mode_communicator(parent, *layout_, mode, options_.strategy);
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    created[index_of(mode)] = ModeGroup{std::move(comm), layout_->local_rank(global_rank_, mode),
-                                        layout_->group_size(mode), seconds};
   }
-  if (device_groups) {
-    announce(options_, "nccl");
-    const auto guard = watchdog.enter({"nccl", "the creation of the NCCL communicators"});
-    // Each NCCL step polls under its own limit; zero means none (a year is none here).
-    const std::chrono::milliseconds step_limit =
-        *options_.timeout > std::chrono::milliseconds::zero() ? *options_.timeout : std::chrono::hours(24 * 365);
-    device_groups->create(
-        *layout_, global_rank_, parent, [&created](ParallelMode mode) { return created[index_of(mode)]->comm.get(); },
-        step_limit);
-  }
+  world_ = std::move(control);
+  world_seconds_ = dup_seconds;
   groups_ = std::move(created);
   device_groups_ = std::move(device_groups);
 }
@@ -178,9 +216,11 @@ ParallelContext::ParallelContext(ParallelContext&& other) noexcept
       local_rank_on_node_(other.local_rank_on_node_),
       virtual_pipeline_size_(other.virtual_pipeline_size_),
       virtual_pipeline_rank_(other.virtual_pipeline_rank_),
+      world_(std::move(other.world_)),
+      world_seconds_(other.world_seconds_),
       groups_(std::move(other.groups_)),
       device_groups_(std::move(other.device_groups_)) {
-  for (auto& group : other.groups_) group.reset();
+  other.groups_.clear();
 }
 
 ParallelContext& ParallelContext::operator=(ParallelContext&& other) noexcept {
@@ -193,89 +233,154 @@ ParallelContext& ParallelContext::operator=(ParallelContext&& other) noexcept {
     local_rank_on_node_ = other.local_rank_on_node_;
     virtual_pipeline_size_ = other.virtual_pipeline_size_;
     virtual_pipeline_rank_ = other.virtual_pipeline_rank_;
+    world_ = std::move(other.world_);
+    world_seconds_ = other.world_seconds_;
     groups_ = std::move(other.groups_);
-    for (auto& group : other.groups_) group.reset();
+    other.groups_.clear();
     device_groups_ = std::move(other.device_groups_);
   }
   return *this;
 }
 
-bool ParallelContext::is_initialized(ParallelMode mode) const noexcept {
-  return static_cast<std::size_t>(mode) < kParallelModeCount && groups_[index_of(mode)].has_value();
+std::vector<std::string> ParallelContext::groups() const {
+  std::vector<std::string> names;
+  if (destroyed()) return names;
+  for (const GroupKind& kind : layout_->group_kinds()) names.push_back(kind.name);
+  return names;
 }
 
 std::vector<ParallelMode> ParallelContext::modes() const {
   std::vector<ParallelMode> result;
-  for (ParallelMode mode : kAllParallelModes) {
-    if (is_initialized(mode)) result.push_back(mode);
+  if (destroyed()) return result;
+  for (const GroupKind& kind : layout_->group_kinds()) {
+    if (kind.mode) result.push_back(*kind.mode);
   }
   return result;
 }
 
-const ParallelContext::ModeGroup& ParallelContext::group(ParallelMode mode) const {
-  const auto& entry = groups_[index_of(mode)];
-  if (entry) return *entry;
-  const std::vector<ParallelMode> existing = modes();
-  if (existing.empty()) {
-    throw StateError(fmt::format("mode {} is not initialized: the context was destroyed (or moved from)",
-                                 mode_name(mode)));
+bool ParallelContext::is_initialized(std::string_view group) const noexcept {
+  if (destroyed()) return false;
+  try {
+    return layout_->find_group_kind(group).has_value();
+  } catch (...) {
+    return false;
   }
-  std::string names;
-  for (ParallelMode m : existing) names += fmt::format("{}{}", names.empty() ? "" : ", ", mode_name(m));
-  throw StateError(fmt::format("mode {} is not initialized for {}; the initialized modes are: {}", mode_name(mode),
-                               describe(config()), names));
 }
 
-std::int64_t ParallelContext::local_rank(ParallelMode mode) const { return group(mode).local_rank; }
-
-std::int64_t ParallelContext::world_size(ParallelMode mode) const { return group(mode).size; }
-
-GroupHandle ParallelContext::get_group(ParallelMode mode) const {
-  const ModeGroup& g = group(mode);  // StateError for a mode that was not created
-  if (device_groups_) return {mode, device_groups_->comm(mode)};
-  return {mode, g.comm.get()};
+std::size_t ParallelContext::kind_index(std::string_view group) const {
+  if (destroyed()) {
+    throw StateError(
+        fmt::format("group {} is not initialized: the context was destroyed (or moved from)", group));
+  }
+  // StateError naming the kinds there are and the closest one.
+  return layout_->group_kind_index(group);
 }
 
-GroupHandle ParallelContext::get_cpu_group(ParallelMode mode) const { return {mode, group(mode).comm.get()}; }
-
-std::vector<std::int64_t> ParallelContext::ranks_in_group(ParallelMode mode) const {
-  require(mode);
-  return layout_->group_of(global_rank_, mode);
+bool ParallelContext::is_member(std::string_view group) const {
+  if (!destroyed() && !layout_->find_group_kind(group) && group == pipeline_name(*layout_) &&
+      layout_->pipeline_size() == 1) {
+    return true;
+  }
+  return groups_[kind_index(group)].member;
 }
 
-std::int64_t ParallelContext::next_global_rank(ParallelMode mode) const {
-  const ModeGroup& g = group(mode);
-  return layout_->group_member(global_rank_, mode, (g.local_rank + 1) % g.size);
+ParallelContext::Resolved ParallelContext::resolve(std::string_view group) const {
+  // No pipeline: answered as Megatron-LM does, as a group of this rank alone.
+  if (!destroyed() && group == pipeline_name(*layout_) && layout_->pipeline_size() == 1 &&
+      !layout_->find_group_kind(group)) {
+    return {group, nullptr, 0};
+  }
+  const std::size_t kind = kind_index(group);
+  const KindGroup& entry = groups_[kind];
+  if (!entry.member) {
+    throw StateError(fmt::format("rank {} is in no group of kind {}: it is a partial kind, and this rank has no "
+                                 "communicator of it (ask is_member first)",
+                                 global_rank_, layout_->group_kinds()[kind].name));
+  }
+  return {layout_->group_kinds()[kind].name, &entry, kind};
 }
 
-std::int64_t ParallelContext::prev_global_rank(ParallelMode mode) const {
-  const ModeGroup& g = group(mode);
-  return layout_->group_member(global_rank_, mode, (g.local_rank + g.size - 1) % g.size);
+std::int64_t ParallelContext::local_rank(std::string_view group) const {
+  const Resolved found = resolve(group);
+  return found.group ? found.group->local_rank : 0;
 }
 
-bool ParallelContext::is_first_rank(ParallelMode mode) const { return group(mode).local_rank == 0; }
-
-bool ParallelContext::is_last_rank(ParallelMode mode) const {
-  const ModeGroup& g = group(mode);
-  return g.local_rank == g.size - 1;
+std::int64_t ParallelContext::world_size(std::string_view group) const {
+  const Resolved found = resolve(group);
+  return found.group ? found.group->size : 1;
 }
 
-std::int64_t ParallelContext::seed(ParallelMode mode) const {
-  require(mode);
-  return layout_->seed(global_rank_, mode);
+GroupHandle ParallelContext::get_group(std::string_view group) const {
+  const Resolved found = resolve(group);
+  if (!found.group) {
+    throw StateError(fmt::format("there is no communicator of group {}: the pipeline size is 1, so none was created "
+                                 "(its queries answer for this rank alone)",
+                                 group));
+  }
+  if (device_groups_) {
+    const bool is_global = layout_->group_kinds()[found.kind].mode == ParallelMode::global;
+    return {found.name, device_groups_->comm(is_global ? std::string_view("global") : found.name)};
+  }
+  return {found.name, found.group->comm.get()};
 }
 
-double ParallelContext::creation_seconds(ParallelMode mode) const {
-  return group(mode).creation_seconds + device_creation_seconds(mode);
+GroupHandle ParallelContext::get_cpu_group(std::string_view group) const {
+  const Resolved found = resolve(group);
+  if (!found.group) {
+    throw StateError(fmt::format("there is no communicator of group {}: the pipeline size is 1, so none was created "
+                                 "(its queries answer for this rank alone)",
+                                 group));
+  }
+  return {found.name, found.group->comm.get()};
 }
 
-double ParallelContext::device_creation_seconds(ParallelMode mode) const {
-  require(mode);
-  return device_groups_ ? device_groups_->creation_seconds(mode) : 0.0;
+std::vector<std::int64_t> ParallelContext::ranks_in_group(std::string_view group) const {
+  const Resolved found = resolve(group);
+  if (!found.group) return {global_rank_};
+  return layout_->group_of(global_rank_, found.kind);
 }
 
-std::vector<DeviceGroupCheck> ParallelContext::check_device_groups() {
-  require(ParallelMode::global);  // i.e. not destroyed
+Neighbour ParallelContext::next_rank(std::string_view group) const {
+  const Resolved found = resolve(group);
+  if (!found.group) return {global_rank_, 0};
+  const std::int64_t local = (found.group->local_rank + 1) % found.group->size;
+  return {layout_->group_member(global_rank_, found.kind, local), local};
+}
+
+Neighbour ParallelContext::prev_rank(std::string_view group) const {
+  const Resolved found = resolve(group);
+  if (!found.group) return {global_rank_, 0};
+  const std::int64_t local = (found.group->local_rank + found.group->size - 1) % found.group->size;
+  return {layout_->group_member(global_rank_, found.kind, local), local};
+}
+
+bool ParallelContext::is_first_rank(std::string_view group) const { return local_rank(group) == 0; }
+
+bool ParallelContext::is_last_rank(std::string_view group) const {
+  return local_rank(group) == world_size(group) - 1;
+}
+
+std::int64_t ParallelContext::seed(std::string_view group) const {
+  const Resolved found = resolve(group);
+  if (!found.group) return config().seed;
+  return layout_->seed(global_rank_, found.kind);
+}
+
+double ParallelContext::creation_seconds(std::string_view group) const {
+  const std::size_t kind = kind_index(group);
+  return groups_[kind].creation_seconds + device_creation_seconds(group);
+}
+
+double ParallelContext::device_creation_seconds(std::string_view group) const {
+  const std::size_t kind = kind_index(group);
+  if (!device_groups_) return 0.0;
+  const GroupKind& found = layout_->group_kinds()[kind];
+  return device_groups_->creation_seconds(found.mode == ParallelMode::global ? std::string_view("global")
+                                                                             : std::string_view(found.name));
+}
+
+std::vector<GroupCheck> ParallelContext::check_device_groups() {
+  if (destroyed()) throw StateError("the context was destroyed (or moved from); there are no device groups to check");
   if (!device_groups_) {
     throw StateError(fmt::format("the context has no device groups to check: its backend is {}, not nccl",
                                  backend_name(options_.backend)));
@@ -283,18 +388,28 @@ std::vector<DeviceGroupCheck> ParallelContext::check_device_groups() {
   return device_groups_->check(*layout_, global_rank_);
 }
 
+std::int64_t ParallelContext::pipeline_stage() const {
+  if (destroyed()) throw StateError("the context was destroyed (or moved from); it has no pipeline stage");
+  // The pipeline coordinate, whether or not a pipeline group kind was created.
+  const std::string_view name = layout_->is_mesh() ? std::string_view("pp") : std::string_view("pipe");
+  for (const Coordinate& coordinate : layout_->coordinates(global_rank_)) {
+    if (coordinate.name == name) return coordinate.value;
+  }
+  return 0;
+}
+
 bool ParallelContext::is_pipeline_first_stage(bool ignore_virtual) const {
-  require(ParallelMode::global);  // i.e. not destroyed
+  const std::int64_t stage = pipeline_stage();
   if (!ignore_virtual && virtual_pipeline_size_ && virtual_pipeline_rank_ != 0) return false;
-  return !is_initialized(ParallelMode::pipe) || is_first_rank(ParallelMode::pipe);
+  return stage == 0;
 }
 
 bool ParallelContext::is_pipeline_last_stage(bool ignore_virtual) const {
-  require(ParallelMode::global);  // i.e. not destroyed
+  const std::int64_t stage = pipeline_stage();
   if (!ignore_virtual && virtual_pipeline_size_ && virtual_pipeline_rank_ != *virtual_pipeline_size_ - 1) {
     return false;
   }
-  return !is_initialized(ParallelMode::pipe) || is_last_rank(ParallelMode::pipe);
+  return stage == layout_->pipeline_size() - 1;
 }
 
 void ParallelContext::set_virtual_pipeline_parallel_size(std::optional<std::int64_t> size) {
@@ -302,10 +417,16 @@ void ParallelContext::set_virtual_pipeline_parallel_size(std::optional<std::int6
     throw ConfigError(fmt::format("virtual pipeline size {} is invalid: it must be at least 1", *size));
   }
   virtual_pipeline_size_ = size;
+  if (size && virtual_pipeline_rank_ >= *size) virtual_pipeline_rank_ = 0;
 }
 
 void ParallelContext::set_virtual_pipeline_parallel_rank(std::int64_t rank) {
   if (rank < 0) throw ConfigError(fmt::format("virtual pipeline rank {} is invalid: it must be non-negative", rank));
+  if (virtual_pipeline_size_ && rank >= *virtual_pipeline_size_) {
+    throw ConfigError(fmt::format("virtual pipeline rank {} is invalid: the virtual pipeline size is {}, so the rank "
+                                  "must be below it",
+                                  rank, *virtual_pipeline_size_));
+  }
   virtual_pipeline_rank_ = rank;
 }
 
@@ -316,8 +437,14 @@ std::int64_t ParallelContext::device() const noexcept {
   return global_rank_ % per_node;
 }
 
+// MPI_Comm_free is collective in the standard, and an implementation may wait in it for
+// the other ranks; so freeing runs under a watchdog, as creation does. The deadline is
+// unlimited (no thread at all) when there is nothing to free or MPI is gone.
 void ParallelContext::destroy() {
-  detail::Watchdog watchdog(destruction_deadline(groups_, options_), static_cast<int>(global_rank_),
+  const mpi::Deadline deadline = destroyed() || !mpi_running()
+                                     ? mpi::Deadline()
+                                     : mpi::Deadline(options_.timeout.value_or(std::chrono::milliseconds::zero()));
+  detail::Watchdog watchdog(deadline, static_cast<int>(global_rank_),
                             layout_ ? static_cast<int>(layout_->world_size()) : 0);
   const auto guard = watchdog.enter_if_possible(kDestroyStep);
   // The NCCL communicators first: they were created after (and from) the MPI ones.
@@ -330,15 +457,18 @@ void ParallelContext::destroy() {
     }
   }
   std::optional<BackendError> first_failure;
-  for (auto it = kAllParallelModes.rbegin(); it != kAllParallelModes.rend(); ++it) {
-    auto& entry = groups_[index_of(*it)];
-    if (!entry) continue;
+  for (auto it = groups_.rbegin(); it != groups_.rend(); ++it) {
     try {
-      entry->comm.free();
+      it->comm.free();
     } catch (const BackendError& error) {
       if (!first_failure) first_failure = error;
     }
-    entry.reset();
+  }
+  groups_.clear();
+  try {
+    world_.free();
+  } catch (const BackendError& error) {
+    if (!first_failure) first_failure = error;
   }
   if (device_failure) std::rethrow_exception(device_failure);
   if (first_failure) throw *first_failure;
@@ -349,14 +479,17 @@ void ParallelContext::destroy_quietly() noexcept {
   // freed.
   std::optional<detail::Watchdog> watchdog;
   try {
-    watchdog.emplace(destruction_deadline(groups_, options_), static_cast<int>(global_rank_),
-                     layout_ ? static_cast<int>(layout_->world_size()) : 0);
+    watchdog.emplace(destroyed() || !mpi_running()
+                         ? mpi::Deadline()
+                         : mpi::Deadline(options_.timeout.value_or(std::chrono::milliseconds::zero())),
+                     static_cast<int>(global_rank_), layout_ ? static_cast<int>(layout_->world_size()) : 0);
   } catch (...) {
     watchdog.reset();
   }
   const auto guard = watchdog ? watchdog->enter_if_possible(kDestroyStep) : detail::Watchdog::Guard(nullptr);
   device_groups_.reset();  // NCCL before MPI, as in destroy()
-  for (auto it = kAllParallelModes.rbegin(); it != kAllParallelModes.rend(); ++it) groups_[index_of(*it)].reset();
+  while (!groups_.empty()) groups_.pop_back();
+  world_ = mpi::Communicator();
 }
 
 }  // namespace pgroups

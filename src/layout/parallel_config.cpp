@@ -34,6 +34,16 @@ TensorMode parse_tensor_mode(std::string_view text) {
 
 std::string describe(const ParallelConfig& config) {
   std::string text = config.world_size > 0 ? fmt::format("W={} ", config.world_size) : std::string();
+  if (config.mesh) {
+    // The other fields are reported too when set, so that a mixed configuration (an
+    // error) still describes itself faithfully.
+    text += describe(*config.mesh);
+    if (config.pipeline != 1 || config.tensor_size != 1 || config.tensor_mode != TensorMode::none || config.depth) {
+      text += " ";
+    } else {
+      return text;
+    }
+  }
   text += fmt::format("pipeline={} tensor={} mode={}", config.pipeline, config.tensor_size,
                       tensor_mode_name(config.tensor_mode));
   if (config.depth) text += fmt::format(" depth={}", *config.depth);

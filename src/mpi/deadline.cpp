@@ -10,6 +10,7 @@
 
 #include "pgroups/error.hpp"
 #include "pgroups/mpi/error.hpp"
+#include "pgroups/timeout.hpp"
 
 namespace pgroups::mpi {
 namespace {
@@ -88,18 +89,8 @@ Deadline::Deadline(std::chrono::milliseconds timeout) noexcept
     : timeout_(std::max(timeout, std::chrono::milliseconds::zero())),
       at_(is_limited() ? Clock::now() + timeout_ : Clock::time_point{}) {}
 
-std::string seconds_text(std::chrono::milliseconds duration) {
-  const std::int64_t ms = duration.count();
-  if (ms < 0) return fmt::format("-{}", seconds_text(-duration));
-  if (ms % 1000 == 0) return fmt::format("{} s", ms / 1000);
-  std::string text = fmt::format("{}.{:03}", ms / 1000, ms % 1000);
-  while (text.back() == '0') text.pop_back();
-  return text + " s";
-}
-
 std::string timeout_message(std::chrono::milliseconds timeout, const Step& step, int rank, int size) {
-  return fmt::format("timed out after {} waiting for all ranks at {} (step '{}', rank {} of {})",
-                     seconds_text(timeout), step.description, step.name, rank, size);
+  return pgroups::timeout_message(timeout, step.description, step.name, rank, size);
 }
 
 void throw_if_expired(const Deadline& deadline, const Step& step, const Communicator& comm) {

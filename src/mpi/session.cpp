@@ -33,13 +33,13 @@ Session::Session(int& argc, char**& argv, ThreadLevel required) { init(&argc, &a
 
 void Session::init(int* argc, char*** argv, ThreadLevel required) {
   int finalized = 0;
-  MPI_Finalized(&finalized);
+  check(MPI_Finalized(&finalized), "MPI_Finalized");
   if (finalized) throw StateError("MPI was already finalized in this process; it cannot be initialized again");
   int initialized = 0;
-  MPI_Initialized(&initialized);
+  check(MPI_Initialized(&initialized), "MPI_Initialized");
   int provided = MPI_THREAD_SINGLE;
   if (initialized) {
-    MPI_Query_thread(&provided);
+    check(MPI_Query_thread(&provided), "MPI_Query_thread");
     provided_ = from_mpi(provided);
     return;
   }
@@ -52,16 +52,26 @@ void Session::init(int* argc, char*** argv, ThreadLevel required) {
     check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler(MPI_COMM_WORLD)");
     check(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler(MPI_COMM_SELF)");
   } catch (...) {
-    MPI_Finalize();
+    // Already failing: the first error is the one to report.
+    static_cast<void>(MPI_Finalize());
     throw;
   }
 }
 
 Session::~Session() {
+  try {
+    finalize();
+  } catch (...) {  // NOLINT(bugprone-empty-catch): nothing is left to do with a failed MPI_Finalize
+  }
+}
+
+void Session::finalize() {
   if (!owns_) return;
   int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
+  check(MPI_Finalized(&finalized), "MPI_Finalized");
+  if (finalized != 0) return;
+  owns_ = false;
+  check(MPI_Finalize(), "MPI_Finalize");
 }
 
 void abort_job(MPI_Comm comm, int exit_code) noexcept {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -60,10 +61,12 @@ std::int64_t checked_rank(const Communicator& parent, const Layout& layout) {
   return parent.rank();
 }
 
-// The calling rank's group in `mode`, as a sub-group of the parent's.
-Group own_group(const Communicator& parent, const Layout& layout, ParallelMode mode) {
+// The calling rank's group of `kind`, as a sub-group of the parent's; MPI_GROUP_EMPTY
+// outside every group of a partial kind.
+Group own_group(const Communicator& parent, const Layout& layout, std::size_t kind) {
   const std::int64_t rank = checked_rank(parent, layout);
-  return sub_group(group_of(parent), layout.group_of(rank, mode));
+  if (!layout.is_member(rank, kind)) return Group(MPI_GROUP_EMPTY);
+  return sub_group(group_of(parent), layout.group_of(rank, kind));
 }
 
 int to_int(std::int64_t value) {
@@ -94,65 +97,75 @@ CreationStrategy parse_creation_strategy(std::string_view text) {
                                 detail::did_you_mean(text, kAcceptedNames)));
 }
 
-Communicator create_by_comm_split(const Communicator& parent, const Layout& layout, ParallelMode mode) {
+Communicator create_by_comm_split(const Communicator& parent, const Layout& layout, std::size_t kind) {
   const std::int64_t rank = checked_rank(parent, layout);
+  const bool member = layout.is_member(rank, kind);
   MPI_Comm comm = MPI_COMM_NULL;
-  check(MPI_Comm_split(parent.get(), to_int(layout.group_index(rank, mode)), to_int(layout.local_rank(rank, mode)),
-                       &comm),
+  check(MPI_Comm_split(parent.get(), member ? to_int(layout.group_index(rank, kind)) : MPI_UNDEFINED,
+                       member ? to_int(layout.local_rank(rank, kind)) : 0, &comm),
         "MPI_Comm_split");
   return Communicator::adopt(comm);
 }
 
-Communicator create_by_create_group(const Communicator& parent, const Layout& layout, ParallelMode mode) {
-  const Group own = own_group(parent, layout, mode);
+Communicator create_by_create_group(const Communicator& parent, const Layout& layout, std::size_t kind) {
+  const Group own = own_group(parent, layout, kind);
+  // Collective over the group only: a rank outside every group has nothing to call.
+  if (own.get() == MPI_GROUP_EMPTY) return {};
   MPI_Comm comm = MPI_COMM_NULL;
-  check(MPI_Comm_create_group(parent.get(), own.get(), create_group_tag(mode), &comm), "MPI_Comm_create_group");
+  check(MPI_Comm_create_group(parent.get(), own.get(), create_group_tag(kind), &comm), "MPI_Comm_create_group");
   return Communicator::adopt(comm);
 }
 
-Communicator create_by_comm_create(const Communicator& parent, const Layout& layout, ParallelMode mode) {
-  const Group own = own_group(parent, layout, mode);
+Communicator create_by_comm_create(const Communicator& parent, const Layout& layout, std::size_t kind) {
+  const Group own = own_group(parent, layout, kind);
   MPI_Comm comm = MPI_COMM_NULL;
   check(MPI_Comm_create(parent.get(), own.get(), &comm), "MPI_Comm_create");
   return Communicator::adopt(comm);
 }
 
-Communicator create_by_per_group(const Communicator& parent, const Layout& layout, ParallelMode mode) {
+Communicator create_by_per_group(const Communicator& parent, const Layout& layout, std::size_t kind) {
   const std::int64_t rank = checked_rank(parent, layout);
   const Group world = group_of(parent);
-  const std::int64_t own_index = layout.group_index(rank, mode);
-  const std::int64_t count = layout.group_count(mode);
+  const std::optional<std::int64_t> own_index =
+      layout.is_member(rank, kind) ? std::optional(layout.group_index(rank, kind)) : std::nullopt;
+  const std::int64_t count = layout.group_count(kind);
   Communicator mine;
   for (std::int64_t index = 0; index < count; ++index) {
-    const Group group = sub_group(world, layout.group_of(layout.group_leader(mode, index), mode));
+    const Group group = sub_group(world, layout.group_of(layout.group_leader(kind, index), kind));
     MPI_Comm comm = MPI_COMM_NULL;
     check(MPI_Comm_create(parent.get(), group.get(), &comm), "MPI_Comm_create");
     // Only the group's members get a handle; adopting it at once keeps it owned even if
     // a later iteration throws.
     Communicator created = Communicator::adopt(comm);
-    if (index == own_index) mine = std::move(created);
+    if (own_index == index) mine = std::move(created);
   }
   return mine;
 }
 
-Communicator create_mode_communicator(const Communicator& parent, const Layout& layout, ParallelMode mode,
-                                      CreationStrategy strategy) {
-  // A mode whose groups are single ranks (data when the data-parallel size is 1, say)
+Communicator create_group_communicator(const Communicator& parent, const Layout& layout, std::size_t kind,
+                                       CreationStrategy strategy) {
+  // A kind whose groups are single ranks (data when the data-parallel size is 1, say)
   // needs no communication: every rank takes the same branch, since group sizes are
-  // uniform within a mode. The baseline keeps Colossal-AI's behaviour and creates them.
-  if (strategy != CreationStrategy::per_group && layout.group_size(mode) == 1) {
-    (void)checked_rank(parent, layout);
+  // uniform within a kind. The baseline keeps Colossal-AI's behaviour and creates them.
+  if (strategy != CreationStrategy::per_group && layout.group_size(kind) == 1) {
+    const std::int64_t rank = checked_rank(parent, layout);
+    if (!layout.is_member(rank, kind)) return {};
     MPI_Comm self = MPI_COMM_NULL;
     check(MPI_Comm_dup(MPI_COMM_SELF, &self), "MPI_Comm_dup(MPI_COMM_SELF)");
     return Communicator::adopt(self);
   }
   switch (strategy) {
-    case CreationStrategy::comm_split: return create_by_comm_split(parent, layout, mode);
-    case CreationStrategy::create_group: return create_by_create_group(parent, layout, mode);
-    case CreationStrategy::per_group: return create_by_per_group(parent, layout, mode);
-    case CreationStrategy::comm_create: return create_by_comm_create(parent, layout, mode);
+    case CreationStrategy::comm_split: return create_by_comm_split(parent, layout, kind);
+    case CreationStrategy::create_group: return create_by_create_group(parent, layout, kind);
+    case CreationStrategy::per_group: return create_by_per_group(parent, layout, kind);
+    case CreationStrategy::comm_create: return create_by_comm_create(parent, layout, kind);
   }
   throw ConfigError(fmt::format("unknown creation strategy {}", static_cast<int>(strategy)));
+}
+
+Communicator create_group_communicator(const Communicator& parent, const Layout& layout, ParallelMode mode,
+                                       CreationStrategy strategy) {
+  return create_group_communicator(parent, layout, layout.group_kind_index(mode_name(mode)), strategy);
 }
 
 }  // namespace pgroups::mpi

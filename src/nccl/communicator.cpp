@@ -8,6 +8,7 @@
 #include "check.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/nccl/version.hpp"
+#include "pgroups/timeout.hpp"
 
 namespace pgroups::nccl {
 namespace {
@@ -97,10 +98,10 @@ void NcclCommunicator::wait_ready(std::string_view step) {
         if (query != ncclSuccess) state = query;
         return state != ncclInProgress;
       },
-      timeout_);
+      wait_limit(timeout_));
   if (!settled) {
     abort();
-    throw TimeoutError(detail::timeout_message(step, timeout_));
+    throw TimeoutError(timeout_message(timeout_, step) + "; the communicator was aborted");
   }
   if (state != ncclSuccess) {
     std::string message = nccl_error_message(step, state, ncclGetLastError(comm_));
@@ -197,6 +198,34 @@ NcclCommunicator split_communicator(NcclCommunicator& parent, std::string name, 
   return child;
 #else
   (void)key;
+  (void)options;
+  throw StateError(fmt::format("communicator '{}' cannot be split: ncclCommSplit needs NCCL 2.18 or later and "
+                               "pgroups was compiled against NCCL {}",
+                               name, nccl_compile_version()));
+#endif
+}
+
+void split_out(NcclCommunicator& parent, std::string_view name, const CommOptions& options) {
+  if (!parent) {
+    throw StateError(fmt::format("communicator '{}' cannot be split from an empty parent communicator", name));
+  }
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0)
+  ncclConfig_t config = make_config(options);
+  config.splitShare = options.split_share ? 1 : 0;
+  ncclComm_t raw = nullptr;
+  const std::string step =
+      fmt::format("ncclCommSplit of communicator '{}' from '{}' (no colour: not a member)", name, parent.name());
+  const ncclResult_t result = ncclCommSplit(parent.get(), NCCL_SPLIT_NOCOLOR, 0, &raw, &config);
+  if (raw != nullptr) {
+    (void)ncclCommAbort(raw);
+    throw BackendError(fmt::format("{} returned a communicator", step));
+  }
+  if (result != ncclSuccess && result != ncclInProgress) {
+    throw BackendError(nccl_error_message(step, result, ncclGetLastError(parent.get())));
+  }
+  // The split was a collective on the parent; a failure there surfaces on it.
+  if (options.nonblocking) parent.wait_ready(step);
+#else
   (void)options;
   throw StateError(fmt::format("communicator '{}' cannot be split: ncclCommSplit needs NCCL 2.18 or later and "
                                "pgroups was compiled against NCCL {}",

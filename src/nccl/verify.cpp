@@ -6,6 +6,7 @@
 
 #include "check.hpp"
 #include "pgroups/error.hpp"
+#include "pgroups/timeout.hpp"
 
 namespace pgroups::nccl {
 namespace {
@@ -114,26 +115,30 @@ std::int64_t allreduce_rank_sum(NcclCommunicator& comm, std::int64_t global_rank
         if (state != ncclSuccess && state != ncclInProgress) fail.nccl(state, step);
         return false;
       },
-      comm.timeout());
+      wait_limit(comm.timeout()));
   if (!finished) {
     comm.abort();
-    throw TimeoutError(detail::timeout_message(step, comm.timeout()));
+    throw TimeoutError(timeout_message(comm.timeout(), step) + "; the communicator was aborted");
   }
   fail.cuda(cudaMemcpy(&value, buffer.get(), sizeof value, cudaMemcpyDeviceToHost), "cudaMemcpy (device to host)");
   return value;
 }
 
-std::int64_t expected_rank_sum(const Layout& layout, std::int64_t rank, ParallelMode mode) {
-  const std::vector<std::int64_t> group = layout.group_of(rank, mode);
-  return std::accumulate(group.begin(), group.end(), std::int64_t{0});
+std::int64_t expected_rank_sum(const Layout& layout, std::int64_t rank, std::string_view group) {
+  if (group == "global" && !layout.find_group_kind(group)) {
+    const std::int64_t w = layout.world_size();
+    return w * (w - 1) / 2;
+  }
+  const std::vector<std::int64_t> members = layout.group_of(rank, layout.group_kind_index(group));
+  return std::accumulate(members.begin(), members.end(), std::int64_t{0});
 }
 
-std::vector<RankSumCheck> verify_rank_sums(ModeCommunicators& comms, const Layout& layout, std::int64_t rank) {
-  std::vector<RankSumCheck> checks;
-  for (ParallelMode mode : comms.modes()) {
-    const std::int64_t expected = expected_rank_sum(layout, rank, mode);
-    const std::int64_t actual = allreduce_rank_sum(comms.at(mode), rank);
-    checks.push_back(RankSumCheck{.mode = mode, .expected = expected, .actual = actual});
+std::vector<GroupCheck> verify_rank_sums(GroupCommunicators& comms, const Layout& layout, std::int64_t rank) {
+  std::vector<GroupCheck> checks;
+  for (const std::string& group : comms.names()) {
+    const std::int64_t expected = expected_rank_sum(layout, rank, group);
+    const std::int64_t actual = allreduce_rank_sum(comms.at(group), rank);
+    checks.push_back(GroupCheck{.group = group, .expected = expected, .actual = actual});
   }
   return checks;
 }

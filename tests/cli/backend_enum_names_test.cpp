@@ -6,7 +6,7 @@
 
 #include "pgroups/backend.hpp"
 #include "pgroups/error.hpp"
-#include "pgroups/mpi/strategy.hpp"
+#include "pgroups/mpi/creation_strategy.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups {

@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "pgroups/layout.hpp"
 #include "support/golden.hpp"
 #include "support/run_command.hpp"
@@ -30,14 +34,25 @@ TEST(ExplainCommand, JsonAgreesWithTheLayoutForEveryRank) {
   config.tensor_size = 4;
   config.tensor_mode = TensorMode::sequence;
   const Layout layout(config);
-  for (std::int64_t rank : {0, 5, 23}) {
+  std::vector<std::string> modes;
+  for (ParallelMode mode : layout.modes()) modes.emplace_back(mode_name(mode));
+  std::sort(modes.begin(), modes.end());
+  for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
+    SCOPED_TRACE(fmt::format("rank {}", rank));
     const auto result = run_command(fmt::format("{} explain -w 24 -p 3 -t 4 -m sequence -r {} --format json", PGROUPS_CLI, rank));
     ASSERT_EQ(result.status, 0) << result.err;
     const auto json = nlohmann::json::parse(result.out);
+    EXPECT_EQ(json.at("rank").get<std::int64_t>(), rank);
+    std::vector<std::string> reported;
+    for (const auto& [name, _] : json.at("modes").items()) reported.push_back(name);
+    EXPECT_EQ(reported, modes);  // nlohmann::json keeps keys sorted
     for (ParallelMode mode : layout.modes()) {
+      SCOPED_TRACE(mode_name(mode));
       const auto& entry = json.at("modes").at(std::string(mode_name(mode)));
       EXPECT_EQ(entry.at("local_rank").get<std::int64_t>(), layout.local_rank(rank, mode));
       EXPECT_EQ(entry.at("group").get<std::vector<std::int64_t>>(), layout.group_of(rank, mode));
+      EXPECT_EQ(entry.at("group_index").get<std::int64_t>(), layout.group_index(rank, mode));
+      EXPECT_EQ(entry.at("world_size").get<std::int64_t>(), layout.group_size(mode));
     }
   }
 }

@@ -37,6 +37,13 @@ std::vector<IntegerOption> integer_options() {
       {"--seed", "--seed", "plan -w 8"},
       {"--rank", "--rank", "explain -w 8"},
       {"--rank", "-r", "explain -w 8"},
+      {"--gpus-per-node", "--gpus-per-node", "plan -w 8"},
+      {"--gpus-per-node", "--gpus-per-node", "explain -w 8 -r 0"},
+      {"--tp", "--tp", "plan -w 8"},
+      {"--cp", "--cp", "plan -w 8"},
+      {"--ep", "--ep", "plan -w 8"},
+      {"--dp", "--dp", "explain -w 8 -r 0"},
+      {"--pp", "--pp", "plan -w 8"},
   };
 #ifdef PGROUPS_TEST_CLI_WITH_MPI
   for (const std::string command : {"verify", "bench --model"}) {

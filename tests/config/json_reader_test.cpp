@@ -31,13 +31,13 @@ TEST(JsonConfigReader, PositionsFollowLinesAndColumns) {
             "<config>:1:24: parallel.seed must be an integer, found array");
   EXPECT_EQ(rejection("{\"parallel\": {\"seed\" : 1 ,  \"pipline\": 2}}"),
             "<config>:1:29: unknown key 'pipline' in parallel; the keys are pipeline, tensor, world_size, "
-            "legacy_sequence_dp, seed (did you mean pipeline?)");
+            "legacy_sequence_dp, seed, gpus_per_node (did you mean pipeline?)");
 }
 
 TEST(JsonConfigReader, EscapedQuotesInKeysAndStringsKeepPositions) {
   EXPECT_EQ(rejection("{\"x\\\"\": \"\\\"\", \"parallel\": {\"a\\\"b\": 1}}"),
             "<config>:1:28: unknown key 'a\"b' in parallel; the keys are pipeline, tensor, world_size, "
-            "legacy_sequence_dp, seed");
+            "legacy_sequence_dp, seed, gpus_per_node");
 }
 
 TEST(JsonConfigReader, SyntaxErrorIsReportedWithItsPosition) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <vector>
 
 #include "pgroups/config_reader.hpp"
 #include "pgroups/error.hpp"
@@ -23,8 +24,8 @@ constexpr ConfigFormat kJson = ConfigFormat::json;
 constexpr ConfigFormat kPython = ConfigFormat::python;
 
 std::string misspelt(std::string_view key) {
-  return fmt::format("unknown top-level key '{}': the settings are read from parallel only, and without it the "
-                     "defaults would be used (did you mean parallel?)",
+  return fmt::format("unknown top-level key '{}': the settings are read from parallel (and mesh) only, and without "
+                     "parallel the defaults would be used (did you mean parallel?)",
                      key);
 }
 
@@ -49,6 +50,20 @@ TEST(ConfigSilentDefaults, AMisspellingBesideTheRealTableAndUnrelatedKeysAreIgno
   EXPECT_EQ(parse_config("[model]\nlayers = 4\n[optimizer]\nlr = 0.1\n", kToml), ParallelConfig{});
   EXPECT_EQ(parse_config(R"({"model": {"layers": 4}, "pipeline": 2})", kJson), ParallelConfig{});
   EXPECT_EQ(parse_config("NUM_EPOCHS = 2\nmodel = dict(layers=4)\n", kPython), ParallelConfig{});
+}
+
+TEST(ConfigSilentDefaults, AMeshTableIsNoMisspellingOfParallelButAMisspellingBesideItIsAnError) {
+  const ParallelConfig toml = parse_config("[mesh]\norder = \"tp-dp\"\ntp = 2\ndp = 2\n", kToml);
+  ASSERT_TRUE(toml.mesh.has_value());
+  EXPECT_EQ(toml.mesh->dims, (std::vector<MeshDim>{{"tp", 2}, {"dp", 2}}));
+  EXPECT_EQ(parse_config(R"({"mesh": {"order": "tp-dp", "tp": 2, "dp": 2}})", kJson), toml);
+  EXPECT_EQ(parse_config("mesh = dict(order='tp-dp', tp=2, dp=2)\n", kPython), toml);
+  EXPECT_EQ(parse_error("[mesh]\norder = \"tp-dp\"\ntp = 2\n[paralel]\nworld_size = 4\n", kToml),
+            "<config>:4:2: " + misspelt("paralel"));
+  EXPECT_EQ(parse_error(R"({"mesh": {"order": "tp", "tp": 2}, "Parallel": {"world_size": 2}})", kJson),
+            "<config>:1:36: " + misspelt("Parallel"));
+  EXPECT_EQ(parse_error("mesh = dict(order='tp', tp=2)\nparallell = dict(world_size=2)\n", kPython),
+            "<config>:2:1: " + misspelt("parallell"));
 }
 
 TEST(ConfigSilentDefaults, TensorTableWithoutSizeIsAnErrorNamingTheRule) {

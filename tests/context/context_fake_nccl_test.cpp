@@ -213,5 +213,32 @@ TEST_F(ParallelContextFakeNccl, ARankWithoutADeviceStopsEveryRankBeforeAnyNcclCa
   EXPECT_EQ(Communicator::live_count(), before);
 }
 
+TEST(ParallelContextFakeNcclMesh, ARankOutsideAPartialKindSplitsWithNoColourAndHoldsNoCommunicator) {
+  if (test::world_size() != 2) GTEST_SKIP() << "for two ranks";
+  const int rank = test::world_rank();
+  ParallelConfig config;
+  config.mesh = MeshConfig{.dims = {{"pp", 2}}, .groups = {"pp", "embd", "pos_embd"}};
+  const Layout layout(config);
+  fake_cuda::reset();
+  fake_nccl::reset({.split_shape = [&layout](int call, int, int key) {
+    return std::pair{static_cast<int>(layout.group_size(static_cast<std::size_t>(call))), key};
+  }});
+  const ParallelContext context(config, MPI_COMM_WORLD, nccl_options());
+  const std::vector<fake_nccl::Creation>& creations = fake_nccl::record().creations;
+  ASSERT_EQ(creations.size(), 4U);  // the world, then one split per kind, members or not
+  EXPECT_EQ(creations[1].colour, 0);
+  EXPECT_EQ(creations[2].colour, 0);  // embd: the first and the last stage
+  EXPECT_EQ(creations[3].colour, rank == 0 ? 0 : NCCL_SPLIT_NOCOLOR);  // pos_embd: the first stage only
+  EXPECT_EQ(context.is_member("pos_embd"), rank == 0);
+  if (rank == 0) {
+    EXPECT_EQ(context.get_group("pos_embd").backend(), Backend::nccl);
+    EXPECT_EQ(context.world_size("pos_embd"), 1);
+  } else {
+    EXPECT_THROW((void)context.get_group("pos_embd"), StateError);
+  }
+  EXPECT_EQ(context.get_group("embd").backend(), Backend::nccl);
+  EXPECT_EQ(context.get_cpu_group("pp").backend(), Backend::mpi);
+}
+
 }  // namespace
 }  // namespace pgroups

@@ -7,7 +7,6 @@
 
 #include <utility>
 
-#include "fault_injection.hpp"
 #include "mpi_test_support.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/parallel_context.hpp"
@@ -30,7 +29,7 @@ TEST(ParallelContextLifetime, DestroyFreesEveryCommunicatorAndASecondDestroyIsHa
     (void)context.get_group(ParallelMode::global);
     FAIL() << "no exception";
   } catch (const StateError& error) {
-    EXPECT_STREQ(error.what(), "mode global is not initialized: the context was destroyed (or moved from)");
+    EXPECT_STREQ(error.what(), "group global is not initialized: the context was destroyed (or moved from)");
   }
   EXPECT_THROW((void)context.is_pipeline_first_stage(), StateError);
   // What does not depend on a communicator stays available.
@@ -62,16 +61,20 @@ TEST(ParallelContextLifetime, AHundredBuildAndDestroyCyclesLeakNothing) {
 TEST(ParallelContextLifetime, AFailurePartWayFreesWhatWasBuiltAndLeavesNothingInitialized) {
   const std::int64_t before = Communicator::live_count();
   ParallelConfig config = test::richest_config();
-  for (ParallelMode fail_at : {ParallelMode::global, ParallelMode::tensor}) {
-    detail::fail_creation_before(fail_at);
+  // One hook injects every failure (ContextOptions::before_step): here a backend
+  // failure before the node query (only `global` exists) and before the tensor kind.
+  for (const std::string fail_at : {"node", "tensor"}) {
+    ContextOptions options;
+    options.before_step = [&fail_at](std::string_view step) {
+      if (step == fail_at) throw BackendError(fmt::format("injected failure before step {}", step));
+    };
     std::string message;
     try {
-      const ParallelContext context(config, MPI_COMM_WORLD);
+      const ParallelContext context(config, MPI_COMM_WORLD, options);
     } catch (const BackendError& error) {
       message = error.what();
     }
-    detail::fail_creation_before(std::nullopt);
-    EXPECT_EQ(message, fmt::format("injected failure before creating mode {}", mode_name(fail_at)));
+    EXPECT_EQ(message, fmt::format("injected failure before step {}", fail_at));
     EXPECT_EQ(Communicator::live_count(), before);
   }
   // And the next context builds normally.

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <functional>
 
 #include "mpi_test_support.hpp"
@@ -90,6 +91,21 @@ TEST_F(ConfigMismatch, AWrongWorldSizeOnOneRankIsAMismatch) {
 TEST_F(ConfigMismatch, ThePerRankDeviceIsNotPartOfTheAgreement) {
   ContextOptions options;
   options.device = test::world_rank();
+  EXPECT_NO_THROW(ParallelContext(ParallelConfig{}, MPI_COMM_WORLD, options));
+}
+
+TEST_F(ConfigMismatch, DifferentAgreedSettingsAreAMismatchNamingBoth) {
+  const std::string message = mismatch_message([](ParallelConfig&, ContextOptions& o) {
+    o.agreed_settings = "verify format=text";
+  });
+  EXPECT_NE(message.find(last_rank_holds()), std::string::npos) << message;
+  EXPECT_NE(message.find("strategy=create_group settings=verify format=text'"), std::string::npos) << message;
+}
+
+TEST_F(ConfigMismatch, ThePerRankTimeoutIsNotPartOfTheAgreement) {
+  ContextOptions options;
+  options.timeout = std::chrono::seconds(30 + test::world_rank());
+  options.agreed_settings = "bench repeats=2";
   EXPECT_NO_THROW(ParallelContext(ParallelConfig{}, MPI_COMM_WORLD, options));
 }
 

@@ -52,12 +52,12 @@ TEST(BackendNames, TheAgreementTextNamesTheBackendBeforeTheStrategy) {
   const ContextOptions options = with_backend(Backend::nccl);
   EXPECT_EQ(agreement_text(config, options),
             fmt::format("world_size=4 pipeline=1 tensor=1 mode=none depth=- legacy_sequence_dp=false seed=1024 "
-                        "node_info=shared_memory_split backend=nccl strategy={}",
+                        "mesh=- node_info=shared_memory_split backend=nccl strategy={}",
                         mpi::strategy_name(options.strategy)));
 }
 
 TEST(GroupHandle, AnMpiHandleRefusesToBeReadAsNcclAndNamesItsBackend) {
-  const GroupHandle handle(ParallelMode::tensor, MPI_COMM_WORLD);
+  const GroupHandle handle("tensor", MPI_COMM_WORLD);
   EXPECT_EQ(handle.backend(), Backend::mpi);
   EXPECT_EQ(handle.mpi(), MPI_COMM_WORLD);
   try {
@@ -65,7 +65,7 @@ TEST(GroupHandle, AnMpiHandleRefusesToBeReadAsNcclAndNamesItsBackend) {
     FAIL() << "no exception";
   } catch (const StateError& error) {
     EXPECT_STREQ(error.what(),
-                 "the group handle of mode tensor holds an MPI communicator (backend mpi), not an NCCL one; get_group "
+                 "the group handle of group tensor holds an MPI communicator (backend mpi), not an NCCL one; get_group "
                  "returns an NCCL communicator only when the context was built with backend nccl");
   }
 }
@@ -74,17 +74,17 @@ TEST(GroupHandle, AnNcclHandleRefusesToBeReadAsMpiAndPointsToTheCpuGroup) {
   // Never dereferenced: the handle only carries it.
   int storage = 0;
   const auto fake = reinterpret_cast<ncclComm_t>(&storage);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-  const GroupHandle handle(ParallelMode::data, fake);
+  const GroupHandle handle("data", fake);
   EXPECT_EQ(handle.backend(), Backend::nccl);
   EXPECT_EQ(handle.nccl(), fake);
-  EXPECT_NE(handle, GroupHandle(ParallelMode::data, MPI_COMM_WORLD));
-  EXPECT_EQ(handle, GroupHandle(ParallelMode::data, fake));
+  EXPECT_NE(handle, GroupHandle("data", MPI_COMM_WORLD));
+  EXPECT_EQ(handle, GroupHandle("data", fake));
   try {
     (void)handle.mpi();
     FAIL() << "no exception";
   } catch (const StateError& error) {
     EXPECT_STREQ(error.what(),
-                 "the group handle of mode data holds an NCCL communicator (backend nccl), not an MPI one; "
+                 "the group handle of group data holds an NCCL communicator (backend nccl), not an MPI one; "
                  "get_cpu_group returns the MPI communicator whatever the context's backend");
   }
 }
@@ -215,10 +215,10 @@ TEST_F(ParallelContextNccl, GetGroupIsTheNcclCommunicatorAndGetCpuGroupTheMpiOne
 
 TEST_F(ParallelContextNccl, EveryDeviceGroupSumsTheGlobalRanksOfItsLayoutGroup) {
   ParallelContext context(test::richest_config(), MPI_COMM_WORLD, with_backend(Backend::nccl));
-  const std::vector<DeviceGroupCheck> checks = context.check_device_groups();
+  const std::vector<GroupCheck> checks = context.check_device_groups();
   ASSERT_EQ(checks.size(), context.modes().size());
-  for (const DeviceGroupCheck& check : checks) {
-    EXPECT_TRUE(check.ok()) << mode_name(check.mode) << ": " << check.actual << " != " << check.expected;
+  for (const GroupCheck& check : checks) {
+    EXPECT_TRUE(check.ok()) << check.group << ": " << check.actual << " != " << check.expected;
   }
 }
 
@@ -233,6 +233,27 @@ TEST_F(ParallelContextNccl, BuildAndDestroyCyclesLeaveNoMpiHandleBehind) {
   // The destructor frees both kinds too.
   { const ParallelContext context(config, MPI_COMM_WORLD, with_backend(Backend::nccl)); }
   EXPECT_EQ(Communicator::live_count(), before);
+}
+
+TEST_F(ParallelContextNccl, AMeshGetsOneNcclCommunicatorPerGroupTokenAndEverySumMatches) {
+  // Megatron's embedding groups too: pos_embd leaves every rank but the first stage out.
+  ParallelConfig config;
+  config.mesh = MeshConfig{.dims = {{"tp", 1}, {"pp", test::world_size()}}, .groups = {"tp", "pp", "embd", "pos_embd"}};
+  ParallelContext context(config, MPI_COMM_WORLD, with_backend(Backend::nccl));
+  for (const std::string& group : context.groups()) {
+    SCOPED_TRACE(group);
+    if (!context.is_member(group)) {
+      EXPECT_THROW((void)context.get_group(group), StateError);
+      continue;
+    }
+    EXPECT_EQ(context.get_group(group).backend(), Backend::nccl);
+    EXPECT_EQ(context.get_cpu_group(group).backend(), Backend::mpi);
+  }
+  const std::vector<GroupCheck> checks = context.check_device_groups();
+  EXPECT_EQ(checks.front().group, "global");  // the NCCL world, which a mesh has no kind for
+  for (const GroupCheck& check : checks) {
+    EXPECT_TRUE(check.ok()) << check.group << ": " << check.actual << " != " << check.expected;
+  }
 }
 
 }  // namespace

@@ -129,19 +129,38 @@ TEST_F(ContextTimeout, ZeroMeansNoTimeout) {
   EXPECT_TRUE(context.is_initialized(ParallelMode::global));
 }
 
+// A watchdog that fired would end this process (status 8) and the job with it; the
+// checks below also show that every rank is alive and its contexts whole past each
+// deadline, and that destruction freed every communicator.
 TEST_F(ContextTimeout, TheWatchdogNeverFiresAfterASuccessfulCreationOrDestruction) {
+  const std::int64_t before = Communicator::live_count();
+  const ParallelConfig config = two_level_config();
+  const Layout layout(config);
   ContextOptions options;
   // Long enough for creation on a loaded machine; the waits below outlast it.
   options.timeout = 1s;
   {
-    ParallelContext context(two_level_config(), MPI_COMM_WORLD, options);
+    ParallelContext context(config, MPI_COMM_WORLD, options);
     std::this_thread::sleep_for(1500ms);  // past the creation's deadline
+    for (ParallelMode mode : layout.modes()) {
+      EXPECT_TRUE(context.is_initialized(mode)) << mode_name(mode);
+      EXPECT_EQ(context.world_size(mode), layout.group_size(mode)) << mode_name(mode);
+    }
     context.destroy();
+    for (ParallelMode mode : layout.modes()) EXPECT_FALSE(context.is_initialized(mode)) << mode_name(mode);
+    EXPECT_EQ(Communicator::live_count(), before);
     std::this_thread::sleep_for(1500ms);  // past the destruction's deadline
-    const ParallelContext freed_by_destructor(two_level_config(), MPI_COMM_WORLD, options);
+    const ParallelContext freed_by_destructor(config, MPI_COMM_WORLD, options);
+    EXPECT_TRUE(freed_by_destructor.is_initialized(ParallelMode::tensor));
+    EXPECT_GT(Communicator::live_count(), before);
   }
   std::this_thread::sleep_for(1500ms);
-  SUCCEED() << "still running";
+  EXPECT_EQ(Communicator::live_count(), before);
+  // Every rank is still here to count itself.
+  int alive = 1;
+  int ranks = 0;
+  ASSERT_EQ(MPI_Allreduce(&alive, &ranks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT_EQ(ranks, test::world_size());
 }
 
 }  // namespace

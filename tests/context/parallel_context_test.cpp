@@ -1,4 +1,4 @@
-// What each rank can ask a ParallelContext (SPEC §6), checked against the live
+// What each rank can ask a ParallelContext (docs/spec.md §6), checked against the live
 // communicators and the layout, for every configuration that fits the world.
 
 #include <fmt/format.h>
@@ -32,7 +32,7 @@ TEST_F(EveryFittingConfig, LocalRankAndWorldSizeAreWhatTheCommunicatorSays) {
     for (ParallelMode mode : context.modes()) {
       SCOPED_TRACE(std::string(mode_name(mode)));
       const GroupHandle group = context.get_group(mode);
-      EXPECT_EQ(group.mode(), mode);
+      EXPECT_EQ(group.group(), mode_name(mode));
       EXPECT_EQ(group.backend(), Backend::mpi);
       EXPECT_EQ(context.get_cpu_group(mode), group);
       const test::Observed seen = test::observe(group.mpi(), static_cast<int>(context.global_rank()));
@@ -138,14 +138,89 @@ TEST(ParallelContextModes, AskingForAModeNotCreatedNamesItAndTheModesThatExist) 
     FAIL() << "no exception";
   } catch (const StateError& error) {
     EXPECT_EQ(std::string(error.what()),
-              fmt::format("mode 2d_row is not initialized for W={} pipeline=1 tensor=1 mode=none; the initialized "
-                          "modes are: global, data, model, tensor",
+              fmt::format("group kind '2d_row' is not created for W={} pipeline=1 tensor=1 mode=none; the kinds "
+                          "are: global, data, model, tensor",
                           test::world_size()));
   }
-  EXPECT_THROW((void)context.local_rank(ParallelMode::pipe), StateError);
+  EXPECT_THROW((void)context.local_rank("tensr"), StateError);
   EXPECT_THROW((void)context.seed(ParallelMode::tensor_1d), StateError);
   EXPECT_THROW((void)context.next_global_rank(ParallelMode::sequence), StateError);
   EXPECT_FALSE(context.is_initialized(ParallelMode::pipe));
+}
+
+TEST(ParallelContextModes, NamesAndModesAskTheSameGroup) {
+  ParallelConfig config;
+  config.tensor_size = test::world_size();
+  config.tensor_mode = TensorMode::tensor_1d;
+  const ParallelContext context(config, MPI_COMM_WORLD);
+  EXPECT_EQ(context.groups(), (std::vector<std::string>{"global", "data", "model", "tensor", "1d"}));
+  for (ParallelMode mode : context.modes()) {
+    const std::string_view name = mode_name(mode);
+    EXPECT_EQ(context.get_group(name), context.get_group(mode));
+    EXPECT_EQ(context.local_rank(name), context.local_rank(mode));
+    EXPECT_EQ(context.world_size(name), context.world_size(mode));
+    EXPECT_EQ(context.ranks_in_group(name), context.ranks_in_group(mode));
+    EXPECT_EQ(context.next_rank(name), context.next_rank(mode));
+    EXPECT_EQ(context.seed(name), context.seed(mode));
+    EXPECT_TRUE(context.is_member(name));
+  }
+}
+
+TEST(ParallelContextNeighbours, NextAndPrevGiveTheGlobalAndTheLocalRankInTheCommunicator) {
+  ParallelConfig config;
+  config.tensor_size = test::world_size();
+  config.tensor_mode = TensorMode::tensor_1d;
+  const ParallelContext context(config, MPI_COMM_WORLD);
+  const std::int64_t n = test::world_size();
+  const std::int64_t me = test::world_rank();
+  EXPECT_EQ(context.next_rank("1d"), (Neighbour{(me + 1) % n, (me + 1) % n}));
+  EXPECT_EQ(context.prev_rank("1d"), (Neighbour{(me + n - 1) % n, (me + n - 1) % n}));
+  // The local rank is the one to name in the communicator: a message sent there arrives
+  // from the previous neighbour.
+  const MPI_Comm comm = context.get_group("1d").mpi();
+  const int sent = static_cast<int>(me);
+  int received = -1;
+  MPI_Sendrecv(&sent, 1, MPI_INT, static_cast<int>(context.next_rank("1d").local_rank), 0, &received, 1, MPI_INT,
+               static_cast<int>(context.prev_rank("1d").local_rank), 0, comm, MPI_STATUS_IGNORE);
+  EXPECT_EQ(received, context.prev_rank("1d").global_rank);
+}
+
+TEST(ParallelContextPipeline, WithoutAPipelineThePipeQueriesAnswerAsMegatronDoes) {
+  // Pipeline size 1: no `pipe` communicator, but the queries answer for this rank alone.
+  const ParallelContext context(ParallelConfig{}, MPI_COMM_WORLD);
+  EXPECT_FALSE(context.is_initialized(ParallelMode::pipe));
+  EXPECT_EQ(context.local_rank(ParallelMode::pipe), 0);
+  EXPECT_EQ(context.world_size(ParallelMode::pipe), 1);
+  EXPECT_TRUE(context.is_first_rank(ParallelMode::pipe));
+  EXPECT_TRUE(context.is_last_rank(ParallelMode::pipe));
+  EXPECT_EQ(context.ranks_in_group(ParallelMode::pipe), std::vector<std::int64_t>{test::world_rank()});
+  EXPECT_EQ(context.next_rank(ParallelMode::pipe), (Neighbour{test::world_rank(), 0}));
+  EXPECT_TRUE(context.is_pipeline_first_stage());
+  EXPECT_TRUE(context.is_pipeline_last_stage());
+  try {
+    (void)context.get_group(ParallelMode::pipe);
+    FAIL() << "no exception";
+  } catch (const StateError& error) {
+    EXPECT_STREQ(error.what(), "there is no communicator of group pipe: the pipeline size is 1, so none was created "
+                               "(its queries answer for this rank alone)");
+  }
+}
+
+TEST(ParallelContextVirtualPipeline, ARankBeyondTheSizeIsAConfigErrorNamingBoth) {
+  ParallelContext context(ParallelConfig{}, MPI_COMM_WORLD);
+  context.set_virtual_pipeline_parallel_size(2);
+  context.set_virtual_pipeline_parallel_rank(1);
+  try {
+    context.set_virtual_pipeline_parallel_rank(2);
+    FAIL() << "no exception";
+  } catch (const ConfigError& error) {
+    EXPECT_STREQ(error.what(), "virtual pipeline rank 2 is invalid: the virtual pipeline size is 2, so the rank must "
+                               "be below it");
+  }
+  EXPECT_EQ(context.virtual_pipeline_parallel_rank(), 1);
+  // A smaller size than the rank held starts the chunks again.
+  context.set_virtual_pipeline_parallel_size(1);
+  EXPECT_EQ(context.virtual_pipeline_parallel_rank(), 0);
 }
 
 TEST(ParallelContextNode, EveryRankOfThisMachineSharesTheNodeAndDevicesFollowTheRank) {

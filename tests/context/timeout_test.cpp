@@ -120,5 +120,31 @@ TEST_F(EnvironmentTimeout, ANegativeExplicitTimeoutIsAConfigError) {
   }
 }
 
+TEST(TimeoutVocabulary, ZeroMeansNoTimeoutEverywhere) {
+  EXPECT_FALSE(is_limited(milliseconds(0)));
+  EXPECT_FALSE(is_limited(milliseconds(-1)));
+  EXPECT_TRUE(is_limited(milliseconds(1)));
+  EXPECT_EQ(wait_limit(seconds(5)), seconds(5));
+  // No timeout becomes a wait of years, not an immediate expiry.
+  EXPECT_GT(wait_limit(milliseconds(0)), std::chrono::hours(24 * 365 * 9));
+  EXPECT_EQ(kDefaultTimeout, seconds(300));
+}
+
+TEST(TimeoutVocabulary, DurationsAreShownInSeconds) {
+  EXPECT_EQ(seconds_text(seconds(300)), "300 s");
+  EXPECT_EQ(seconds_text(milliseconds(250)), "0.25 s");
+  EXPECT_EQ(seconds_text(milliseconds(20)), "0.02 s");
+}
+
+TEST(TimeoutVocabulary, OneMessageNamesWhatStepAndRankWhenKnown) {
+  EXPECT_EQ(timeout_message(seconds(5), "the checks of the communicators", "check", 2, 4),
+            "timed out after 5 s waiting for all ranks at the checks of the communicators (step 'check', rank 2 of 4)");
+  EXPECT_EQ(timeout_message(milliseconds(1500), "ncclCommSplit of communicator 'pipe' from 'global' (colour 1, key 0)"),
+            "timed out after 1.5 s waiting for all ranks at ncclCommSplit of communicator 'pipe' from 'global' (colour "
+            "1, key 0)");
+  EXPECT_EQ(timeout_message(seconds(1), "the node query", "node"),
+            "timed out after 1 s waiting for all ranks at the node query (step 'node')");
+}
+
 }  // namespace
 }  // namespace pgroups

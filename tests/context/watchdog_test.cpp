@@ -2,7 +2,7 @@
 // step that outlives the deadline, never for one that ended in time, and never after it
 // is destroyed. Its action is replaced by a recorder, so nothing here ends the process.
 
-#include "watchdog.hpp"
+#include "pgroups/mpi/watchdog.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 
 #include "pgroups/error.hpp"
 
-namespace pgroups::detail {
+namespace pgroups::mpi {
 namespace {
 
 using namespace std::chrono_literals;
@@ -103,4 +103,4 @@ TEST(Watchdog, AnUnlimitedDeadlineNeverFires) {
 }
 
 }  // namespace
-}  // namespace pgroups::detail
+}  // namespace pgroups::mpi

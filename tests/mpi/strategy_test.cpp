@@ -24,7 +24,7 @@ TEST_P(EachStrategy, GivesEveryRankItsLayoutGroupInLocalRankOrder) {
     const Layout layout(config);
     for (ParallelMode mode : layout.modes()) {
       SCOPED_TRACE(std::string(mode_name(mode)));
-      const Communicator comm = create_mode_communicator(world, layout, mode, GetParam());
+      const Communicator comm = create_group_communicator(world, layout, mode, GetParam());
       EXPECT_TRUE(comm.owns());
       const test::Observed seen = test::observe(comm.get(), rank);
       EXPECT_EQ(seen.size, layout.group_size(mode));
@@ -40,7 +40,7 @@ TEST_P(EachStrategy, RefusesAParentThatIsNotTheLayoutsWorld) {
   config.world_size = 2 * test::world_size();
   const Layout layout(config);
   try {
-    (void)create_mode_communicator(Communicator::borrow(MPI_COMM_WORLD), layout, ParallelMode::data, GetParam());
+    (void)create_group_communicator(Communicator::borrow(MPI_COMM_WORLD), layout, ParallelMode::data, GetParam());
     FAIL() << "no exception";
   } catch (const ConfigError& error) {
     EXPECT_NE(std::string(error.what()).find(fmt::format("has {} ranks", test::world_size())), std::string::npos)
@@ -73,12 +73,32 @@ TEST(CreationStrategyNames, UnknownNameSuggestsTheClosest) {
 
 TEST(CreationStrategyNames, CreateGroupTagsAreDistinctAndWithinTheGuaranteedBound) {
   std::set<int> tags;
-  for (ParallelMode mode : kAllParallelModes) {
-    tags.insert(create_group_tag(mode));
-    EXPECT_LE(create_group_tag(mode), 32767);
-    EXPECT_GE(create_group_tag(mode), 0);
+  for (std::size_t kind = 0; kind < 64; ++kind) {
+    tags.insert(create_group_tag(kind));
+    EXPECT_LE(create_group_tag(kind), 32767);
+    EXPECT_GE(create_group_tag(kind), 0);
   }
-  EXPECT_EQ(tags.size(), kAllParallelModes.size());
+  EXPECT_EQ(tags.size(), 64U);
+  EXPECT_LE(create_group_tag(std::size_t{1} << 40), 32767);
+}
+
+TEST_P(EachStrategy, ARankOutsideAPartialKindGetsNoCommunicatorButTakesPart) {
+  // Megatron's embedding groups: the first and last stage of each pipeline.
+  const Communicator world = Communicator::borrow(MPI_COMM_WORLD).dup();
+  const int rank = world.rank();
+  ParallelConfig config;
+  config.mesh = MeshConfig{.dims = {{"pp", world.size()}}, .groups = {"pp", "embd", "pos_embd"}};
+  const Layout layout(config);
+  for (const std::string_view name : {"embd", "pos_embd"}) {
+    SCOPED_TRACE(std::string(name));
+    const std::size_t kind = layout.group_kind_index(name);
+    const Communicator comm = create_group_communicator(world, layout, kind, GetParam());
+    EXPECT_EQ(comm.is_null(), !layout.is_member(rank, kind));
+    if (comm.is_null()) continue;
+    const test::Observed seen = test::observe(comm.get(), rank);
+    EXPECT_EQ(seen.members, layout.group_of(rank, kind));
+    EXPECT_EQ(seen.rank, layout.local_rank(rank, kind));
+  }
 }
 
 }  // namespace

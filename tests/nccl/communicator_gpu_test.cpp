@@ -13,7 +13,7 @@
 #include "pgroups/layout.hpp"
 #include "pgroups/nccl/communicator.hpp"
 #include "pgroups/nccl/device.hpp"
-#include "pgroups/nccl/mode_communicators.hpp"
+#include "pgroups/nccl/group_communicators.hpp"
 #include "pgroups/nccl/mpi_bootstrap.hpp"
 #include "pgroups/nccl/verify.hpp"
 #include "pgroups/nccl/version.hpp"
@@ -89,8 +89,10 @@ TEST_F(NcclWorld, BlockingCreationWorksToo) {
 TEST_F(NcclModes, OneSplitPerModeMatchesTheLayout) {
   if (!split_available()) GTEST_SKIP() << "compiled against NCCL " << nccl_compile_version() << ", without ncclCommSplit";
   const Layout plan = layout();
-  ModeCommunicators comms = create_mode_communicators(world(), plan, rank_);
-  ASSERT_EQ(comms.modes(), std::vector<ParallelMode>(plan.modes().begin(), plan.modes().end()));
+  GroupCommunicators comms = create_group_communicators(world(), plan, rank_);
+  std::vector<std::string> names;
+  for (ParallelMode mode : plan.modes()) names.emplace_back(mode_name(mode));
+  ASSERT_EQ(comms.names(), names);
   for (ParallelMode mode : plan.modes()) {
     SCOPED_TRACE(std::string(mode_name(mode)));
     const NcclCommunicator& comm = comms.at(mode);
@@ -99,8 +101,8 @@ TEST_F(NcclModes, OneSplitPerModeMatchesTheLayout) {
     EXPECT_EQ(comm.rank(), plan.local_rank(rank_, mode));
     EXPECT_EQ(comm.device(), device_.device);
   }
-  for (const RankSumCheck& check : verify_rank_sums(comms, plan, rank_)) {
-    EXPECT_TRUE(check.ok()) << mode_name(check.mode) << ": expected " << check.expected << ", got " << check.actual;
+  for (const GroupCheck& check : verify_rank_sums(comms, plan, rank_)) {
+    EXPECT_TRUE(check.ok()) << check.group << ": expected " << check.expected << ", got " << check.actual;
   }
   EXPECT_NO_THROW(comms.destroy());
   EXPECT_TRUE(comms.empty());
@@ -109,9 +111,9 @@ TEST_F(NcclModes, OneSplitPerModeMatchesTheLayout) {
 TEST_F(NcclModes, SplitWithoutSharingResourcesWorksToo) {
   if (!split_available()) GTEST_SKIP() << "compiled against NCCL " << nccl_compile_version() << ", without ncclCommSplit";
   const Layout plan = layout();
-  ModeCommunicators comms = create_mode_communicators(world(), plan, rank_, {.split_share = false});
-  for (const RankSumCheck& check : verify_rank_sums(comms, plan, rank_)) {
-    EXPECT_TRUE(check.ok()) << mode_name(check.mode) << ": expected " << check.expected << ", got " << check.actual;
+  GroupCommunicators comms = create_group_communicators(world(), plan, rank_, {.split_share = false});
+  for (const GroupCheck& check : verify_rank_sums(comms, plan, rank_)) {
+    EXPECT_TRUE(check.ok()) << check.group << ": expected " << check.expected << ", got " << check.actual;
   }
 }
 
@@ -127,16 +129,18 @@ TEST_F(NcclModes, PerGroupInitializationMatchesTheLayout) {
     groups[mode] = group;
   }
   {
-    ModeCommunicators comms = create_mode_communicators(
+    GroupCommunicators comms = create_group_communicators(
         world(), plan, rank_, {.use_split = false},
-        [&](ParallelMode mode, std::span<std::byte> bytes) { mpi_broadcast(groups.at(mode))(bytes); });
+        [&](std::string_view group, std::span<std::byte> bytes) {
+          mpi_broadcast(groups.at(plan.group_kinds()[plan.group_kind_index(group)].mode.value()))(bytes);
+        });
     for (ParallelMode mode : plan.modes()) {
       SCOPED_TRACE(std::string(mode_name(mode)));
       EXPECT_EQ(comms.at(mode).size(), plan.group_size(mode));
       EXPECT_EQ(comms.at(mode).rank(), plan.local_rank(rank_, mode));
     }
-    for (const RankSumCheck& check : verify_rank_sums(comms, plan, rank_)) {
-      EXPECT_TRUE(check.ok()) << mode_name(check.mode) << ": expected " << check.expected << ", got " << check.actual;
+    for (const GroupCheck& check : verify_rank_sums(comms, plan, rank_)) {
+      EXPECT_TRUE(check.ok()) << check.group << ": expected " << check.expected << ", got " << check.actual;
     }
   }
   for (auto& [mode, group] : groups) MPI_Comm_free(&group);
@@ -144,7 +148,7 @@ TEST_F(NcclModes, PerGroupInitializationMatchesTheLayout) {
 
 TEST_F(NcclModes, PerGroupPathWithoutABroadcastFailsBeforeAnyCollective) {
   NcclCommunicator comm = world();
-  EXPECT_THROW((void)create_mode_communicators(std::move(comm), layout(), rank_, {.use_split = false}), StateError);
+  EXPECT_THROW((void)create_group_communicators(std::move(comm), layout(), rank_, {.use_split = false}), StateError);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The contract of NcclCommunicator and ModeCommunicators that holds without a GPU:
+// The contract of NcclCommunicator and GroupCommunicators that holds without a GPU:
 // empty objects, and arguments rejected before any NCCL call or collective.
 
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include "pgroups/error.hpp"
 #include "pgroups/layout.hpp"
 #include "pgroups/nccl/communicator.hpp"
-#include "pgroups/nccl/mode_communicators.hpp"
+#include "pgroups/nccl/group_communicators.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups::nccl {
@@ -72,34 +72,34 @@ TEST(NcclCommunicatorContract, SplitOfAnEmptyParentIsAStateError) {
             "communicator 'data' cannot be split from an empty parent communicator");
 }
 
-TEST(NcclModeCommunicatorsContract, MissingModeIsAStateErrorNamingIt) {
-  ModeCommunicators comms;
+TEST(NcclGroupCommunicatorsContract, MissingModeIsAStateErrorNamingIt) {
+  GroupCommunicators comms;
   EXPECT_TRUE(comms.empty());
   EXPECT_FALSE(comms.contains(ParallelMode::tensor_2d_row));
   EXPECT_EQ(message_of<StateError>([&] { (void)comms.at(ParallelMode::tensor_2d_row); }),
-            "there is no NCCL communicator for mode 2d_row: it was not created for this configuration");
+            "there is no NCCL communicator for group 2d_row: it was not created for this rank and configuration");
 }
 
-TEST(NcclModeCommunicatorsContract, HoldsModesInCreationOrderOnceEach) {
-  ModeCommunicators comms;
-  comms.add(ParallelMode::global, NcclCommunicator());
-  comms.add(ParallelMode::data, NcclCommunicator(), 1.5);
-  EXPECT_EQ(comms.modes(), (std::vector<ParallelMode>{ParallelMode::global, ParallelMode::data}));
+TEST(NcclGroupCommunicatorsContract, HoldsModesInCreationOrderOnceEach) {
+  GroupCommunicators comms;
+  comms.add("global", NcclCommunicator());
+  comms.add("data", NcclCommunicator(), 1.5);
+  EXPECT_EQ(comms.names(), (std::vector<std::string>{"global", "data"}));
   EXPECT_EQ(comms.creation_seconds(ParallelMode::global), 0.0);
   EXPECT_EQ(comms.creation_seconds(ParallelMode::data), 1.5);
   EXPECT_THROW((void)comms.creation_seconds(ParallelMode::pipe), StateError);
-  EXPECT_EQ(message_of<StateError>([&] { comms.add(ParallelMode::data, NcclCommunicator()); }),
-            "an NCCL communicator for mode data is already held");
+  EXPECT_EQ(message_of<StateError>([&] { comms.add("data", NcclCommunicator()); }),
+            "an NCCL communicator for group data is already held");
   comms.destroy();
   EXPECT_TRUE(comms.empty());
 }
 
-TEST(NcclModeCommunicatorsContract, CreationNeedsAWorld) {
+TEST(NcclGroupCommunicatorsContract, CreationNeedsAWorld) {
   ParallelConfig config;
   config.world_size = 4;
   const Layout layout(config);
-  EXPECT_EQ(message_of<StateError>([&] { (void)create_mode_communicators(NcclCommunicator(), layout, 0); }),
-            "mode communicators need a world communicator, but the one given is empty");
+  EXPECT_EQ(message_of<StateError>([&] { (void)create_group_communicators(NcclCommunicator(), layout, 0); }),
+            "group communicators need a world communicator, but the one given is empty");
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 #include "pgroups/error.hpp"
 #include "pgroups/layout.hpp"
 #include "pgroups/nccl/communicator.hpp"
-#include "pgroups/nccl/mode_communicators.hpp"
+#include "pgroups/nccl/group_communicators.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups::nccl {
@@ -84,6 +84,16 @@ TEST(NcclFakeWorld, NonBlockingByDefaultAndWaitsThroughInProgress) {
   EXPECT_TRUE(comm);
 }
 
+TEST(NcclFakeWorld, AZeroTimeoutMeansNoTimeoutNotAnImmediateOne) {
+  // As everywhere in pgroups: 0 waits as long as it takes, through every in-progress poll.
+  fake_nccl::reset({.polls_in_progress = 5});
+  int broadcasts = 0;
+  NcclCommunicator comm = create_world(1, 0, CountingBroadcast{&broadcasts}, {.timeout = 0ms});
+  EXPECT_TRUE(comm);
+  EXPECT_NO_THROW(comm.destroy());
+  EXPECT_TRUE(fake_nccl::record().live.empty());
+}
+
 TEST(NcclFakeWorld, BlockingOptionSetsTheConfig) {
   fake_nccl::reset();
   int broadcasts = 0;
@@ -95,8 +105,8 @@ TEST(NcclFakeWorld, InitThatNeverCompletesTimesOutAndIsAborted) {
   fake_nccl::reset({.never_ready = true});
   int broadcasts = 0;
   EXPECT_EQ(message_of<TimeoutError>([&] { (void)create_world(2, 1, CountingBroadcast{&broadcasts}, {.timeout = 20ms}); }),
-            "ncclCommInitRankConfig of communicator 'global' (rank 1 of 2) did not complete within the timeout of "
-            "20 ms; the communicator was aborted (check that every rank reached this step, or raise the timeout)");
+            "timed out after 0.02 s waiting for all ranks at ncclCommInitRankConfig of communicator 'global' (rank 1 "
+            "of 2); the communicator was aborted");
   EXPECT_EQ(fake_nccl::record().teardown, (std::vector<std::string>{"abort 1"}));
   EXPECT_TRUE(fake_nccl::record().live.empty());
 }
@@ -134,9 +144,11 @@ TEST(NcclFakeModes, OneSplitPerModeWithGroupIndexAndLocalRank) {
     SCOPED_TRACE("rank " + std::to_string(rank));
     fake_nccl::reset(layout_script(layout, rank));
     int broadcasts = 0;
-    ModeCommunicators comms = create_mode_communicators(
+    GroupCommunicators comms = create_group_communicators(
         NcclCommunicator(create_world(16, rank, CountingBroadcast{&broadcasts})), layout, rank);
-    EXPECT_EQ(comms.modes(), std::vector<ParallelMode>(layout.modes().begin(), layout.modes().end()));
+    std::vector<std::string> names;
+    for (ParallelMode mode : layout.modes()) names.emplace_back(mode_name(mode));
+    EXPECT_EQ(comms.names(), names);
 
     const std::vector<fake_nccl::Creation>& creations = fake_nccl::record().creations;
     const std::vector<ParallelMode> modes = split_modes(layout);
@@ -160,8 +172,8 @@ TEST(NcclFakeModes, SplitShareCanBeTurnedOff) {
   const Layout layout = layout_2d();
   fake_nccl::reset(layout_script(layout, 0));
   int broadcasts = 0;
-  ModeCommunicators comms =
-      create_mode_communicators(create_world(16, 0, CountingBroadcast{&broadcasts}), layout, 0, {.split_share = false});
+  GroupCommunicators comms =
+      create_group_communicators(create_world(16, 0, CountingBroadcast{&broadcasts}), layout, 0, {.split_share = false});
   EXPECT_EQ(fake_nccl::record().creations.at(1).split_share, 0);
 }
 
@@ -170,7 +182,7 @@ TEST(NcclFakeModes, TeardownGoesInReverseCreationOrder) {
   fake_nccl::reset(layout_script(layout, 6));
   int broadcasts = 0;
   {
-    ModeCommunicators comms = create_mode_communicators(create_world(16, 6, CountingBroadcast{&broadcasts}), layout, 6);
+    GroupCommunicators comms = create_group_communicators(create_world(16, 6, CountingBroadcast{&broadcasts}), layout, 6);
   }
   std::vector<std::string> expected;
   for (int id = static_cast<int>(layout.modes().size()); id >= 1; --id) {
@@ -188,7 +200,7 @@ TEST(NcclFakeModes, FailedSplitAbortsTheWorldAndEverySplitSoFar) {
   fake_nccl::reset(script);
   int broadcasts = 0;
   const std::string message = message_of<BackendError>(
-      [&] { (void)create_mode_communicators(create_world(16, 3, CountingBroadcast{&broadcasts}), layout, 3); });
+      [&] { (void)create_group_communicators(create_world(16, 3, CountingBroadcast{&broadcasts}), layout, 3); });
   EXPECT_EQ(message.rfind("ncclCommSplit of communicator 'pipe' from 'global' (colour ", 0), 0u) << message;
   EXPECT_NE(message.find("failed: ncclInvalidUsage: fake error string"), std::string::npos) << message;
   // data (id 2) and model (id 3) were split, then the world (id 1): all aborted, none
@@ -206,12 +218,10 @@ TEST(NcclFakeModes, SplitTimeoutNamesTheModeAndAbortsEverything) {
   stuck.never_ready = true;
   fake_nccl::set_script(stuck);
   const std::string message = message_of<TimeoutError>(
-      [&] { (void)create_mode_communicators(std::move(world), layout, 0, {.timeout = 10ms}); });
-  EXPECT_EQ(message.rfind("ncclCommSplit of communicator 'data' from 'global' (colour 0, key 0) did not complete "
-                          "within the timeout of 10 ms",
-                          0),
-            0u)
-      << message;
+      [&] { (void)create_group_communicators(std::move(world), layout, 0, {.timeout = 10ms}); });
+  EXPECT_EQ(message,
+            "timed out after 0.01 s waiting for all ranks at ncclCommSplit of communicator 'data' from 'global' "
+            "(colour 0, key 0); the communicator was aborted");
   EXPECT_TRUE(fake_nccl::record().live.empty());
 }
 
@@ -222,8 +232,8 @@ TEST(NcclFakeModes, GroupOfTheWrongSizeIsReported) {
   fake_nccl::reset(script);
   int broadcasts = 0;
   EXPECT_EQ(message_of<BackendError>(
-                [&] { (void)create_mode_communicators(create_world(16, 9, CountingBroadcast{&broadcasts}), layout, 9); }),
-            "the NCCL communicator of mode data has 3 ranks with this process at rank 1, but the layout puts it at "
+                [&] { (void)create_group_communicators(create_world(16, 9, CountingBroadcast{&broadcasts}), layout, 9); }),
+            "the NCCL communicator of group data has 3 ranks with this process at rank 1, but the layout puts it at "
             "local rank 1 of a group of 2");
   EXPECT_TRUE(fake_nccl::record().live.empty());
 }
@@ -233,7 +243,7 @@ TEST(NcclFakeModes, WorldThatIsNotTheLayoutsIsRejectedBeforeAnySplit) {
   fake_nccl::reset();
   int broadcasts = 0;
   EXPECT_EQ(message_of<ConfigError>(
-                [&] { (void)create_mode_communicators(create_world(8, 2, CountingBroadcast{&broadcasts}), layout, 2); }),
+                [&] { (void)create_group_communicators(create_world(8, 2, CountingBroadcast{&broadcasts}), layout, 2); }),
             "the world communicator has 8 ranks and this process is its rank 2, but the layout is for 16 ranks and "
             "rank 2");
   EXPECT_EQ(fake_nccl::record().creations.size(), 1u);
@@ -245,15 +255,17 @@ TEST(NcclFakeModes, PerGroupPathBroadcastsOverEachModesGroupInOrder) {
   const std::int64_t rank = 5;
   fake_nccl::reset();
   int broadcasts = 0;
-  std::vector<ParallelMode> broadcast_modes;
-  ModeCommunicators comms = create_mode_communicators(
+  std::vector<std::string> broadcast_modes;
+  GroupCommunicators comms = create_group_communicators(
       create_world(16, rank, CountingBroadcast{&broadcasts}), layout, rank, {.use_split = false},
-      [&](ParallelMode mode, std::span<std::byte> bytes) {
+      [&](std::string_view group, std::span<std::byte> bytes) {
         EXPECT_EQ(bytes.size(), sizeof(ncclUniqueId));
-        broadcast_modes.push_back(mode);
+        broadcast_modes.emplace_back(group);
       });
   const std::vector<ParallelMode> modes = split_modes(layout);
-  EXPECT_EQ(broadcast_modes, modes);
+  std::vector<std::string> names;
+  for (ParallelMode mode : modes) names.emplace_back(mode_name(mode));
+  EXPECT_EQ(broadcast_modes, names);
   const std::vector<fake_nccl::Creation>& creations = fake_nccl::record().creations;
   ASSERT_EQ(creations.size(), modes.size() + 1);
   int leaders = 0;
@@ -273,10 +285,10 @@ TEST(NcclFakeModes, PerGroupPathWithoutABroadcastFailsBeforeAnyCollective) {
   fake_nccl::reset();
   int broadcasts = 0;
   EXPECT_EQ(message_of<StateError>([&] {
-              (void)create_mode_communicators(create_world(16, 0, CountingBroadcast{&broadcasts}), layout, 0,
+              (void)create_group_communicators(create_world(16, 0, CountingBroadcast{&broadcasts}), layout, 0,
                                               {.use_split = false});
             }),
-            "mode communicators are to be created per group (use_split = false), which needs a group broadcast; "
+            "group communicators are to be created per group (use_split = false), which needs a group broadcast; "
             "none was given");
   EXPECT_EQ(fake_nccl::record().creations.size(), 1u);
   EXPECT_TRUE(fake_nccl::record().live.empty());

@@ -91,6 +91,12 @@ ncclResult_t ncclCommSplit(ncclComm_t parent, int colour, int key, ncclComm_t* c
     record().creations.push_back(creation);
     return immediate;
   }
+  if (colour == NCCL_SPLIT_NOCOLOR) {
+    // As NCCL: the caller takes part and gets no communicator.
+    *child = nullptr;
+    record().creations.push_back(creation);
+    return ncclSuccess;
+  }
   const auto [size, rank] = script().split_shape ? script().split_shape(call, colour, key) : std::pair{1, 0};
   *child = fake_nccl::make_comm(size, rank, config->blocking != 0);
   creation.id = (*child)->id;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "pgroups/mpi/communicator.hpp"
+#include "pgroups/timeout.hpp"
 
 namespace pgroups::mpi {
 
@@ -28,7 +29,7 @@ class Deadline {
 
   /// No limit: waits forever.
   Deadline() noexcept = default;
-  /// `timeout` from now; zero or less means no limit.
+  /// `timeout` from now; zero or less means no limit (pgroups::is_limited).
   explicit Deadline(std::chrono::milliseconds timeout) noexcept;
 
   [[nodiscard]] bool is_limited() const noexcept { return timeout_ > std::chrono::milliseconds::zero(); }
@@ -52,12 +53,11 @@ struct Step {
   std::string_view description;
 };
 
-/// A duration as messages show it, in seconds: "5 s", "0.25 s", "300 s".
-[[nodiscard]] std::string seconds_text(std::chrono::milliseconds duration);
+using pgroups::seconds_text;
 
-/// "timed out after 5 s waiting for all ranks at the configuration agreement (step
-/// 'agreement', rank 0 of 4)": the message of every TimeoutError pgroups throws, and of
-/// the watchdog that ends a process blocked past its deadline.
+/// pgroups::timeout_message for `step` on this rank, e.g. "timed out after 5 s waiting
+/// for all ranks at the configuration agreement (step 'agreement', rank 0 of 4)": the
+/// message of every TimeoutError of this layer, and of the watchdog.
 [[nodiscard]] std::string timeout_message(std::chrono::milliseconds timeout, const Step& step, int rank, int size);
 
 /// For a step about to start: throws TimeoutError(timeout_message(...)) for this rank of

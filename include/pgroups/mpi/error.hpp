@@ -5,6 +5,10 @@
 /// own error string. It only sees the codes of communicators whose error handler is
 /// MPI_ERRORS_RETURN; pgroups sets that handler on every communicator it creates or
 /// duplicates, and Session sets it on MPI_COMM_WORLD and MPI_COMM_SELF when it owns MPI.
+/// The only MPI codes not checked are those of calls on paths that must not throw
+/// (destructors and other noexcept cleanup: MPI_Comm_free, MPI_Group_free, and the
+/// MPI_Finalized / MPI_Query_thread queries they make) and of MPI_Abort, after which
+/// the process ends anyway.
 
 #include <mpi.h>
 

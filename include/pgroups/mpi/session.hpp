@@ -27,10 +27,15 @@ class Session {
   /// The same, passing the program's arguments to MPI_Init_thread.
   Session(int& argc, char**& argv, ThreadLevel required = ThreadLevel::single);
 
-  /// MPI_Finalize when this session initialised MPI and it is not finalised yet.
-  /// Precondition: every rank reaches it (MPI_Finalize is collective); a job whose ranks
-  /// diverged calls abort_job instead.
+  /// finalize(), ignoring errors.
   ~Session();
+
+  /// MPI_Finalize now, when this session initialised MPI and it is not finalised yet;
+  /// nothing otherwise (the destructor then does nothing either). Collective: every rank
+  /// must reach it, and MPI may wait in it for the others, so a program that must not
+  /// hang calls it under a watchdog (pgroups/mpi/watchdog.hpp); a job whose ranks
+  /// diverged calls abort_job instead. Throws BackendError when MPI_Finalize fails.
+  void finalize();
 
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;

@@ -16,6 +16,8 @@
 #include <string>
 #include <string_view>
 
+#include "pgroups/timeout.hpp"
+
 struct ncclComm;
 /// NCCL's opaque communicator handle (nccl.h: `typedef struct ncclComm* ncclComm_t`).
 using ncclComm_t = ncclComm*;
@@ -25,9 +27,11 @@ namespace pgroups::nccl {
 /// How communicators are created. A value type; the defaults suit production jobs.
 struct CommOptions {
   /// Upper bound for each creation step (one init, one split) and for each wait in
-  /// verify and destroy. On expiry the communicator is aborted and TimeoutError thrown.
+  /// verify and destroy; zero means no timeout (pgroups/timeout.hpp, as everywhere in
+  /// pgroups). On expiry the communicator is aborted and TimeoutError thrown, with
+  /// pgroups::timeout_message naming the step.
   /// It does not bound the bootstrap broadcast, which is the caller's collective.
-  std::chrono::milliseconds timeout = std::chrono::minutes(5);
+  std::chrono::milliseconds timeout = kDefaultTimeout;
   /// Create with ncclConfig_t::blocking = 0 and poll ncclCommGetAsyncError, which is
   /// what makes the timeout enforceable. With false, NCCL blocks inside each call and
   /// the timeout only bounds destroy and verify. Communicators created non-blocking stay
@@ -122,5 +126,12 @@ class NcclCommunicator {
 /// colour, BackendError and TimeoutError as init_communicator does.
 [[nodiscard]] NcclCommunicator split_communicator(NcclCommunicator& parent, std::string name, int colour, int key,
                                                   const CommOptions& options = {});
+
+/// The part of a split that a rank outside every new communicator plays: one
+/// ncclCommSplit of `parent` with NCCL_SPLIT_NOCOLOR, which every rank of the parent must
+/// call together with the members' split_communicator. `name` is the communicator the
+/// others create, for messages. Throws as split_communicator; BackendError when NCCL
+/// returns a communicator after all (which is then aborted).
+void split_out(NcclCommunicator& parent, std::string_view name, const CommOptions& options = {});
 
 }  // namespace pgroups::nccl

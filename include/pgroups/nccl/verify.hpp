@@ -4,11 +4,13 @@
 /// its global rank, and the sum must be the sum of its group's ranks.
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "pgroups/layout.hpp"
 #include "pgroups/nccl/communicator.hpp"
-#include "pgroups/nccl/mode_communicators.hpp"
+#include "pgroups/group_check.hpp"
+#include "pgroups/nccl/group_communicators.hpp"
 #include "pgroups/parallel_mode.hpp"
 
 namespace pgroups::nccl {
@@ -20,22 +22,16 @@ namespace pgroups::nccl {
 /// or NCCL failure (which also aborts `comm`), StateError when `comm` is empty.
 [[nodiscard]] std::int64_t allreduce_rank_sum(NcclCommunicator& comm, std::int64_t global_rank);
 
-/// The sum of the global ranks of `rank`'s group in `mode`: what allreduce_rank_sum
-/// must return. Throws as Layout::group_of.
-[[nodiscard]] std::int64_t expected_rank_sum(const Layout& layout, std::int64_t rank, ParallelMode mode);
-
-/// One mode's check.
-struct RankSumCheck {
-  ParallelMode mode = ParallelMode::global;
-  std::int64_t expected = 0;
-  std::int64_t actual = 0;
-  [[nodiscard]] bool ok() const noexcept { return expected == actual; }
-};
+/// The sum of the global ranks of `rank`'s group of kind `group` (the whole world for
+/// "global", which every GroupCommunicators holds): what allreduce_rank_sum must return.
+/// Throws as Layout::group_kind_index and Layout::group_of.
+[[nodiscard]] std::int64_t expected_rank_sum(const Layout& layout, std::int64_t rank, std::string_view group);
 
 /// allreduce_rank_sum for every communicator in `comms`, in creation order (a collective
 /// over the world, as creation was), each compared with expected_rank_sum. Returns one
-/// entry per mode; a mismatch is reported, not thrown. Throws as allreduce_rank_sum.
-[[nodiscard]] std::vector<RankSumCheck> verify_rank_sums(ModeCommunicators& comms, const Layout& layout,
-                                                         std::int64_t rank);
+/// entry per communicator held; a mismatch is reported, not thrown. Throws as
+/// allreduce_rank_sum.
+[[nodiscard]] std::vector<GroupCheck> verify_rank_sums(GroupCommunicators& comms, const Layout& layout,
+                                                       std::int64_t rank);
 
 }  // namespace pgroups::nccl

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "../common/printable.hpp"
 #include "pgroups/error.hpp"
 
 namespace pgroups {
@@ -14,7 +15,7 @@ namespace pgroups {
 std::chrono::milliseconds parse_timeout_seconds(std::string_view text, std::string_view source) {
   constexpr double kLargest = 1e9;
   const auto invalid = [&](std::string_view why) {
-    return ConfigError(fmt::format("{} '{}' is not a valid timeout: {}", source, text, why));
+    return ConfigError(fmt::format("{} {} is not a valid timeout: {}", source, detail::quoted_excerpt(text), why));
   };
   double seconds = 0.0;
   const char* const end = text.data() + text.size();
@@ -44,6 +45,24 @@ std::chrono::milliseconds resolve_timeout(std::optional<std::chrono::millisecond
     return parse_timeout_seconds(from_environment, kTimeoutEnvironmentVariable);
   }
   return kDefaultTimeout;
+}
+
+std::string seconds_text(std::chrono::milliseconds duration) {
+  const std::int64_t ms = duration.count();
+  if (ms < 0) return fmt::format("-{}", seconds_text(-duration));
+  if (ms % 1000 == 0) return fmt::format("{} s", ms / 1000);
+  std::string text = fmt::format("{}.{:03}", ms / 1000, ms % 1000);
+  while (text.back() == '0') text.pop_back();
+  return text + " s";
+}
+
+std::string timeout_message(std::chrono::milliseconds timeout, std::string_view what, std::string_view step, int rank,
+                            int size) {
+  std::string where;
+  if (!step.empty()) where = fmt::format("step '{}'", step);
+  if (rank >= 0) where += fmt::format("{}rank {} of {}", where.empty() ? "" : ", ", rank, size);
+  return fmt::format("timed out after {} waiting for all ranks at {}{}", seconds_text(timeout), what,
+                     where.empty() ? std::string() : fmt::format(" ({})", where));
 }
 
 }  // namespace pgroups

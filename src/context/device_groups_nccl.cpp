@@ -1,5 +1,5 @@
-#include "device_groups.hpp"
-
+// DeviceGroups in a build with the NCCL backend (CMake compiles this file when
+// pgroups::nccl exists, device_groups_none.cpp otherwise).
 #include <fmt/format.h>
 
 #include <chrono>
@@ -7,17 +7,15 @@
 #include <exception>
 #include <utility>
 
+#include "device_groups.hpp"
 #include "pgroups/backend.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/mpi/outcome.hpp"
-
-#ifdef PGROUPS_HAVE_NCCL
 #include "pgroups/nccl/communicator.hpp"
 #include "pgroups/nccl/device.hpp"
-#include "pgroups/nccl/mode_communicators.hpp"
+#include "pgroups/nccl/group_communicators.hpp"
 #include "pgroups/nccl/mpi_bootstrap.hpp"
 #include "pgroups/nccl/verify.hpp"
-#endif
 
 namespace pgroups::detail {
 namespace {
@@ -28,22 +26,11 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-#ifndef PGROUPS_HAVE_NCCL
-// Unreachable in practice: bind() throws first, so no DeviceGroups exists in such a build.
-[[noreturn]] void throw_not_built(std::string_view what) {
-  throw StateError(fmt::format("{}: this build of pgroups has no NCCL backend", what));
-}
-#endif
-
 }  // namespace
 
-#ifdef PGROUPS_HAVE_NCCL
 struct DeviceGroups::Communicators {
-  nccl::ModeCommunicators modes;
+  nccl::GroupCommunicators groups;
 };
-#else
-struct DeviceGroups::Communicators {};
-#endif
 
 DeviceGroups::DeviceGroups(int device, std::string source, double bind_seconds)
     : device_(device), device_source_(std::move(source)), bind_seconds_(bind_seconds) {}
@@ -63,12 +50,11 @@ std::unique_ptr<DeviceGroups> DeviceGroups::bind(const mpi::Communicator& contro
   int chosen = 0;
   std::string source;
   try {
-    // The clear errors first: NCCL not built, no device at all.
+    // The clear errors first: no device at all.
     require_backend_usable(Backend::nccl);
     if (device && (*device < 0 || *device > INT_MAX)) {
       throw ConfigError(fmt::format("device {} is invalid: a CUDA device ordinal is in [0, {}]", *device, INT_MAX));
     }
-#ifdef PGROUPS_HAVE_NCCL
     // In a context the node-local rank always comes from an MPI shared-memory split, so
     // choose_device never falls back to the launchers' environment variables: the split
     // counts the processes actually on the node.
@@ -78,9 +64,6 @@ std::unique_ptr<DeviceGroups> DeviceGroups::bind(const mpi::Communicator& contro
     nccl::DeviceChoice choice = nccl::bind_device(request);
     chosen = choice.device;
     source = std::move(choice.source);
-#else
-    (void)node_local_rank;
-#endif
   } catch (...) {
     failure = std::current_exception();
   }
@@ -90,7 +73,6 @@ std::unique_ptr<DeviceGroups> DeviceGroups::bind(const mpi::Communicator& contro
 
 void DeviceGroups::create(const Layout& layout, std::int64_t rank, const mpi::Communicator& control,
                           const MpiGroupOf& mpi_group_of, std::optional<std::chrono::milliseconds> timeout) {
-#ifdef PGROUPS_HAVE_NCCL
   if (comms_) throw StateError("the NCCL communicators of this context were already created");
   nccl::CommOptions options;
   if (timeout) options.timeout = *timeout;
@@ -98,70 +80,44 @@ void DeviceGroups::create(const Layout& layout, std::int64_t rank, const mpi::Co
   nccl::NcclCommunicator world = nccl::create_world(layout.world_size(), rank, nccl::mpi_broadcast(control.get()),
                                                     options);
   world_seconds_ = seconds_since(start);
-  // The per-group fallback broadcasts each group's unique id over the mode's MPI
+  // The per-group fallback broadcasts each group's unique id over the kind's MPI
   // communicator, whose rank 0 is the group's local rank 0.
-  const nccl::GroupBroadcast broadcast = [&mpi_group_of](ParallelMode mode, std::span<std::byte> bytes) {
-    nccl::mpi_broadcast(mpi_group_of(mode))(bytes);
+  const nccl::GroupBroadcast broadcast = [&mpi_group_of](std::string_view group, std::span<std::byte> bytes) {
+    nccl::mpi_broadcast(mpi_group_of(group))(bytes);
   };
   auto created = std::make_unique<Communicators>();
-  created->modes = nccl::create_mode_communicators(std::move(world), layout, rank, options, broadcast);
+  created->groups = nccl::create_group_communicators(std::move(world), layout, rank, options, broadcast);
   comms_ = std::move(created);
-#else
-  (void)layout;
-  (void)rank;
-  (void)control;
-  (void)mpi_group_of;
-  (void)timeout;
-  throw_not_built("creating NCCL communicators");
-#endif
 }
 
-ncclComm_t DeviceGroups::comm(ParallelMode mode) const {
-#ifdef PGROUPS_HAVE_NCCL
+ncclComm_t DeviceGroups::comm(std::string_view group) const {
   if (!comms_) {
-    throw StateError(fmt::format("there is no NCCL communicator for mode {}: they were destroyed", mode_name(mode)));
+    throw StateError(fmt::format("there is no NCCL communicator for group {}: they were destroyed", group));
   }
-  return comms_->modes.at(mode).get();
-#else
-  (void)mode;
-  throw_not_built("asking for an NCCL communicator");
-#endif
+  return comms_->groups.at(group).get();
 }
 
-double DeviceGroups::creation_seconds(ParallelMode mode) const noexcept {
-#ifdef PGROUPS_HAVE_NCCL
-  if (!comms_ || !comms_->modes.contains(mode)) return 0.0;
-  // create_mode_communicators records 0 for `global`, whose communicator it was handed.
-  if (mode == ParallelMode::global) return bind_seconds_ + world_seconds_;
-  return comms_->modes.creation_seconds(mode);
-#else
-  (void)mode;
-  return 0.0;
-#endif
+double DeviceGroups::creation_seconds(std::string_view group) const noexcept {
+  if (!comms_ || !comms_->groups.contains(group)) return 0.0;
+  // create_group_communicators records 0 for `global`, whose communicator it was handed.
+  if (group == "global") return bind_seconds_ + world_seconds_;
+  try {
+    return comms_->groups.creation_seconds(group);
+  } catch (...) {
+    return 0.0;
+  }
 }
 
 void DeviceGroups::destroy() {
   if (!comms_) return;
-#ifdef PGROUPS_HAVE_NCCL
   // Taken out first, so that a failure still leaves nothing held.
   const std::unique_ptr<Communicators> held = std::move(comms_);
-  held->modes.destroy();
-#endif
+  held->groups.destroy();
 }
 
-std::vector<DeviceGroupCheck> DeviceGroups::check(const Layout& layout, std::int64_t rank) {
-#ifdef PGROUPS_HAVE_NCCL
+std::vector<GroupCheck> DeviceGroups::check(const Layout& layout, std::int64_t rank) {
   if (!comms_) throw StateError("the NCCL communicators of this context were destroyed; nothing to check");
-  std::vector<DeviceGroupCheck> checks;
-  for (const nccl::RankSumCheck& sum : nccl::verify_rank_sums(comms_->modes, layout, rank)) {
-    checks.push_back(DeviceGroupCheck{.mode = sum.mode, .expected = sum.expected, .actual = sum.actual});
-  }
-  return checks;
-#else
-  (void)layout;
-  (void)rank;
-  throw_not_built("checking NCCL communicators");
-#endif
+  return nccl::verify_rank_sums(comms_->groups, layout, rank);
 }
 
 }  // namespace pgroups::detail

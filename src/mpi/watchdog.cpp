@@ -1,4 +1,4 @@
-#include "watchdog.hpp"
+#include "pgroups/mpi/watchdog.hpp"
 
 #include <mpi.h>
 
@@ -8,7 +8,7 @@
 
 #include "pgroups/error.hpp"
 
-namespace pgroups::detail {
+namespace pgroups::mpi {
 namespace {
 
 bool thread_level_is_multiple() noexcept {
@@ -37,13 +37,13 @@ void end_process_on_timeout(const std::string& message, bool may_call_mpi) noexc
   std::_Exit(kStatus);
 }
 
-Watchdog::Watchdog(const mpi::Deadline& deadline, int rank, int size)
+Watchdog::Watchdog(const Deadline& deadline, int rank, int size)
     : Watchdog(deadline, rank, size,
                [multiple = deadline.is_limited() && thread_level_is_multiple()](const std::string& message) {
                  end_process_on_timeout(message, multiple);
                }) {}
 
-Watchdog::Watchdog(const mpi::Deadline& deadline, int rank, int size, Action on_expiry)
+Watchdog::Watchdog(const Deadline& deadline, int rank, int size, Action on_expiry)
     : deadline_(deadline), rank_(rank), size_(size), on_expiry_(std::move(on_expiry)) {}
 
 Watchdog::~Watchdog() {
@@ -56,9 +56,9 @@ Watchdog::~Watchdog() {
   if (thread_.joinable()) thread_.join();
 }
 
-Watchdog::Guard Watchdog::enter(const mpi::Step& step) {
+Watchdog::Guard Watchdog::enter(const Step& step) {
   if (!deadline_.is_limited()) return Guard(nullptr);
-  std::string message = mpi::timeout_message(deadline_.timeout(), step, rank_, size_);
+  std::string message = timeout_message(deadline_.timeout(), step, rank_, size_);
   if (deadline_.expired()) throw TimeoutError(message);
   {
     const std::lock_guard lock(mutex_);
@@ -77,7 +77,7 @@ Watchdog::Guard Watchdog::enter(const mpi::Step& step) {
   return Guard(this);
 }
 
-Watchdog::Guard Watchdog::enter_if_possible(const mpi::Step& step) noexcept {
+Watchdog::Guard Watchdog::enter_if_possible(const Step& step) noexcept {
   try {
     return enter(step);
   } catch (...) {
@@ -102,7 +102,7 @@ void Watchdog::watch() {
       wake_.wait(lock);
       continue;
     }
-    if (mpi::Deadline::Clock::now() < deadline_.at()) {
+    if (Deadline::Clock::now() < deadline_.at()) {
       wake_.wait_until(lock, deadline_.at());
       continue;
     }
@@ -117,4 +117,4 @@ void Watchdog::watch() {
   }
 }
 
-}  // namespace pgroups::detail
+}  // namespace pgroups::mpi

@@ -1,0 +1,117 @@
+#include "locality_output.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+#include "plan_output.hpp"
+
+namespace pgroups::cli {
+
+std::optional<LocalityReport> planned_locality(const Layout& layout) {
+  const auto& gpus_per_node = layout.config().gpus_per_node;
+  if (!gpus_per_node) return std::nullopt;
+  NodeMap nodes = NodeMap::blocks(layout.world_size(), *gpus_per_node);
+  if (layout.world_size() > kMaxLocalityWorldSize) return LocalityReport{std::move(nodes), {}, false};
+  std::vector<ModeLocality> modes = mode_locality(layout, nodes);
+  return LocalityReport{std::move(nodes), std::move(modes), true};
+}
+
+LocalityReport observed_locality(const Layout& layout, const std::vector<std::int64_t>& node_of_rank) {
+  NodeMap nodes = NodeMap::observed(node_of_rank);
+  std::vector<ModeLocality> modes = mode_locality(layout, nodes);
+  return {std::move(nodes), std::move(modes), true};
+}
+
+namespace {
+// G when every node holds the same number of ranks.
+std::optional<std::int64_t> uniform_node_size(const NodeMap& nodes) {
+  if (nodes.gpus_per_node()) return nodes.gpus_per_node();
+  const std::vector<std::int64_t> counts = nodes.ranks_per_node();
+  if (std::all_of(counts.begin(), counts.end(), [&](std::int64_t c) { return c == counts.front(); })) {
+    return counts.front();
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+nlohmann::json locality_json(const LocalityReport& report) {
+  nlohmann::json modes = nlohmann::json::object();
+  for (const ModeLocality& mode : report.modes) {
+    modes[mode.name] = {{"groups_within_node", mode.groups_within_node},
+                        {"groups_across_nodes", mode.groups_across_nodes}};
+  }
+  const auto uniform = uniform_node_size(report.nodes);
+  nlohmann::json json = {{"gpus_per_node", uniform ? nlohmann::json(*uniform) : nlohmann::json()},
+                         {"nodes", report.nodes.node_count()}};
+  if (!report.nodes.gpus_per_node()) json["ranks_per_node"] = report.nodes.ranks_per_node();
+  json["modes"] = std::move(modes);
+  return json;
+}
+
+std::string locality_text(const LocalityReport& report) {
+  const NodeMap& nodes = report.nodes;
+  std::string out;
+  if (nodes.gpus_per_node()) {
+    out = fmt::format("locality: {} node{} of {} GPUs (node n holds ranks n*{} to n*{}+{})\n", nodes.node_count(),
+                      nodes.node_count() == 1 ? "" : "s",
+                      *nodes.gpus_per_node(), *nodes.gpus_per_node(), *nodes.gpus_per_node(),
+                      *nodes.gpus_per_node() - 1);
+  } else {
+    const auto counts = nodes.ranks_per_node();
+    const std::string per_node = elided_list(static_cast<std::int64_t>(counts.size()),
+                                             [&](std::int64_t i) { return counts[static_cast<std::size_t>(i)]; });
+    out = fmt::format("locality: {} node{}, ranks per node {}{}\n", nodes.node_count(),
+                      nodes.node_count() == 1 ? "" : "s", per_node,
+                      nodes.contiguous() ? "" : " (not in consecutive blocks)");
+  }
+  if (!report.counted) {
+    return out + fmt::format("groups are not counted by node above {} ranks\n", kMaxLocalityWorldSize);
+  }
+  out += fmt::format("{:<20} {:>10} {:>12} {:>13}\n", "mode", "size", "within node", "across nodes");
+  for (const ModeLocality& mode : report.modes) {
+    const bool flagged = mode.bandwidth_hungry && mode.groups_across_nodes > 0;
+    out += fmt::format("{:<20} {:>10} {:>12} {:>13}{}\n", mode.name, mode.group_size, mode.groups_within_node,
+                       mode.groups_across_nodes, flagged ? "  <- tensor traffic across nodes" : "");
+  }
+  return out;
+}
+
+void print_locality_warnings(const Layout& layout, const LocalityReport& report) {
+  std::vector<ModeLocality> modes = report.modes;
+  if (!report.counted) {
+    // The tensor groups alone, in closed form: blocks [kT, kT + T) against node
+    // boundaries at multiples of G repeat every lcm(T, G) ranks, which divides W.
+    const std::int64_t t = layout.tensor_size();
+    const std::int64_t g = *report.nodes.gpus_per_node();
+    const std::int64_t period = std::lcm(t, g);
+    ModeLocality tensor{"tensor", t, 0, 0, true};
+    for (std::int64_t first = 0; first < period; first += t) {
+      ++(first / g == (first + t - 1) / g ? tensor.groups_within_node : tensor.groups_across_nodes);
+    }
+    tensor.groups_within_node *= layout.world_size() / period;
+    tensor.groups_across_nodes *= layout.world_size() / period;
+    modes.assign(1, tensor);
+  }
+  for (const std::string& warning : locality_warnings(layout, report.nodes, modes)) {
+    fmt::print(stderr, "pgroups: warning: {}\n", warning);
+  }
+}
+
+std::string node_text(const NodeMap& nodes, std::int64_t rank) {
+  return fmt::format("node {} of {}{}, local index {}", nodes.node_of(rank), nodes.node_count(),
+                     nodes.gpus_per_node() ? fmt::format(" ({} GPUs per node)", *nodes.gpus_per_node()) : "",
+                     nodes.local_index(rank));
+}
+
+nlohmann::json node_json(const NodeMap& nodes, std::int64_t rank) {
+  nlohmann::json json = {{"node", nodes.node_of(rank)},
+                         {"local_index", nodes.local_index(rank)},
+                         {"nodes", nodes.node_count()}};
+  if (nodes.gpus_per_node()) json["gpus_per_node"] = *nodes.gpus_per_node();
+  return json;
+}
+
+}  // namespace pgroups::cli

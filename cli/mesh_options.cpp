@@ -1,0 +1,104 @@
+// The named-mesh half of PlanOptions: two spellings of one MeshConfig.
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "integer_option.hpp"
+#include "plan_options.hpp"
+#include "pgroups/error.hpp"
+#include "pgroups/mesh_config.hpp"
+
+namespace pgroups::cli {
+namespace {
+constexpr const char* kMeshGroup = "Named mesh (instead of --pipeline/--tensor/--mode)";
+// Megatron-LM's default `order` for its RankGenerator.
+constexpr std::string_view kMegatronOrder = "tp-cp-ep-dp-pp";
+}  // namespace
+
+void PlanOptions::add_mesh_to(CLI::App& app) {
+  mesh_option_ = app.add_option("--mesh", mesh_,
+                                "Mesh dimensions in rank order, fastest first: NAME=SIZE,... e.g. tp=2,cp=2,dp=4,pp=2")
+                     ->group(kMeshGroup);
+  app.add_option("--group", groups_,
+                 "A group kind to build on the mesh: dimension names joined by '-' (tp-dp), or embd / pos_embd "
+                 "(Megatron's embedding groups); repeat it or separate by ','. Default: one per dimension")
+      ->delimiter(',')
+      ->group(kMeshGroup);
+  order_option_ = app.add_option("--order", order_,
+                                 "Megatron-LM's spelling: dimension names fastest first (default tp-cp-ep-dp-pp "
+                                 "when a size flag is given); sizes from --tp/--cp/--ep/--dp/--pp, 1 when absent")
+                      ->group(kMeshGroup);
+  tp_option_ = add_integer_option(app, "--tp", tp_, "Tensor-parallel size of the --order mesh")->group(kMeshGroup);
+  cp_option_ = add_integer_option(app, "--cp", cp_, "Context-parallel size of the --order mesh")->group(kMeshGroup);
+  ep_option_ = add_integer_option(app, "--ep", ep_, "Expert-parallel size of the --order mesh")->group(kMeshGroup);
+  dp_option_ = add_integer_option(app, "--dp", dp_,
+                              "Data-parallel size of the --order mesh (default: world size / the other sizes)")
+                   ->group(kMeshGroup);
+  pp_option_ = add_integer_option(app, "--pp", pp_, "Pipeline-parallel size of the --order mesh")->group(kMeshGroup);
+}
+
+void PlanOptions::apply_mesh(ParallelConfig& config, std::optional<std::int64_t> world_size_from_runtime) const {
+  const std::array<std::pair<const CLI::Option*, MeshDim>, 5> size_flags = {{
+      {tp_option_, {"tp", tp_}},
+      {cp_option_, {"cp", cp_}},
+      {ep_option_, {"ep", ep_}},
+      {dp_option_, {"dp", dp_}},
+      {pp_option_, {"pp", pp_}},
+  }};
+  std::vector<MeshDim> sizes;
+  std::vector<std::string> size_names;
+  for (const auto& [option, dim] : size_flags) {
+    if (option->count()) {
+      sizes.push_back(dim);
+      size_names.push_back("--" + dim.name);
+    }
+  }
+  const bool megatron = order_option_->count() > 0 || !sizes.empty();
+  if (mesh_option_->count() && megatron) {
+    const std::string other = order_option_->count() ? std::string("--order") : size_names.front();
+    throw ConfigError(fmt::format("--mesh {} cannot be combined with {}: both describe the mesh; give --mesh "
+                                  "NAME=SIZE,... or --order with --tp/--cp/--ep/--dp/--pp",
+                                  mesh_, other));
+  }
+  std::vector<std::string> file_groups = config.mesh ? config.mesh->groups : std::vector<std::string>{};
+  if (mesh_option_->count()) {
+    config.mesh = MeshConfig{parse_mesh_dims(mesh_), std::move(file_groups)};
+  } else if (megatron) {
+    const std::string_view order = order_option_->count() ? std::string_view(order_) : kMegatronOrder;
+    std::vector<MeshDim> dims = mesh_dims_from_order(order, sizes);
+    // As Megatron does, the data-parallel size is what the world leaves over.
+    const std::int64_t world = world_size_from_runtime.value_or(config.world_size);
+    if (!dp_option_->count() && world > 0) {
+      std::int64_t others = 1;
+      MeshDim* dp = nullptr;
+      for (MeshDim& dim : dims) {
+        if (dim.name == "dp") {
+          dp = &dim;
+        } else if (__builtin_mul_overflow(others, dim.size, &others)) {
+          others = -1;
+          break;
+        }
+      }
+      if (dp != nullptr && others > 0) {
+        if (world % others != 0) {
+          throw ConfigError(fmt::format("world size {} is not divisible by the product {} of the sizes of order {} "
+                                        "without dp, so no data-parallel size fits; give --dp or other sizes",
+                                        world, others, order));
+        }
+        dp->size = world / others;
+      }
+    }
+    config.mesh = MeshConfig{std::move(dims), std::move(file_groups)};
+  }
+  if (!groups_.empty()) {
+    if (!config.mesh) {
+      throw ConfigError(fmt::format("--group {} needs a mesh: give --mesh NAME=SIZE,... (e.g. --mesh tp=2,dp=4), "
+                                    "--order with sizes, or a [mesh] table in the config file",
+                                    groups_.front()));
+    }
+    config.mesh->groups = groups_;
+  }
+}
+
+}  // namespace pgroups::cli

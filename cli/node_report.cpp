@@ -1,0 +1,90 @@
+#include "node_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <array>
+
+#include "pgroups/mpi/error.hpp"
+
+namespace pgroups::cli {
+
+using mpi::check;
+
+LiveNodes gather_live_nodes(MPI_Comm world) {
+  int rank = 0;
+  int size = 0;
+  check(MPI_Comm_rank(world, &rank), "MPI_Comm_rank");
+  check(MPI_Comm_size(world, &size), "MPI_Comm_size");
+  MPI_Comm node = MPI_COMM_NULL;
+  check(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node),
+        "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
+  int node_rank = 0;
+  int first = rank;
+  check(MPI_Comm_rank(node, &node_rank), "MPI_Comm_rank");
+  check(MPI_Allreduce(&rank, &first, 1, MPI_INT, MPI_MIN, node), "MPI_Allreduce");
+  check(MPI_Comm_free(&node), "MPI_Comm_free");
+
+  LiveNodes nodes;
+  nodes.launcher = detect_launcher();
+  std::vector<int> ids(static_cast<std::size_t>(size));
+  check(MPI_Allgather(&first, 1, MPI_INT, ids.data(), 1, MPI_INT, world), "MPI_Allgather");
+  nodes.node_of_rank.assign(ids.begin(), ids.end());
+
+  const std::array<int, 2> mine = {node_rank,
+                                   nodes.launcher.local_rank ? static_cast<int>(*nodes.launcher.local_rank) : -1};
+  std::vector<int> all(rank == 0 ? 2 * static_cast<std::size_t>(size) : 0);
+  check(MPI_Gather(mine.data(), 2, MPI_INT, all.data(), 2, MPI_INT, 0, world), "MPI_Gather");
+  std::array<char, MPI_MAX_PROCESSOR_NAME> host{};
+  int length = 0;
+  check(MPI_Get_processor_name(host.data(), &length), "MPI_Get_processor_name");
+  std::vector<char> hosts(rank == 0 ? host.size() * static_cast<std::size_t>(size) : 0);
+  check(MPI_Gather(host.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
+                   world),
+        "MPI_Gather");
+  if (rank == 0) {
+    for (int r = 0; r < size; ++r) {
+      nodes.local_rank_on_node.push_back(all[2 * static_cast<std::size_t>(r)]);
+      nodes.launcher_local_rank.push_back(all[2 * static_cast<std::size_t>(r) + 1]);
+      // A node's host is its first rank's.
+      if (ids[static_cast<std::size_t>(r)] == r) nodes.hosts.emplace_back(&hosts[host.size() * static_cast<std::size_t>(r)]);
+    }
+  }
+  return nodes;
+}
+
+namespace {
+bool launcher_agrees(const LiveNodes& nodes) {
+  for (std::size_t r = 0; r < nodes.local_rank_on_node.size(); ++r) {
+    if (nodes.launcher_local_rank[r] != nodes.local_rank_on_node[r]) return false;
+  }
+  return true;
+}
+}  // namespace
+
+nlohmann::json live_nodes_json(const LiveNodes& nodes, const LocalityReport& report) {
+  nlohmann::json json = locality_json(report);
+  std::vector<std::int64_t> renumbered;
+  for (std::int64_t r = 0; r < report.nodes.world_size(); ++r) renumbered.push_back(report.nodes.node_of(r));
+  json["launcher"] = launcher_name(nodes.launcher.launcher);
+  json["hosts"] = nodes.hosts;
+  json["node_of_rank"] = renumbered;
+  json["local_rank_on_node"] = nodes.local_rank_on_node;
+  json["launcher_local_rank"] = nodes.launcher_local_rank;
+  json["launcher_agrees"] = launcher_agrees(nodes);
+  return json;
+}
+
+std::string live_nodes_text(const LiveNodes& nodes, const LocalityReport& report) {
+  std::string agreement;
+  if (nodes.launcher.launcher == Launcher::none) {
+    agreement = "no launcher variables";
+  } else {
+    agreement = fmt::format("launcher {}, whose local ranks {} the shared-memory split",
+                            launcher_name(nodes.launcher.launcher), launcher_agrees(nodes) ? "agree with" : "DIFFER from");
+  }
+  return fmt::format("nodes: {} ({}); hosts {}\n", report.nodes.node_count(), agreement, fmt::join(nodes.hosts, ", ")) +
+         locality_text(report);
+}
+
+}  // namespace pgroups::cli

@@ -1,0 +1,45 @@
+#pragma once
+// Pictures of a plan (`plan --svg FILE`, `--html FILE`): one panel per mode, every rank a
+// labelled cell placed by its coordinates and coloured by its group in that mode, nodes
+// outlined when the plan knows them, a legend. Self-contained: no script, font or image
+// is fetched, so the files open offline.
+//
+// Placement: the coordinates fastest first (the tensor ones, then pipe, then data) are
+// split into columns (a prefix of them, the one whose product is closest to sqrt(2W)) and
+// rows (the rest), so a rank's column is its position in the fast coordinates and its
+// row its position in the slow ones, and ranks read left to right, top to bottom.
+//
+// Markup the tests rely on: each panel is <g class="panel" data-mode="NAME">; each cell
+// a <rect class="cell" data-rank="R" data-group="G" data-node="N"> holding a <title>
+// ("rank R ..."), with a <text class="label">R</text> beside it while cells are large
+// enough to read one (otherwise the colour and the title carry it).
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "locality_output.hpp"
+#include "pgroups/layout.hpp"
+
+namespace pgroups::cli {
+
+/// Largest world drawn: the picture holds O(W * modes) elements.
+inline constexpr std::int64_t kMaxPictureWorldSize = 16384;
+
+/// The picture as an SVG document. Throws ConfigError above kMaxPictureWorldSize.
+[[nodiscard]] std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& locality);
+
+/// The same picture in a self-contained HTML page (the SVG inline, scaled to the window).
+[[nodiscard]] std::string plan_html(const Layout& layout, const std::optional<LocalityReport>& locality);
+
+/// Registers --svg FILE and --html FILE on `app`.
+void add_picture_options(CLI::App& app, std::string& svg_file, std::string& html_file);
+
+/// Writes the pictures asked for (an empty name: none). Throws ConfigError as plan_svg,
+/// IoError naming the file when it cannot be written.
+void write_pictures(const Layout& layout, const std::optional<LocalityReport>& locality, const std::string& svg_file,
+                    const std::string& html_file);
+
+}  // namespace pgroups::cli

@@ -1,0 +1,101 @@
+#pragma once
+/// \file
+/// One NCCL communicator per group kind of a Layout, for the calling rank: the world
+/// serves as `global` (named "global" whether or not the layout has that kind), every
+/// other kind comes from one ncclCommSplit of the world (colour = the rank's group index,
+/// key = its local rank; NCCL_SPLIT_NOCOLOR for a rank outside every group of a partial
+/// kind such as Megatron's `embd`), or, without split, from one ncclCommInitRankConfig
+/// per group.
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pgroups/layout.hpp"
+#include "pgroups/nccl/communicator.hpp"
+#include "pgroups/parallel_mode.hpp"
+
+namespace pgroups::nccl {
+
+/// Broadcasts `bytes` in place from local rank 0 of the caller's group of kind `group`
+/// to the rest of that group (e.g. MPI_Bcast over the kind's MPI communicator). Only the
+/// per-group path (no ncclCommSplit) calls it, once per kind other than `global` of
+/// which the caller is a member.
+using GroupBroadcast = std::function<void(std::string_view group, std::span<std::byte> bytes)>;
+
+/// The communicators of one rank, one per group kind it belongs to, in the Layout's
+/// creation order (`global` first), each under its kind's name. Destruction goes in
+/// reverse order, so every rank destroys in the same order (ncclCommDestroy is an
+/// intra-node collective) and children go before the parent whose resources they share.
+/// Move-only.
+class GroupCommunicators {
+ public:
+  GroupCommunicators() noexcept = default;
+  GroupCommunicators(const GroupCommunicators&) = delete;
+  GroupCommunicators& operator=(const GroupCommunicators&) = delete;
+  GroupCommunicators(GroupCommunicators&& other) noexcept = default;
+  GroupCommunicators& operator=(GroupCommunicators&& other) noexcept;
+  ~GroupCommunicators();
+
+  /// Whether the kind's communicator is held. O(kinds).
+  [[nodiscard]] bool contains(std::string_view group) const noexcept;
+  [[nodiscard]] bool contains(ParallelMode mode) const noexcept { return contains(mode_name(mode)); }
+  /// Throws StateError naming the kind when it is not held.
+  [[nodiscard]] NcclCommunicator& at(std::string_view group);
+  [[nodiscard]] const NcclCommunicator& at(std::string_view group) const;
+  [[nodiscard]] NcclCommunicator& at(ParallelMode mode) { return at(mode_name(mode)); }
+  [[nodiscard]] const NcclCommunicator& at(ParallelMode mode) const { return at(mode_name(mode)); }
+  /// The kinds held, in creation order.
+  [[nodiscard]] std::vector<std::string> names() const;
+  [[nodiscard]] std::size_t size() const noexcept { return comms_.size(); }
+  [[nodiscard]] bool empty() const noexcept { return comms_.empty(); }
+
+  /// Seconds spent creating the kind's communicator, as given to add() (for `global`,
+  /// create_group_communicators records 0: the world was created before the call).
+  /// Throws StateError naming the kind when it is not held.
+  [[nodiscard]] double creation_seconds(std::string_view group) const;
+  [[nodiscard]] double creation_seconds(ParallelMode mode) const { return creation_seconds(mode_name(mode)); }
+
+  /// Appends the communicator of a kind not yet held (StateError otherwise).
+  void add(std::string group, NcclCommunicator comm, double creation_seconds = 0.0);
+  /// Destroys every communicator in reverse creation order; on the first failure, aborts
+  /// the rest and rethrows. Empty afterwards.
+  void destroy();
+  /// Aborts every communicator. Never throws. Empty afterwards.
+  void abort() noexcept;
+
+ private:
+  struct Entry {
+    std::string group;
+    NcclCommunicator comm;
+    double creation_seconds;
+  };
+  [[nodiscard]] const Entry& entry(std::string_view group) const;
+  void destroy_quietly() noexcept;
+
+  std::vector<Entry> comms_;
+};
+
+/// Creates the communicators of every group kind of `layout` for global rank `rank`,
+/// taking ownership of `world` (which must be the world communicator of `layout`: size
+/// layout.world_size(), NCCL rank == `rank`) as "global". Collective over the world:
+/// every rank calls it with the same layout and options, and the kinds are created in the
+/// same order everywhere; a rank outside every group of a partial kind takes part in
+/// that kind's split without getting a communicator.
+///
+/// The whole plan (every colour, key, group size) is computed and checked before the
+/// first collective. Each created communicator is checked to have the layout's group
+/// size and local rank. On any failure every communicator created so far and `world`
+/// are aborted (so peers blocked in the same step fail instead of hanging) and the error
+/// is rethrown: StateError when the per-group path is needed and `group_broadcast` is
+/// empty or `world` is empty, ConfigError for a rank outside the layout or a
+/// colour/key beyond int, BackendError, TimeoutError (per step, options.timeout), or
+/// what `group_broadcast` throws. Complexity: one split (or one init) per kind.
+[[nodiscard]] GroupCommunicators create_group_communicators(NcclCommunicator world, const Layout& layout,
+                                                            std::int64_t rank, const CommOptions& options = {},
+                                                            const GroupBroadcast& group_broadcast = {});
+
+}  // namespace pgroups::nccl

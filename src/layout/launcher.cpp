@@ -1,0 +1,113 @@
+#include "pgroups/launcher.hpp"
+
+#include <array>
+#include <charconv>
+#include <cstdlib>
+
+namespace pgroups {
+namespace {
+
+std::optional<std::int64_t> to_count(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+struct Names {
+  Launcher launcher;
+  std::string_view rank, world_size, local_rank, local_size, node, nodes;
+};
+
+// The variable each launcher uses for each field; empty where it has none.
+constexpr std::array<Names, 4> kNames = {{
+    {Launcher::open_mpi, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+     "OMPI_COMM_WORLD_LOCAL_SIZE", "", ""},
+    {Launcher::mpich_hydra, "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "", ""},
+    {Launcher::slurm, "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "", "SLURM_NODEID", "SLURM_NNODES"},
+    {Launcher::torchrun, "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE"},
+}};
+
+}  // namespace
+
+std::string_view launcher_name(Launcher launcher) noexcept {
+  constexpr std::array<std::string_view, 5> names = {"none", "open_mpi", "mpich_hydra", "slurm", "torchrun"};
+  return names[static_cast<std::size_t>(launcher)];
+}
+
+std::optional<std::int64_t> LauncherInfo::node_count() const {
+  if (nodes) return nodes;
+  if (world_size && local_size && *local_size > 0 && *world_size % *local_size == 0) return *world_size / *local_size;
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> slurm_tasks_on_node(std::string_view list, std::int64_t node) {
+  // Entries "N" or "N(xK)", comma-separated: K nodes of N tasks each.
+  std::int64_t first = 0;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    std::string_view entry = list.substr(0, comma);
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    std::int64_t repeat = 1;
+    if (const std::size_t paren = entry.find("(x"); paren != std::string_view::npos) {
+      if (entry.back() != ')') return std::nullopt;
+      const auto times = to_count(entry.substr(paren + 2, entry.size() - paren - 3));
+      if (!times) return std::nullopt;
+      repeat = *times;
+      entry = entry.substr(0, paren);
+    }
+    const auto tasks = to_count(entry);
+    if (!tasks) return std::nullopt;
+    if (node >= first && node < first + repeat) return tasks;
+    first += repeat;
+  }
+  return std::nullopt;
+}
+
+LauncherInfo detect_launcher(const EnvironmentLookup& lookup) {
+  auto read = [&](std::string_view name) -> std::optional<std::int64_t> {
+    if (name.empty()) return std::nullopt;
+    const auto text = lookup(name);
+    return text ? to_count(*text) : std::nullopt;
+  };
+  LauncherInfo info;
+  for (const Names& names : kNames) {
+    // A launcher is present when it gave this process a rank; torchrun's plain RANK is
+    // only trusted together with LOCAL_RANK, as many programs set RANK on their own.
+    const bool present = read(names.rank).has_value() &&
+                         (names.launcher != Launcher::torchrun || read(names.local_rank).has_value());
+    if (!present) continue;
+    if (info.launcher != Launcher::none) {
+      info.also_present.push_back(names.launcher);
+      continue;
+    }
+    info.launcher = names.launcher;
+    info.rank = read(names.rank);
+    info.world_size = read(names.world_size);
+    info.local_rank = read(names.local_rank);
+    info.local_size = read(names.local_size);
+    info.node = read(names.node);
+    info.nodes = read(names.nodes);
+    if (names.launcher == Launcher::slurm && info.node) {
+      for (std::string_view list : {"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"}) {
+        const auto text = lookup(list);
+        if (text && !info.local_size) info.local_size = slurm_tasks_on_node(*text, *info.node);
+      }
+    }
+    if (!info.world_size && names.launcher == Launcher::slurm) info.world_size = read("SLURM_NPROCS");
+    if (info.rank && info.world_size && *info.rank >= *info.world_size) info.rank.reset();
+    if (info.local_rank && info.local_size && *info.local_rank >= *info.local_size) info.local_rank.reset();
+    if (info.node && info.nodes && *info.node >= *info.nodes) info.node.reset();
+  }
+  return info;
+}
+
+LauncherInfo detect_launcher() {
+  return detect_launcher([](std::string_view name) -> std::optional<std::string> {
+    const char* value = std::getenv(std::string(name).c_str());
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  });
+}
+
+}  // namespace pgroups

@@ -1,0 +1,194 @@
+#include "pgroups/locality.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "pgroups/error.hpp"
+
+namespace pgroups {
+
+NodeMap NodeMap::blocks(std::int64_t world_size, std::int64_t gpus_per_node) {
+  if (gpus_per_node < 1) {
+    throw ConfigError(fmt::format("gpus per node {} is invalid: it must be a positive integer", gpus_per_node));
+  }
+  if (world_size < 1) {
+    throw ConfigError(fmt::format("world size {} is invalid: it must be a positive integer", world_size));
+  }
+  if (world_size % gpus_per_node != 0) {
+    throw ConfigError(fmt::format(
+        "world size {} is not divisible by gpus per node {}: nodes are consecutive blocks of {} ranks, so the world "
+        "must fill whole nodes",
+        world_size, gpus_per_node, gpus_per_node));
+  }
+  NodeMap map;
+  map.world_size_ = world_size;
+  map.node_count_ = world_size / gpus_per_node;
+  map.gpus_per_node_ = gpus_per_node;
+  return map;
+}
+
+NodeMap NodeMap::observed(const std::vector<std::int64_t>& node_of_rank) {
+  if (node_of_rank.empty()) throw ConfigError("a node map needs at least one rank");
+  NodeMap map;
+  map.world_size_ = static_cast<std::int64_t>(node_of_rank.size());
+  std::map<std::int64_t, std::int64_t> renumbered;  // id -> node number by first appearance
+  std::vector<std::int64_t> filled;                 // ranks seen so far per node
+  map.node_.reserve(node_of_rank.size());
+  map.local_index_.reserve(node_of_rank.size());
+  for (std::size_t rank = 0; rank < node_of_rank.size(); ++rank) {
+    const std::int64_t id = node_of_rank[rank];
+    if (id < 0) throw ConfigError(fmt::format("rank {} has node id {}: node ids must not be negative", rank, id));
+    const auto [at, added] = renumbered.emplace(id, static_cast<std::int64_t>(renumbered.size()));
+    if (added) filled.push_back(0);
+    const std::int64_t node = at->second;
+    // A node met again after another one started holds more than one range of ranks.
+    if (!map.node_.empty() && node != map.node_.back() && !added) map.contiguous_ = false;
+    map.node_.push_back(node);
+    map.local_index_.push_back(filled[static_cast<std::size_t>(node)]++);
+  }
+  map.node_count_ = static_cast<std::int64_t>(renumbered.size());
+  return map;
+}
+
+void NodeMap::check_rank(std::int64_t rank) const {
+  if (rank < 0 || rank >= world_size_) {
+    throw ConfigError(fmt::format("rank {} is outside the world of {} ranks (valid: 0..{})", rank, world_size_,
+                                  world_size_ - 1));
+  }
+}
+
+std::int64_t NodeMap::node_of(std::int64_t rank) const {
+  check_rank(rank);
+  return gpus_per_node_ ? rank / *gpus_per_node_ : node_[static_cast<std::size_t>(rank)];
+}
+
+std::int64_t NodeMap::local_index(std::int64_t rank) const {
+  check_rank(rank);
+  return gpus_per_node_ ? rank % *gpus_per_node_ : local_index_[static_cast<std::size_t>(rank)];
+}
+
+std::vector<std::int64_t> NodeMap::ranks_per_node() const {
+  if (gpus_per_node_) return std::vector<std::int64_t>(static_cast<std::size_t>(node_count_), *gpus_per_node_);
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(node_count_), 0);
+  for (std::int64_t node : node_) ++counts[static_cast<std::size_t>(node)];
+  return counts;
+}
+
+bool is_bandwidth_hungry(std::string_view name) noexcept {
+  if (name == "tensor" || name == "1d" || name == "sequence") return true;
+  if (name.starts_with("2d_") || name.starts_with("2p5d_") || name.starts_with("3d_")) return true;
+  // A mesh group token: dimension names joined by '-'.
+  while (!name.empty()) {
+    const std::size_t dash = name.find('-');
+    if (name.substr(0, dash) == "tp") return true;
+    if (dash == std::string_view::npos) break;
+    name.remove_prefix(dash + 1);
+  }
+  return false;
+}
+
+std::vector<ModeLocality> mode_locality(const Layout& layout, const NodeMap& nodes) {
+  if (nodes.world_size() != layout.world_size()) {
+    throw ConfigError(fmt::format("the node map covers {} ranks, but the layout has {}", nodes.world_size(),
+                                  layout.world_size()));
+  }
+  std::vector<ModeLocality> result;
+  for (ParallelMode mode : layout.modes()) {
+    ModeLocality entry;
+    entry.name = std::string(mode_name(mode));
+    entry.group_size = layout.group_size(mode);
+    entry.bandwidth_hungry = is_bandwidth_hungry(entry.name);
+    const std::int64_t count = layout.group_count(mode);
+    for (std::int64_t g = 0; g < count; ++g) {
+      const std::int64_t leader = layout.group_leader(mode, g);
+      const std::int64_t node = nodes.node_of(leader);
+      bool within = true;
+      if (nodes.contiguous()) {
+        // Members ascend and each node is one range of ranks: the last member decides.
+        within = nodes.node_of(layout.group_member(leader, mode, entry.group_size - 1)) == node;
+      } else {
+        for (std::int64_t i = 1; i < entry.group_size && within; ++i) {
+          within = nodes.node_of(layout.group_member(leader, mode, i)) == node;
+        }
+      }
+      ++(within ? entry.groups_within_node : entry.groups_across_nodes);
+    }
+    result.push_back(std::move(entry));
+  }
+  return result;
+}
+
+namespace {
+
+bool is_preset_tensor_mode(std::string_view name) {
+  return name == "tensor" || name == "1d" || name == "sequence" || name.starts_with("2d_") ||
+         name.starts_with("2p5d_") || name.starts_with("3d_");
+}
+
+// The largest tensor size below the current one that divides G and makes a valid
+// configuration with everything else unchanged; nothing when there is none but 1.
+std::optional<std::int64_t> tensor_size_that_fits(const ParallelConfig& config, std::int64_t gpus_per_node) {
+  for (std::int64_t size = std::min(gpus_per_node, config.tensor_size - 1); size > 1; --size) {
+    if (gpus_per_node % size != 0) continue;
+    ParallelConfig candidate = config;
+    candidate.tensor_size = size;
+    try {
+      validate(candidate);
+      return size;
+    } catch (const ConfigError&) {
+    }
+  }
+  return std::nullopt;
+}
+
+// The smallest node size of at least G that the tensor size divides and that divides W.
+std::int64_t node_size_that_fits(std::int64_t world_size, std::int64_t tensor_size, std::int64_t gpus_per_node) {
+  for (std::int64_t size = tensor_size * ((gpus_per_node + tensor_size - 1) / tensor_size); size < world_size;
+       size += tensor_size) {
+    if (world_size % size == 0) return size;
+  }
+  return world_size;
+}
+
+std::string fix_for(const Layout& layout, const NodeMap& nodes, const ModeLocality& mode) {
+  const std::int64_t t = layout.tensor_size();
+  if (!is_preset_tensor_mode(mode.name)) {
+    return "list the group's dimensions first in --mesh, with sizes whose product divides the ranks per node";
+  }
+  if (!nodes.gpus_per_node()) {
+    return fmt::format(
+        "place ranks in blocks (e.g. mpirun --map-by slot, Slurm --distribution=block) with a multiple of {} ranks "
+        "per node",
+        t);
+  }
+  const std::int64_t g = *nodes.gpus_per_node();
+  std::string fix = fmt::format("a tensor size that divides {}", g);
+  if (const auto size = tensor_size_that_fits(layout.config(), g)) {
+    fix += fmt::format(" (--tensor {} is valid here)", *size);
+  }
+  return fix + fmt::format(", or nodes of a multiple of {} GPUs (--gpus-per-node {})", t,
+                           node_size_that_fits(layout.world_size(), t, g));
+}
+
+}  // namespace
+
+std::vector<std::string> locality_warnings(const Layout& layout, const NodeMap& nodes,
+                                           const std::vector<ModeLocality>& modes) {
+  std::vector<std::string> warnings;
+  const std::string node_text =
+      nodes.gpus_per_node() ? fmt::format("one node of {} GPUs", *nodes.gpus_per_node()) : std::string("one node");
+  for (const ModeLocality& mode : modes) {
+    if (!mode.bandwidth_hungry || mode.groups_across_nodes == 0) continue;
+    warnings.push_back(fmt::format(
+        "{} groups cross nodes: {} of {} groups of {} ranks span more than {}, so tensor-parallel traffic leaves "
+        "the node (NVLink) for the network; fix: {}",
+        mode.name, mode.groups_across_nodes, mode.groups_within_node + mode.groups_across_nodes, mode.group_size,
+        node_text, fix_for(layout, nodes, mode)));
+  }
+  return warnings;
+}
+
+}  // namespace pgroups

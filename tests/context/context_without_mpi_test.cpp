@@ -1,0 +1,49 @@
+// A ParallelContext needs MPI running: made before MPI_Init or after MPI_Finalize it
+// throws StateError saying so, before any other MPI call. Its own executable, run
+// without mpirun (MPI starts as a singleton in the second test), with GoogleTest's own
+// main: the tests run in this order, and MPI can be started only once per process.
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <string>
+
+#include "pgroups/error.hpp"
+#include "pgroups/parallel_context.hpp"
+
+namespace pgroups {
+namespace {
+
+std::string state_error_of_a_context() {
+  try {
+    const ParallelContext context(ParallelConfig{}, MPI_COMM_WORLD);
+  } catch (const StateError& error) {
+    return error.what();
+  }
+  return "no StateError";
+}
+
+TEST(ParallelContextWithoutMpi, BeforeMpiInitIsAStateError) {
+  int initialized = 1;
+  MPI_Initialized(&initialized);
+  ASSERT_EQ(initialized, 0) << "this test must run first, in a process that has not started MPI";
+  EXPECT_EQ(state_error_of_a_context(),
+            "a ParallelContext cannot be built before MPI_Init: MPI must be running (call MPI_Init or "
+            "MPI_Init_thread first, or hold a pgroups::mpi::Session)");
+}
+
+TEST(ParallelContextWithoutMpi, AfterMpiFinalizeIsAStateError) {
+  ASSERT_EQ(MPI_Init(nullptr, nullptr), MPI_SUCCESS);
+  {
+    // While MPI runs, the same context builds (a world of one).
+    const ParallelContext context(ParallelConfig{}, MPI_COMM_SELF);
+    EXPECT_EQ(context.world_size("global"), 1);
+  }
+  ASSERT_EQ(MPI_Finalize(), MPI_SUCCESS);
+  EXPECT_EQ(state_error_of_a_context(),
+            "a ParallelContext cannot be built after MPI_Finalize: MPI must be running (build it between "
+            "MPI_Init and MPI_Finalize, e.g. inside a pgroups::mpi::Session)");
+}
+
+}  // namespace
+}  // namespace pgroups

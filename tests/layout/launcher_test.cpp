@@ -1,0 +1,119 @@
+// Launcher detection from tables of environment variables, as each launcher sets them.
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "pgroups/launcher.hpp"
+
+namespace pgroups {
+namespace {
+
+using Environment = std::map<std::string, std::string, std::less<>>;
+
+LauncherInfo detect(const Environment& env) {
+  return detect_launcher([&](std::string_view name) -> std::optional<std::string> {
+    const auto found = env.find(name);
+    if (found == env.end()) return std::nullopt;
+    return found->second;
+  });
+}
+
+TEST(DetectLauncher, NothingSetMeansNoLauncher) {
+  const LauncherInfo info = detect({{"HOME", "/root"}});
+  EXPECT_EQ(info.launcher, Launcher::none);
+  EXPECT_EQ(launcher_name(info.launcher), "none");
+  EXPECT_FALSE(info.node_count());
+}
+
+TEST(DetectLauncher, OpenMpiGivesRankSizeAndLocalRankAndNodesFromThem) {
+  const LauncherInfo info = detect({{"OMPI_COMM_WORLD_RANK", "5"},
+                                    {"OMPI_COMM_WORLD_SIZE", "8"},
+                                    {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                                    {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}});
+  EXPECT_EQ(info.launcher, Launcher::open_mpi);
+  EXPECT_EQ(launcher_name(info.launcher), "open_mpi");
+  EXPECT_EQ(info.rank, 5);
+  EXPECT_EQ(info.world_size, 8);
+  EXPECT_EQ(info.local_rank, 1);
+  EXPECT_EQ(info.local_size, 4);
+  EXPECT_FALSE(info.node);
+  EXPECT_EQ(info.node_count(), 2);
+}
+
+TEST(DetectLauncher, MpichHydraUsesPmiAndLocalRankIds) {
+  const LauncherInfo info =
+      detect({{"PMI_RANK", "3"}, {"PMI_SIZE", "6"}, {"MPI_LOCALRANKID", "0"}, {"MPI_LOCALNRANKS", "3"}});
+  EXPECT_EQ(info.launcher, Launcher::mpich_hydra);
+  EXPECT_EQ(info.rank, 3);
+  EXPECT_EQ(info.local_size, 3);
+  EXPECT_EQ(info.node_count(), 2);
+}
+
+TEST(DetectLauncher, SlurmGivesTheNodeAndReadsTasksPerNode) {
+  const LauncherInfo info = detect({{"SLURM_PROCID", "9"},
+                                    {"SLURM_NTASKS", "11"},
+                                    {"SLURM_LOCALID", "1"},
+                                    {"SLURM_NODEID", "2"},
+                                    {"SLURM_NNODES", "3"},
+                                    {"SLURM_STEP_TASKS_PER_NODE", "4(x2),3"}});
+  EXPECT_EQ(info.launcher, Launcher::slurm);
+  EXPECT_EQ(info.rank, 9);
+  EXPECT_EQ(info.world_size, 11);
+  EXPECT_EQ(info.node, 2);
+  EXPECT_EQ(info.nodes, 3);
+  EXPECT_EQ(info.local_size, 3);
+  EXPECT_EQ(info.node_count(), 3);
+}
+
+TEST(DetectLauncher, TorchrunNeedsLocalRankBesideRank) {
+  const LauncherInfo info = detect({{"RANK", "6"},
+                                    {"WORLD_SIZE", "16"},
+                                    {"LOCAL_RANK", "6"},
+                                    {"LOCAL_WORLD_SIZE", "8"},
+                                    {"GROUP_RANK", "0"},
+                                    {"GROUP_WORLD_SIZE", "2"}});
+  EXPECT_EQ(info.launcher, Launcher::torchrun);
+  EXPECT_EQ(info.node, 0);
+  EXPECT_EQ(info.node_count(), 2);
+  EXPECT_EQ(detect({{"RANK", "6"}, {"WORLD_SIZE", "16"}}).launcher, Launcher::none);
+}
+
+TEST(DetectLauncher, MpirunInsideASlurmAllocationIsOpenMpiWithSlurmAlsoPresent) {
+  const LauncherInfo info = detect({{"OMPI_COMM_WORLD_RANK", "2"},
+                                    {"OMPI_COMM_WORLD_SIZE", "4"},
+                                    {"SLURM_PROCID", "0"},
+                                    {"SLURM_NTASKS", "1"}});
+  EXPECT_EQ(info.launcher, Launcher::open_mpi);
+  EXPECT_EQ(info.rank, 2);
+  ASSERT_EQ(info.also_present.size(), 1U);
+  EXPECT_EQ(info.also_present[0], Launcher::slurm);
+}
+
+TEST(DetectLauncher, MalformedOrInconsistentValuesAreDropped) {
+  const LauncherInfo info = detect({{"OMPI_COMM_WORLD_RANK", "9"},
+                                    {"OMPI_COMM_WORLD_SIZE", "4"},
+                                    {"OMPI_COMM_WORLD_LOCAL_RANK", "x1"},
+                                    {"OMPI_COMM_WORLD_LOCAL_SIZE", "-2"}});
+  EXPECT_EQ(info.launcher, Launcher::open_mpi);
+  EXPECT_FALSE(info.rank);  // 9 is not below the world size 4
+  EXPECT_EQ(info.world_size, 4);
+  EXPECT_FALSE(info.local_rank);
+  EXPECT_FALSE(info.local_size);
+  EXPECT_FALSE(info.node_count());
+}
+
+TEST(SlurmTasksOnNode, ExpandsRepeatsAndRejectsMalformedLists) {
+  EXPECT_EQ(slurm_tasks_on_node("4(x2),3", 0), 4);
+  EXPECT_EQ(slurm_tasks_on_node("4(x2),3", 1), 4);
+  EXPECT_EQ(slurm_tasks_on_node("4(x2),3", 2), 3);
+  EXPECT_FALSE(slurm_tasks_on_node("4(x2),3", 3));
+  EXPECT_EQ(slurm_tasks_on_node("8", 0), 8);
+  EXPECT_FALSE(slurm_tasks_on_node("4(x2", 0));
+  EXPECT_FALSE(slurm_tasks_on_node("a", 0));
+  EXPECT_FALSE(slurm_tasks_on_node("", 0));
+}
+
+}  // namespace
+}  // namespace pgroups

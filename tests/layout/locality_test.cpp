@@ -1,0 +1,203 @@
+// Node placement and the per-mode locality counts, checked against the groups
+// themselves for every rank of many configurations.
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "pgroups/error.hpp"
+#include "pgroups/locality.hpp"
+
+namespace pgroups {
+namespace {
+
+ParallelConfig config(std::int64_t w, std::int64_t p, std::int64_t t, TensorMode mode,
+                      std::optional<std::int64_t> depth = std::nullopt) {
+  ParallelConfig c;
+  c.world_size = w;
+  c.pipeline = p;
+  c.tensor_size = t;
+  c.tensor_mode = mode;
+  c.depth = depth;
+  return c;
+}
+
+// The count by definition: a group is within a node iff all its ranks share one.
+std::pair<std::int64_t, std::int64_t> brute_force(const Layout& layout, ParallelMode mode, const NodeMap& nodes) {
+  std::int64_t within = 0;
+  std::int64_t across = 0;
+  for (const auto& group : layout.groups(mode)) {
+    std::set<std::int64_t> seen;
+    for (std::int64_t rank : group) seen.insert(nodes.node_of(rank));
+    ++(seen.size() == 1 ? within : across);
+  }
+  return {within, across};
+}
+
+const ModeLocality& find(const std::vector<ModeLocality>& modes, std::string_view name) {
+  for (const ModeLocality& m : modes) {
+    if (m.name == name) return m;
+  }
+  throw std::runtime_error("no mode " + std::string(name));
+}
+
+TEST(NodeMapBlocks, ConsecutiveRanksShareANode) {
+  const NodeMap nodes = NodeMap::blocks(32, 8);
+  EXPECT_EQ(nodes.node_count(), 4);
+  EXPECT_EQ(nodes.gpus_per_node(), 8);
+  EXPECT_TRUE(nodes.contiguous());
+  EXPECT_EQ(nodes.node_of(0), 0);
+  EXPECT_EQ(nodes.node_of(7), 0);
+  EXPECT_EQ(nodes.node_of(8), 1);
+  EXPECT_EQ(nodes.node_of(31), 3);
+  EXPECT_EQ(nodes.local_index(13), 5);
+  EXPECT_EQ(nodes.ranks_per_node(), (std::vector<std::int64_t>{8, 8, 8, 8}));
+}
+
+TEST(NodeMapBlocks, WorldThatDoesNotFillWholeNodesIsAConfigError) {
+  try {
+    (void)NodeMap::blocks(30, 8);
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& error) {
+    EXPECT_STREQ(error.what(),
+                 "world size 30 is not divisible by gpus per node 8: nodes are consecutive blocks of 8 ranks, so the "
+                 "world must fill whole nodes");
+  }
+  try {
+    (void)NodeMap::blocks(32, 0);
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& error) {
+    EXPECT_STREQ(error.what(), "gpus per node 0 is invalid: it must be a positive integer");
+  }
+}
+
+TEST(NodeMapBlocks, RankOutsideTheWorldIsAConfigError) {
+  const NodeMap nodes = NodeMap::blocks(16, 4);
+  EXPECT_THROW((void)nodes.node_of(16), ConfigError);
+  EXPECT_THROW((void)nodes.local_index(-1), ConfigError);
+}
+
+TEST(NodeMapObserved, RenumbersNodesByFirstAppearanceAndCountsLocalIndices) {
+  const NodeMap nodes = NodeMap::observed({70, 70, 12, 12, 12, 5});
+  EXPECT_EQ(nodes.node_count(), 3);
+  EXPECT_FALSE(nodes.gpus_per_node());
+  EXPECT_TRUE(nodes.contiguous());
+  EXPECT_EQ(nodes.node_of(0), 0);
+  EXPECT_EQ(nodes.node_of(2), 1);
+  EXPECT_EQ(nodes.node_of(5), 2);
+  EXPECT_EQ(nodes.local_index(4), 2);
+  EXPECT_EQ(nodes.ranks_per_node(), (std::vector<std::int64_t>{2, 3, 1}));
+}
+
+TEST(NodeMapObserved, RoundRobinPlacementIsNotContiguous) {
+  const NodeMap nodes = NodeMap::observed({0, 1, 0, 1});
+  EXPECT_FALSE(nodes.contiguous());
+  EXPECT_EQ(nodes.local_index(2), 1);
+  EXPECT_THROW((void)NodeMap::observed({}), ConfigError);
+  EXPECT_THROW((void)NodeMap::observed({0, -1}), ConfigError);
+}
+
+struct Case {
+  ParallelConfig config;
+  std::int64_t gpus_per_node;
+};
+
+TEST(ModeLocality, CountsEqualTheGroupsOfEveryModeForBlocksAndRoundRobin) {
+  const std::vector<Case> cases = {
+      {config(32, 2, 8, TensorMode::tensor_2p5d, 2), 8},  {config(32, 2, 8, TensorMode::tensor_2p5d, 2), 4},
+      {config(64, 2, 16, TensorMode::tensor_2d), 8},      {config(64, 1, 8, TensorMode::tensor_3d), 4},
+      {config(24, 2, 3, TensorMode::tensor_1d), 4},       {config(48, 2, 4, TensorMode::sequence), 6},
+      {config(16, 4, 1, TensorMode::none), 16},           {config(36, 1, 9, TensorMode::tensor_2d), 12},
+      {config(64, 2, 8, TensorMode::tensor_3d), 16},      {config(12, 1, 3, TensorMode::tensor_1d), 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(describe(c.config) + " G=" + std::to_string(c.gpus_per_node));
+    const Layout layout(c.config);
+    const NodeMap blocks = NodeMap::blocks(c.config.world_size, c.gpus_per_node);
+    std::vector<std::int64_t> round_robin;
+    for (std::int64_t r = 0; r < c.config.world_size; ++r) round_robin.push_back(r % (c.config.world_size / c.gpus_per_node));
+    const NodeMap observed = NodeMap::observed(round_robin);
+    for (const NodeMap* nodes : {&blocks, &observed}) {
+      const std::vector<ModeLocality> counted = mode_locality(layout, *nodes);
+      ASSERT_EQ(counted.size(), layout.modes().size());
+      for (std::size_t i = 0; i < counted.size(); ++i) {
+        const ParallelMode mode = layout.modes()[i];
+        EXPECT_EQ(counted[i].name, mode_name(mode));
+        const auto [within, across] = brute_force(layout, mode, *nodes);
+        EXPECT_EQ(counted[i].groups_within_node, within) << counted[i].name;
+        EXPECT_EQ(counted[i].groups_across_nodes, across) << counted[i].name;
+        EXPECT_EQ(counted[i].group_size, layout.group_size(mode));
+      }
+    }
+  }
+}
+
+TEST(ModeLocality, TheIssueExampleCountsAndWarnsAboutTensorGroups) {
+  const Layout layout(config(1024, 4, 16, TensorMode::tensor_2d));
+  const NodeMap nodes = NodeMap::blocks(1024, 8);
+  EXPECT_EQ(nodes.node_count(), 128);
+  const auto modes = mode_locality(layout, nodes);
+  EXPECT_EQ(find(modes, "tensor").groups_across_nodes, 64);
+  EXPECT_EQ(find(modes, "tensor").groups_within_node, 0);
+  EXPECT_EQ(find(modes, "2d_row").groups_within_node, 256);
+  EXPECT_EQ(find(modes, "2d_col").groups_across_nodes, 256);
+  EXPECT_EQ(find(modes, "data").groups_across_nodes, 64);
+  const auto warnings = locality_warnings(layout, nodes, modes);
+  ASSERT_EQ(warnings.size(), 2U);
+  EXPECT_EQ(warnings[0],
+            "tensor groups cross nodes: 64 of 64 groups of 16 ranks span more than one node of 8 GPUs, so "
+            "tensor-parallel traffic leaves the node (NVLink) for the network; fix: a tensor size that divides 8 "
+            "(--tensor 4 is valid here), or nodes of a multiple of 16 GPUs (--gpus-per-node 16)");
+  EXPECT_EQ(warnings[1].rfind("2d_col groups cross nodes: 256 of 256 groups of 4 ranks", 0), 0U) << warnings[1];
+}
+
+TEST(ModeLocality, NoWarningWhenTheTensorSizeDividesTheNode) {
+  const Layout layout(config(32, 2, 8, TensorMode::tensor_2p5d, 2));
+  const NodeMap nodes = NodeMap::blocks(32, 8);
+  const auto modes = mode_locality(layout, nodes);
+  EXPECT_TRUE(locality_warnings(layout, nodes, modes).empty());
+  // Data and pipeline groups cross nodes by design; they are not flagged.
+  EXPECT_GT(find(modes, "data").groups_across_nodes, 0);
+}
+
+TEST(ModeLocality, FixOffersOnlyTensorSizesValidForTheMode) {
+  // 3d needs a cube: no cube above 1 divides 4, so no tensor size is offered.
+  const Layout layout(config(64, 1, 8, TensorMode::tensor_3d));
+  const NodeMap nodes = NodeMap::blocks(64, 4);
+  const auto warnings = locality_warnings(layout, nodes, mode_locality(layout, nodes));
+  ASSERT_FALSE(warnings.empty());
+  EXPECT_NE(warnings[0].find("fix: a tensor size that divides 4, or nodes of a multiple of 8 GPUs (--gpus-per-node 8)"),
+            std::string::npos)
+      << warnings[0];
+}
+
+TEST(ModeLocality, ObservedPlacementWarnsWithAPlacementFix) {
+  const Layout layout(config(8, 1, 4, TensorMode::tensor_1d));
+  const NodeMap nodes = NodeMap::observed({0, 1, 0, 1, 0, 1, 0, 1});
+  const auto warnings = locality_warnings(layout, nodes, mode_locality(layout, nodes));
+  ASSERT_EQ(warnings.size(), 2U);  // tensor and 1d
+  EXPECT_NE(warnings[0].find("span more than one node, so"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("--map-by slot"), std::string::npos) << warnings[0];
+}
+
+TEST(ModeLocality, MapOfAnotherWorldSizeIsAConfigError) {
+  const Layout layout(config(16, 1, 4, TensorMode::tensor_1d));
+  EXPECT_THROW((void)mode_locality(layout, NodeMap::blocks(32, 8)), ConfigError);
+}
+
+TEST(BandwidthHungry, TensorFamilySequenceAndMeshTokensWithTp) {
+  for (const char* name : {"tensor", "1d", "sequence", "2d_row", "2d_col", "2p5d_col", "2p5d_row", "2p5d_dep",
+                           "2p5d_xz", "3d_input", "3d_weight", "3d_output", "3d_input_x_weight",
+                           "3d_output_x_weight", "tp", "tp-dp", "cp-tp", "dp-tp-ep"}) {
+    EXPECT_TRUE(is_bandwidth_hungry(name)) << name;
+  }
+  for (const char* name : {"global", "data", "model", "pipe", "sequence_dp", "dp", "pp", "cp", "tpx", "dp-tpx",
+                           "embd", ""}) {
+    EXPECT_FALSE(is_bandwidth_hungry(name)) << name;
+  }
+}
+
+}  // namespace
+}  // namespace pgroups
