@@ -7,7 +7,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -16,8 +15,10 @@
 #include <utility>
 #include <vector>
 
+#include "integer_option.hpp"
 #include "mpi_job.hpp"
 #include "mpi_options.hpp"
+#include "output.hpp"
 #include "pgroups/backend.hpp"
 #include "pgroups/creation_cost.hpp"
 #include "pgroups/error.hpp"
@@ -212,7 +213,14 @@ int run_model(const BenchOptions& options) {
       "collectives each rank enters (agreement included)\n\n{:>9}",
       describe(config), "W");
   bool header_done = false;
-  for (std::int64_t w = unit; w <= largest; w *= 2) {
+  if (!config.mesh && options.max_world < unit) {
+    throw ConfigError(fmt::format("--max-world {} is smaller than the smallest world of the configuration, "
+                                  "pipeline {} * tensor {} = {}",
+                                  options.max_world, config.pipeline, config.tensor_size, unit));
+  }
+  // Doubling is checked against the largest world before it happens, so it never
+  // overflows.
+  for (std::int64_t w = unit;; w *= 2) {
     config.world_size = w;
     const Layout layout(config);
     const auto costs = creation_costs(layout);
@@ -234,11 +242,12 @@ int run_model(const BenchOptions& options) {
     }
     text += '\n';
     rows.push_back({{"world_size", w}, {"modes", layout.group_kinds().size()}, {"algorithms", algorithms}});
+    if (w > largest / 2) break;
   }
   if (options.format == "json") {
-    std::cout << nlohmann::json{{"config", config_json(config)}, {"model", rows}}.dump() << '\n';
+    write_output(nlohmann::json{{"config", config_json(config)}, {"model", rows}}.dump() + '\n');
   } else {
-    std::cout << text;
+    write_output(text);
   }
   return 0;
 }
@@ -294,11 +303,10 @@ int bench_job(const BenchOptions& options, ContextOptions& base, int rank, int s
     if (options.format == "json") {
       nlohmann::json report = bench_json(entries, size, k, options.repeats, *config);
       report["backend"] = backend_name(base.backend);
-      std::cout << report.dump() << '\n';
+      write_output(report.dump() + '\n');
     } else {
-      std::cout << bench_text(entries, layout, base.backend, k, options.repeats);
+      write_output(bench_text(entries, layout, base.backend, k, options.repeats));
     }
-    std::cout.flush();
   }
   return 0;
 }
@@ -321,13 +329,13 @@ Subcommand add_bench_command(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
       "bench", "Time group creation with each strategy beside MPI's floor (run with mpirun); --model needs no MPI");
   options->plan.add_to(*app, /*with_world_size=*/false);
-  app->add_option("--repeats", options->repeats,
-                  "Timed repeats after one warm-up (default 5); the same on every rank (agreed: status 7 otherwise)");
+  add_integer_option(*app, "--repeats", options->repeats,
+                     "Timed repeats after one warm-up (default 5); the same on every rank (agreed: status 7 otherwise)");
   app->add_option("--format", options->format, "Output format; the same on every rank (agreed: status 7 otherwise)")
       ->check(CLI::IsMember({"text", "json"}));
   app->add_flag("--model", options->model,
                 "Print the cost model (calls and collectives per rank) for W up to --max-world, without MPI");
-  app->add_option("--max-world", options->max_world, "Largest world of the cost model (default 1048576)");
+  add_integer_option(*app, "--max-world", options->max_world, "Largest world of the cost model (default 1048576)");
   app->add_option("--backend", options->backend,
                   "mpi, or nccl: each strategy's context also creates the NCCL world and one split per mode")
       ->check(CLI::IsMember({"mpi", "nccl"}));

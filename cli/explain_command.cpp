@@ -1,10 +1,11 @@
 // `pgroups explain --rank R`: one rank's coordinates and groups, computed without
 // enumerating the world, so it answers at once for any world size.
 
-#include <iostream>
 #include <memory>
 
+#include "integer_option.hpp"
 #include "locality_output.hpp"
+#include "output.hpp"
 #include "plan_options.hpp"
 #include "plan_output.hpp"
 #include "subcommand.hpp"
@@ -20,7 +21,7 @@ Subcommand add_explain_command(CLI::App& parent) {
   auto options = std::make_shared<Options>();
   CLI::App* app = parent.add_subcommand("explain", "Show one rank's coordinates and its group in every mode");
   options->plan.add_to(*app);
-  app->add_option("-r,--rank", options->rank, "Global rank to explain")->required();
+  add_integer_option(*app, "-r,--rank", options->rank, "Global rank to explain")->required();
   app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   options->plan.add_gpus_per_node_to(*app);
   return {app, [options] {
@@ -29,10 +30,11 @@ Subcommand add_explain_command(CLI::App& parent) {
             if (options->format == "json") {
               nlohmann::json json = explain_json(layout, options->rank);
               if (locality) json["node"] = node_json(locality->nodes, options->rank);
-              std::cout << json.dump(1) << '\n';
+              write_output(json.dump(1) + '\n');
             } else {
-              std::cout << explain_text(layout, options->rank);
-              if (locality) std::cout << '\n' << node_text(locality->nodes, options->rank) << '\n';
+              std::string text = explain_text(layout, options->rank);
+              if (locality) text += '\n' + node_text(locality->nodes, options->rank) + '\n';
+              write_output(text);
             }
             if (locality) print_locality_warnings(layout, *locality);
             return 0;

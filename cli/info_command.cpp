@@ -12,11 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "output.hpp"
 #include "pgroups/launcher.hpp"
 #include "subcommand.hpp"
 
@@ -179,9 +179,9 @@ Subcommand add_info_command(CLI::App& parent) {
   return {app, [format] {
             const BuildInfo info = gather();
             if (*format == "json") {
-              std::cout << info_json(info).dump(1) << '\n';
+              write_output(info_json(info).dump(1) + '\n');
             } else {
-              std::cout << info_text(info);
+              write_output(info_text(info));
             }
             return 0;
           }};

@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "integer_option.hpp"
 #include "plan_options.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/mesh_config.hpp"
@@ -28,13 +29,13 @@ void PlanOptions::add_mesh_to(CLI::App& app) {
                                  "Megatron-LM's spelling: dimension names fastest first (default tp-cp-ep-dp-pp "
                                  "when a size flag is given); sizes from --tp/--cp/--ep/--dp/--pp, 1 when absent")
                       ->group(kMeshGroup);
-  tp_option_ = app.add_option("--tp", tp_, "Tensor-parallel size of the --order mesh")->group(kMeshGroup);
-  cp_option_ = app.add_option("--cp", cp_, "Context-parallel size of the --order mesh")->group(kMeshGroup);
-  ep_option_ = app.add_option("--ep", ep_, "Expert-parallel size of the --order mesh")->group(kMeshGroup);
-  dp_option_ = app.add_option("--dp", dp_,
+  tp_option_ = add_integer_option(app, "--tp", tp_, "Tensor-parallel size of the --order mesh")->group(kMeshGroup);
+  cp_option_ = add_integer_option(app, "--cp", cp_, "Context-parallel size of the --order mesh")->group(kMeshGroup);
+  ep_option_ = add_integer_option(app, "--ep", ep_, "Expert-parallel size of the --order mesh")->group(kMeshGroup);
+  dp_option_ = add_integer_option(app, "--dp", dp_,
                               "Data-parallel size of the --order mesh (default: world size / the other sizes)")
                    ->group(kMeshGroup);
-  pp_option_ = app.add_option("--pp", pp_, "Pipeline-parallel size of the --order mesh")->group(kMeshGroup);
+  pp_option_ = add_integer_option(app, "--pp", pp_, "Pipeline-parallel size of the --order mesh")->group(kMeshGroup);
 }
 
 void PlanOptions::apply_mesh(ParallelConfig& config, std::optional<std::int64_t> world_size_from_runtime) const {

@@ -4,9 +4,11 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <utility>
 #include <vector>
 
+#include "output.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/mpi/error.hpp"
 #include "pgroups/mpi/session.hpp"
@@ -40,9 +42,9 @@ int exit_status_of(const std::exception& error) {
 
 void print_job_error(int rank, bool shared_by_all, const std::string& message) {
   if (shared_by_all) {
-    if (rank == 0) fmt::print(stderr, "pgroups: error: {}\n", message);
+    if (rank == 0) std::fputs(error_line(message).c_str(), stderr);
   } else {
-    fmt::print(stderr, "pgroups: error on rank {}: {}\n", rank, message);
+    std::fputs(error_line(message, fmt::format("pgroups: error on rank {}: ", rank)).c_str(), stderr);
   }
 }
 

@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "../src/common/printable.hpp"
+#include "integer_option.hpp"
 #include "pgroups/creation_steps.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/layout.hpp"
@@ -40,16 +41,6 @@ void announce_fault(const std::string& text) {
 void MpiOptions::add_to(CLI::App& app, std::vector<std::string> steps_after_creation) {
   command_ = app.get_name();
   later_steps_ = std::move(steps_after_creation);
-  const CLI::Validator kRankValidator(
-      [](std::string& text) -> std::string {
-        int value = -1;
-        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (error != std::errc() || end != text.data() + text.size() || value < 0) {
-          return fmt::format("value '{}' is not a rank: expected a whole number, 0 or more", text);
-        }
-        return {};
-      },
-      "");
   app.add_option("--timeout", timeout,
                  "Seconds that each step (group creation, then each later phase: checks, repeats, finalize) may "
                  "wait for the other ranks before the job ends with status 8 (0 = no timeout; default: "
@@ -66,17 +57,19 @@ void MpiOptions::add_to(CLI::App& app, std::vector<std::string> steps_after_crea
             }
           },
           ""));
-  app.add_option("--inject-stall-rank", stall_rank,
-                 "Testing: rank R stops (sleeps until killed) just before --inject-step, by default just before "
-                 "group creation")
+  // A rank is 0 or more; one past the world is a ConfigError of apply(), which knows it.
+  constexpr std::int64_t kFirstRank = 0;
+  add_integer_option(app, "--inject-stall-rank", stall_rank,
+                     "Testing: rank R stops (sleeps until killed) just before --inject-step, by default just before "
+                     "group creation",
+                     kFirstRank)
       ->type_name("R")
-      ->check(kRankValidator)
       ->group(kFaultGroup);
-  app.add_option("--inject-exit-rank", exit_rank,
-                 "Testing: rank R exits at once with status 1 just before --inject-step, by default after the "
-                 "first mode was created")
+  add_integer_option(app, "--inject-exit-rank", exit_rank,
+                     "Testing: rank R exits at once with status 1 just before --inject-step, by default after the "
+                     "first mode was created",
+                     kFirstRank)
       ->type_name("R")
-      ->check(kRankValidator)
       ->group(kFaultGroup);
   app.add_option("--inject-step", step,
                  fmt::format("Testing: the step before which the injected fault strikes: a step of creation "
@@ -107,9 +100,10 @@ void MpiOptions::apply(ContextOptions& options, const ParallelConfig& config, in
   const std::vector<std::string>& later = later_steps_;
   if (!step.empty() && find_step(steps, step) == nullptr &&
       std::find(later.begin(), later.end(), step) == later.end()) {
-    throw ConfigError(fmt::format("--inject-step '{}' is not a step of `pgroups {}` with {}: the steps of creation "
+    throw ConfigError(fmt::format("--inject-step {} is not a step of `pgroups {}` with {}: the steps of creation "
                                   "are {}; after it {}",
-                                  step, command_, describe(config), step_names(steps), fmt::join(later, ", ")));
+                                  detail::quoted_excerpt(step), command_, describe(config), step_names(steps),
+                                  fmt::join(later, ", ")));
   }
   // The exit's default is the first group kind's step (after `global`, made by
   // "duplicate"), so that the rank dies half-way.

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <iostream>
 #include <memory>
 
 #include "locality_output.hpp"
+#include "output.hpp"
 #include "plan_options.hpp"
 #include "plan_output.hpp"
 #include "plan_picture.hpp"
@@ -33,10 +33,11 @@ Subcommand add_plan_command(CLI::App& parent) {
             if (options->format == "json") {
               nlohmann::json json = plan_json(layout);
               if (locality) json["locality"] = locality_json(*locality);
-              std::cout << json.dump() << '\n';
+              write_output(json.dump() + '\n');
             } else {
-              std::cout << plan_text(layout);
-              if (locality) std::cout << '\n' << locality_text(*locality);
+              std::string text = plan_text(layout);
+              if (locality) text += '\n' + locality_text(*locality);
+              write_output(text);
             }
             if (locality) print_locality_warnings(layout, *locality);
             return 0;

@@ -3,34 +3,42 @@
 #include <fmt/format.h>
 
 #include "pgroups/config_reader.hpp"
+#include "integer_option.hpp"
 #include "pgroups/error.hpp"
 
 namespace pgroups::cli {
 
 void PlanOptions::add_to(CLI::App& app, bool with_world_size) {
-  app.add_option("--config", config_file_, "Configuration file: .toml, .json or Colossal-AI .py (flags override it)");
+  config_option_ = app.add_option("--config", config_file_,
+                                  "Configuration file: .toml, .json or Colossal-AI .py (flags override it)");
   if (with_world_size) {
-    world_size_option_ = app.add_option("-w,--world-size", world_size_, "Number of ranks W");
+    world_size_option_ = add_integer_option(app, "-w,--world-size", world_size_, "Number of ranks W");
   }
-  pipeline_option_ = app.add_option("-p,--pipeline", pipeline_, "Pipeline-parallel size (default 1)");
-  tensor_option_ = app.add_option("-t,--tensor", tensor_, "Tensor-parallel size (sequence size in mode sequence; default 1)");
+  pipeline_option_ = add_integer_option(app, "-p,--pipeline", pipeline_, "Pipeline-parallel size (default 1)");
+  tensor_option_ = add_integer_option(app, "-t,--tensor", tensor_,
+                                      "Tensor-parallel size (sequence size in mode sequence; default 1)");
   mode_option_ = app.add_option("-m,--mode", mode_, "Tensor mode: none, 1d, 2d, 2.5d, 3d, sequence");
-  depth_option_ = app.add_option("-d,--depth", depth_, "2.5D depth (mode 2.5d only)");
-  seed_option_ = app.add_option("--seed", seed_, "Base random seed (default 1024)");
+  depth_option_ = add_integer_option(app, "-d,--depth", depth_, "2.5D depth (mode 2.5d only)");
+  seed_option_ = add_integer_option(app, "--seed", seed_, "Base random seed (default 1024)");
   app.add_flag("--legacy-sequence-dp", legacy_sequence_dp_,
                "Build Colossal-AI's contiguous sequence_dp blocks instead of one group per pipeline stage");
   add_mesh_to(app);
 }
 
 void PlanOptions::add_gpus_per_node_to(CLI::App& app) {
-  gpus_per_node_option_ = app.add_option(
-      "--gpus-per-node", gpus_per_node_,
+  gpus_per_node_option_ = add_integer_option(
+      app, "--gpus-per-node", gpus_per_node_,
       "GPUs per node G: nodes are consecutive blocks of G ranks; adds the locality report and warns when a tensor "
       "group crosses nodes");
 }
 
 ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_runtime) const {
-  ParallelConfig config = config_file_.empty() ? ParallelConfig{} : read_config_file(config_file_);
+  if (config_option_->count() && config_file_.empty()) {
+    // An empty path is most likely an unset shell variable; the defaults would hide it.
+    throw IoError("--config was given an empty path: name a .toml, .json or .py file, or leave --config out to use "
+                  "the flags alone");
+  }
+  ParallelConfig config = config_option_->count() ? read_config_file(config_file_) : ParallelConfig{};
   if (world_size_option_ && world_size_option_->count()) config.world_size = world_size_;
   if (pipeline_option_->count()) config.pipeline = pipeline_;
   if (tensor_option_->count()) config.tensor_size = tensor_;
@@ -50,7 +58,8 @@ ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_
                                     *world_size_from_runtime));
     }
     config.world_size = *world_size_from_runtime;
-  } else if (config.world_size == 0 && !config.mesh) {  // a mesh's product is its world size
+  } else if (config.world_size == 0 && !config.mesh &&  // a mesh's product is its world size
+             !(world_size_option_ && world_size_option_->count())) {
     throw ConfigError("world size is missing: give --world-size W or world_size in the config file");
   }
   return config;

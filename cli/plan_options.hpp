@@ -57,6 +57,7 @@ class PlanOptions {
   std::int64_t depth_ = 0;
   std::int64_t seed_ = 0;
   bool legacy_sequence_dp_ = false;
+  CLI::Option* config_option_ = nullptr;
   CLI::Option* world_size_option_ = nullptr;
   CLI::Option* pipeline_option_ = nullptr;
   CLI::Option* tensor_option_ = nullptr;

@@ -22,7 +22,6 @@
 #include <array>
 #include <cstdio>
 #include <exception>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <set>
@@ -37,6 +36,7 @@
 #include "mpi_job.hpp"
 #include "mpi_options.hpp"
 #include "node_report.hpp"
+#include "output.hpp"
 #include "pgroups/mpi/deadline.hpp"
 #include "pgroups/timeout.hpp"
 #include "plan_options.hpp"
@@ -265,6 +265,7 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
   // collectives, watched: a rank that never arrives ends the others with status 8.
   const bool json = options.format == "json";
   int ok_everywhere = 0;
+  std::optional<IoError> output_error;
   try {
     const WatchedPhase phase(context_options, rank, size, {"check", "the checks of the communicators"});
     double create_seconds = 0.0;
@@ -287,16 +288,21 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
     if (rank == 0) {
       const std::string_view name = mpi::strategy_name(*strategy);
       const LocalityReport locality = observed_locality(context->layout(), nodes.node_of_rank);
-      if (json) {
-        nlohmann::json out = report_json(*context, name, create_seconds, reports, device, ok_everywhere == 1);
-        out["nodes"] = live_nodes_json(nodes, locality);
-        std::cout << out.dump() << '\n';
-      } else {
-        std::cout << report_text(*context, name, create_seconds, reports, device, ok_everywhere == 1) << '\n'
-                  << live_nodes_text(nodes, locality);
+      // A failed write (full disk, closed pipe) fails rank 0 alone, after the collective
+      // destruction, so that no rank is left waiting.
+      try {
+        if (json) {
+          nlohmann::json out = report_json(*context, name, create_seconds, reports, device, ok_everywhere == 1);
+          out["nodes"] = live_nodes_json(nodes, locality);
+          write_output(out.dump() + '\n');
+        } else {
+          write_output(report_text(*context, name, create_seconds, reports, device, ok_everywhere == 1) + '\n' +
+                       live_nodes_text(nodes, locality));
+        }
+      } catch (const IoError& error) {
+        output_error = error;
       }
       print_locality_warnings(context->layout(), locality);
-      std::cout.flush();
     }
   } catch (const std::exception& error) {
     return end_collective_step(world, rank, error);
@@ -308,6 +314,10 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
     context->destroy();
   } catch (const std::exception& error) {
     return end_collective_step(world, rank, error);
+  }
+  if (output_error) {
+    print_job_error(rank, true, output_error->what());
+    return static_cast<int>(output_error->exit_code());
   }
   return ok_everywhere == 1 ? 0 : static_cast<int>(ExitCode::verify_failed);
 }

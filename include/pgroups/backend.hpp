@@ -20,8 +20,9 @@ enum class Backend : std::uint8_t {
 
 inline constexpr std::array<Backend, 2> kAllBackends = {Backend::mpi, Backend::nccl};
 
-/// "mpi" or "nccl". O(1).
-[[nodiscard]] std::string_view backend_name(Backend backend) noexcept;
+/// "mpi" or "nccl". O(1). ConfigError naming the number for a value that is no
+/// enumerator.
+[[nodiscard]] std::string_view backend_name(Backend backend);
 
 /// The backend with that exact name; ConfigError naming the value and the valid names
 /// otherwise. It does not check that the backend was built (see require_backend_built).

@@ -12,12 +12,16 @@
 /// The `parallel` table holds `pipeline` (an integer or {size = N}), `tensor` (an integer
 /// or {size, mode, depth}), and pgroups' own optional keys `world_size`,
 /// `legacy_sequence_dp` (boolean), `seed` and `gpus_per_node` (for the locality report;
-/// checked where it is used, pgroups/locality.hpp). A table without `size` means size 1;
-/// `mode` and `depth` may be null/None (no mode, no depth). Other top-level entries are
-/// ignored, as a training config holds many; an unknown key inside `parallel` is an
-/// error that suggests the closest known key, and so is a key given twice. No `parallel`
-/// entry means the defaults (pure data parallelism); an empty or blank text, though, is
-/// a ParseError, as it is far more likely a truncated file than a wish.
+/// checked where it is used, pgroups/locality.hpp). A table must give its `size` (as in
+/// Colossal-AI); `mode` and `depth` may be null/None (no mode, no depth). Other top-level
+/// entries are ignored, as a training config holds many; an unknown key inside
+/// `parallel` is an error that suggests the closest known key, and so is a key given
+/// twice. No `parallel` entry means the defaults (pure data parallelism), unless a
+/// top-level key looks like a misspelling of it (`parallell`, `Parallel`): that is a
+/// ParseError suggesting `parallel`. An empty or blank text is a ParseError, as it is far
+/// more likely a truncated file than a wish. Python lines end at \n, \r\n or a lone \r.
+/// Integers are decimal (docs/errors.md, "Input rules"); a TOML file holds at most
+/// 10,000 values, so that reading stays within a few times the text's size.
 ///
 /// A top-level `mesh` table describes a named mesh instead (ParallelConfig::mesh;
 /// docs/meshes.md): `order` (required; dimension names joined by '-', fastest first),

@@ -30,7 +30,9 @@ struct CreationCost {
 /// agreement, node query, one per kind). Colossal-AI reuses the world for `global` and
 /// creates every group of every other kind on every rank.
 /// Rows, in this order: colossal-ai (gloo), colossal-ai (nccl), per_group, comm_split,
-/// comm_create, create_group (pgroups' default). O(number of group kinds).
+/// comm_create, create_group (pgroups' default). O(number of group kinds). Throws
+/// ConfigError naming the world size when a count does not fit in 64 bits (worlds of
+/// about 2^58 ranks and more).
 [[nodiscard]] std::vector<CreationCost> creation_costs(const Layout& layout);
 
 }  // namespace pgroups

@@ -107,6 +107,7 @@ class Layout {
   /// The modes this configuration creates, in creation order (`global` first); empty
   /// for a mesh.
   [[nodiscard]] std::span<const ParallelMode> modes() const noexcept { return modes_; }
+  /// Whether the configuration creates the mode; false for a value that is no enumerator.
   [[nodiscard]] bool has_mode(ParallelMode mode) const noexcept;
 
   /// The rank's coordinates, slowest first: data, pipe, then the tensor ones
@@ -130,7 +131,8 @@ class Layout {
   /// Throws StateError for a mode not in modes().
   [[nodiscard]] std::int64_t seed(std::int64_t rank, ParallelMode mode) const;
 
-  /// The kind index of a mode; throws StateError naming the mode and the modes there are.
+  /// The kind index of a mode; throws StateError naming the mode and the modes there are,
+  /// or ConfigError naming the number for a value that is no enumerator.
   [[nodiscard]] std::size_t kind_of(ParallelMode mode) const;
 
  private:

@@ -15,12 +15,14 @@ namespace pgroups {
 /// How the tensor-parallel ranks are arranged (Colossal-AI's `tensor.mode`).
 enum class TensorMode : std::uint8_t { none, tensor_1d, tensor_2d, tensor_2p5d, tensor_3d, sequence };
 
-/// "none", "1d", "2d", "2.5d", "3d" or "sequence".
-[[nodiscard]] std::string_view tensor_mode_name(TensorMode mode) noexcept;
+/// "none", "1d", "2d", "2.5d", "3d" or "sequence"; ConfigError naming the number for a
+/// value that is no enumerator.
+[[nodiscard]] std::string_view tensor_mode_name(TensorMode mode);
 
 /// Parses a tensor mode as written in a config: the exact, case-sensitive names of
 /// tensor_mode_name(), plus "None"/"null" for none (Colossal-AI writes `mode=None`).
-/// Throws ConfigError naming the value, the allowed names and the closest one.
+/// Throws ConfigError naming the value (escaped and cut as quoted_excerpt does: 'abc'...),
+/// the allowed names and the closest one.
 [[nodiscard]] TensorMode parse_tensor_mode(std::string_view text);
 
 /// The parallel layout one job asks for. Sizes are signed so that a negative value read

@@ -124,7 +124,11 @@ class ParallelContext {
   /// Whether the kind exists: the layout has a kind of that name (find_group_kind) and
   /// the context was not destroyed. O(kinds).
   [[nodiscard]] bool is_initialized(std::string_view group) const noexcept;
-  [[nodiscard]] bool is_initialized(ParallelMode mode) const noexcept { return is_initialized(mode_name(mode)); }
+  /// False for a value that is no enumerator (a cast from a wrong integer); the other
+  /// ParallelMode overloads throw ConfigError naming it (mode_name).
+  [[nodiscard]] bool is_initialized(ParallelMode mode) const noexcept {
+    return static_cast<std::size_t>(mode) < kParallelModeCount && is_initialized(mode_name(mode));
+  }
   /// Whether this rank is in a group of the kind, i.e. has its communicator: always true
   /// except for a partial kind (Megatron's `embd`, `pos_embd`). Throws StateError as the
   /// queries below do for a kind that is not initialized.

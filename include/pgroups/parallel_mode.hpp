@@ -5,7 +5,10 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+
+#include "pgroups/error.hpp"
 
 namespace pgroups {
 
@@ -49,15 +52,22 @@ inline constexpr std::array<ParallelMode, kParallelModeCount> kAllParallelModes 
     ParallelMode::tensor_3d_output_x_weight,
 };
 
-/// Colossal-AI's name of the mode: "global", "data", "1d", "2p5d_xz", ...
-[[nodiscard]] constexpr std::string_view mode_name(ParallelMode mode) noexcept {
+/// Colossal-AI's name of the mode: "global", "data", "1d", "2p5d_xz", ... Throws
+/// ConfigError naming the number for a value that is no enumerator (a cast from a wrong
+/// integer), rather than reading past the table.
+[[nodiscard]] constexpr std::string_view mode_name(ParallelMode mode) {
   constexpr std::array<std::string_view, kParallelModeCount> names = {
       "global",   "data",     "model",    "pipe",     "tensor",
       "1d",       "sequence", "sequence_dp", "2d_row", "2d_col",
       "2p5d_col", "2p5d_row", "2p5d_dep", "2p5d_xz",  "3d_input",
       "3d_weight", "3d_output", "3d_input_x_weight", "3d_output_x_weight",
   };
-  return names[static_cast<std::size_t>(mode)];
+  const auto index = static_cast<std::size_t>(mode);
+  if (index >= names.size()) {
+    throw ConfigError("ParallelMode " + std::to_string(index) + " is not a parallel mode: the modes are 0 to " +
+                      std::to_string(names.size() - 1));
+  }
+  return names[index];
 }
 
 /// The mode with that exact name, or nothing.

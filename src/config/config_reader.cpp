@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -41,6 +42,11 @@ std::string read_whole_file(const std::filesystem::path& path) {
   // Read in chunks up to one byte past the limit rather than trusting the size stat()
   // gave: the file may grow in between.
   std::string text;
+  // Sized once from stat() where it can be, so that reading never holds two copies
+  // while the string grows.
+  std::error_code size_error;
+  const std::uintmax_t expected = std::filesystem::file_size(path, size_error);
+  if (!size_error) text.reserve(static_cast<std::size_t>(std::min<std::uintmax_t>(expected, kMaxConfigFileBytes + 1)));
   char chunk[1 << 16];
   while (text.size() <= kMaxConfigFileBytes) {
     const std::size_t read = std::fread(chunk, 1, sizeof chunk, file.get());

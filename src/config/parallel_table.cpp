@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -51,9 +52,21 @@ class TableReader {
       fail(root.position, fmt::format("the top level must be {}, found {}", words_.a_table, found(root)));
     }
     ParallelConfig config;
-    if (const ConfigEntry* mesh = root.find("mesh")) config.mesh = read_mesh(mesh->value);
-    const ConfigEntry* parallel = root.find("parallel");
-    if (parallel == nullptr) return config;
+    if (const ConfigEntry* mesh = root.find(kMeshKey)) config.mesh = read_mesh(mesh->value);
+    const ConfigEntry* parallel = root.find(kParallelKey);
+    if (parallel == nullptr) {
+      // The builder keeps, beside `parallel` and `mesh`, only a top-level key that looks
+      // like a misspelling of `parallel`: reading the defaults then would hide the user's
+      // settings.
+      for (const ConfigEntry& entry : root.entries) {
+        if (entry.key == kMeshKey) continue;
+        fail(entry.key_position,
+             fmt::format("unknown top-level key {}: the settings are read from parallel (and mesh) only, and "
+                         "without parallel the defaults would be used (did you mean {}?)",
+                         quoted_excerpt(entry.key), kParallelKey));
+      }
+      return config;
+    }
     if (parallel->value.kind != ValueKind::table) wrong_type(parallel->value, "parallel", words_.a_table);
     for (const ConfigEntry& entry : parallel->value.entries) {
       if (entry.key == "pipeline") {
@@ -134,12 +147,13 @@ class TableReader {
   // `pipeline = N` or `pipeline = {size = N}`.
   std::int64_t size_setting(const ConfigValue& value, std::string_view path) const {
     if (value.kind == ValueKind::table) {
-      std::int64_t size = 1;
+      std::optional<std::int64_t> size;
       for (const ConfigEntry& entry : value.entries) {
         if (entry.key != "size") unknown_key(entry, path, kPipelineKeys);
         size = integer(entry.value, fmt::format("{}.size", path));
       }
-      return size;
+      if (!size) missing_size(value, path);
+      return *size;
     }
     if (value.kind != ValueKind::integer && value.kind != ValueKind::big_integer) {
       wrong_type(value, path, fmt::format("an integer or {}", words_.a_table));
@@ -152,9 +166,11 @@ class TableReader {
       config.tensor_size = size_setting(value, "parallel.tensor");
       return;
     }
+    bool has_size = false;
     for (const ConfigEntry& entry : value.entries) {
       if (entry.key == "size") {
         config.tensor_size = integer(entry.value, "parallel.tensor.size");
+        has_size = true;
       } else if (entry.key == "mode") {
         config.tensor_mode = tensor_mode(entry.value);
       } else if (entry.key == "depth") {
@@ -167,15 +183,22 @@ class TableReader {
         unknown_key(entry, "parallel.tensor", kTensorKeys);
       }
     }
+    if (!has_size) missing_size(value, "parallel.tensor");
+  }
+
+  // Colossal-AI reads a table's size as `table['size']`: a table without one is an error
+  // there, and reading it as size 1 here would hide a typo or a truncated file.
+  [[noreturn]] void missing_size(const ConfigValue& table, std::string_view path) const {
+    fail(table.position, fmt::format("{} has no size: a {} {} must give its size (size = N)", path,
+                                     path.substr(path.rfind('.') + 1), words_.table));
   }
 
   TensorMode tensor_mode(const ConfigValue& value) const {
     if (value.kind == ValueKind::null) return TensorMode::none;
     if (value.kind != ValueKind::string) wrong_type(value, "parallel.tensor.mode", "a string" + or_null());
-    // parse_tensor_mode quotes the text it rejects; a hostile one is shown escaped and cut.
-    const bool plain = value.text.size() <= 40 && printable_excerpt(value.text) == value.text;
+    // parse_tensor_mode quotes the text it rejects escaped and cut.
     try {
-      return parse_tensor_mode(plain ? value.text : printable_excerpt(value.text, 40));
+      return parse_tensor_mode(value.text);
     } catch (const ConfigError& error) {
       throw ConfigError(located(source_, value.position, error.what()));
     }

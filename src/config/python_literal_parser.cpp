@@ -9,11 +9,15 @@
 #include <optional>
 #include <string>
 
+#include "../common/decimal_integer.hpp"
 #include "../common/did_you_mean.hpp"
 #include "format_readers.hpp"
 
 namespace pgroups::detail {
 namespace {
+
+// Python's decimal integers: `_` between digits, and "00" is 0.
+constexpr IntegerSyntax kPythonIntegers{.plus_sign = false, .digit_separators = true, .repeated_zeros = true};
 
 constexpr std::string_view kNeverExecuted = "a Python config is read as literals, never executed";
 
@@ -37,6 +41,8 @@ bool is_keyword(std::string_view name) {
 
 bool is_identifier_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
+// Python ends a line at \n, \r\n and a lone \r alike.
+bool is_line_break(char c) { return c == '\n' || c == '\r'; }
 bool is_identifier_char(char c) { return is_identifier_start(c) || is_digit(c); }
 
 void append_utf8(std::string& out, std::uint32_t code_point) {
@@ -140,7 +146,7 @@ class Tokenizer {
         if (at_ >= text_.size()) return make(TokenKind::end, "", position());
         const char c = text_[at_];
         if (c == '#') skip_comment();
-        if (at_ < text_.size() && text_[at_] == '\n') {  // a blank or comment-only line
+        if (at_ < text_.size() && is_line_break(text_[at_])) {  // a blank or comment-only line
           consume_newline();
           continue;
         }
@@ -155,7 +161,7 @@ class Tokenizer {
         skip_comment();
         continue;
       }
-      if (c == '\n') {
+      if (is_line_break(c)) {
         const SourcePosition where = position();
         consume_newline();
         if (depth_ > 0) continue;
@@ -164,8 +170,8 @@ class Tokenizer {
       }
       if (c == '\\') {
         // An explicit line join, allowed anywhere outside strings.
-        const std::size_t after = text_.substr(at_ + 1, 2) == "\r\n" ? at_ + 2 : at_ + 1;
-        if (after < text_.size() && text_[after] == '\n') {
+        const std::size_t after = at_ + 1;
+        if (after < text_.size() && is_line_break(text_[after])) {
           at_ = after;
           consume_newline();
           continue;
@@ -203,8 +209,8 @@ class Tokenizer {
     if (text_[at_] == '0' && at_ + 1 < text_.size() &&
         std::string_view("xXoObB").find(text_[at_ + 1]) != std::string_view::npos) {
       while (at_ < text_.size() && is_identifier_char(text_[at_])) ++at_;
-      fail_at(start,
-              fmt::format("only decimal numbers are read, found {}", quoted_excerpt(text_.substr(start, at_ - start))));
+      const std::string_view spelling = text_.substr(start, at_ - start);
+      fail_at(start, integer_problem(read_decimal_integer(spelling, kPythonIntegers), spelling, ""));
     }
     std::string digits = read_digits();
     bool is_float = false;
@@ -227,9 +233,10 @@ class Tokenizer {
       fail_at(start, fmt::format("invalid number {}", quoted_excerpt(text_.substr(start, at_ - start))));
     }
     if (is_float) return make(TokenKind::floating, std::string(text_.substr(start, at_ - start)), where);
-    if (digits.size() > 1 && digits.front() == '0' && digits.find_first_not_of('0') != std::string::npos) {
-      fail_at(start, fmt::format("leading zeros are not allowed in the integer {}",
-                                 quoted_excerpt(text_.substr(start, at_ - start))));
+    const std::string_view spelling = text_.substr(start, at_ - start);
+    if (const IntegerReading reading = read_decimal_integer(spelling, kPythonIntegers);
+        reading.status != IntegerStatus::ok && reading.status != IntegerStatus::too_large) {
+      fail_at(start, integer_problem(reading, spelling, ""));
     }
     return make(TokenKind::integer, std::move(digits), where);
   }
@@ -269,9 +276,9 @@ class Tokenizer {
         }
         value += c;
         ++at_;
-      } else if (c == '\n') {
+      } else if (is_line_break(c)) {
         if (!triple) fail(where, "unterminated string");
-        value += c;
+        value += '\n';  // as Python reads source: \r\n and \r become \n
         consume_newline();
       } else if (c == '\\') {
         escape(value);
@@ -289,7 +296,8 @@ class Tokenizer {
     if (at_ >= text_.size()) return;  // the string loop reports it unterminated
     const char c = text_[at_];
     switch (c) {
-      case '\n': consume_newline(); return;  // a line continuation inside the string
+      case '\n':
+      case '\r': consume_newline(); return;  // a line continuation inside the string
       case '\\':
       case '\'':
       case '"': value += c; break;
@@ -371,18 +379,19 @@ class Tokenizer {
 
   void skip_blanks() {
     while (at_ < text_.size() &&
-           (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\f' || text_[at_] == '\r')) {
+           (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\f')) {
       ++at_;
     }
   }
 
   void skip_comment() {
-    const std::size_t end = text_.find('\n', at_);
+    const std::size_t end = text_.find_first_of("\r\n", at_);
     at_ = end == std::string_view::npos ? text_.size() : end;
   }
 
+  // at_ is on a line break: \n, \r\n or a lone \r, as Python's tokenizer reads them.
   void consume_newline() {
-    ++at_;
+    at_ += text_.substr(at_, 2) == "\r\n" ? 2 : 1;
     ++line_;
     line_start_ = at_;
   }
@@ -397,7 +406,7 @@ class Tokenizer {
   [[noreturn]] void fail_at(std::size_t offset, std::string_view message) const {
     SourcePosition where{1, 1};
     for (std::size_t i = text_.starts_with("\xEF\xBB\xBF") ? 3 : 0; i < offset; ++i) {
-      if (text_[i] == '\n') {
+      if (text_[i] == '\n' || (text_[i] == '\r' && text_.substr(i, 2) != "\r\n")) {
         ++where.line;
         where.column = 1;
       } else {
@@ -593,26 +602,18 @@ class Parser {
 
   ConfigValue integer_value(std::string_view digits, bool negative) const {
     ConfigValue v;
-    // The magnitude, if it fits in 64 bits unsigned; int64 then takes one more negative.
-    std::uint64_t magnitude = 0;
-    bool fits = digits.size() <= 20;
-    for (std::size_t i = 0; fits && i < digits.size(); ++i) {
-      const auto digit = static_cast<std::uint64_t>(digits[i] - '0');
-      if (magnitude > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) fits = false;
-      magnitude = magnitude * 10 + digit;
-    }
-    constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-    if (fits && magnitude <= max) {
+    std::string text;
+    // Appended rather than concatenated: GCC 12 misreads "-" + string (-Wrestrict).
+    if (negative) text += '-';
+    text += digits;
+    IntegerReading reading = read_decimal_integer(text, kPythonIntegers);
+    if (reading.status == IntegerStatus::ok) {
       v.kind = ValueKind::integer;
-      v.integer = negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude);
-    } else if (fits && negative && magnitude == max + 1) {
-      v.kind = ValueKind::integer;
-      v.integer = std::numeric_limits<std::int64_t>::min();
+      v.integer = reading.value;
     } else {
+      // The tokenizer let through only digits without leading zeros: too large.
       v.kind = ValueKind::big_integer;
-      // Appended rather than concatenated: GCC 12 misreads "-" + string (-Wrestrict).
-      if (negative) v.text += '-';
-      v.text += digits;
+      v.text = std::move(reading.digits);
     }
     v.position = current_.position;
     return v;

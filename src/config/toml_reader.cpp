@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/decimal_integer.hpp"
 #include "format_readers.hpp"
 
 namespace pgroups::detail {
@@ -33,6 +34,7 @@ class TomlNestingScan {
         case '\'': skip_string(c); continue;
         case '\n': new_line(); break;
         case '=':
+          count_value();
           if (!in_array()) {
             key_dots_ = dots_;
             dots_ = 0;
@@ -42,13 +44,16 @@ class TomlNestingScan {
         case '.':
           if (in_header_) {
             ++header_dots_;
+            count_value();
             check(header_level());
           } else if (!after_equals_ && !in_array()) {
             ++dots_;
+            count_value();
             check(base_ + dots_);
           }
           break;
         case ',':
+          count_value();
           if (!in_array()) {
             dots_ = key_dots_ = 0;
             after_equals_ = false;
@@ -94,7 +99,20 @@ class TomlNestingScan {
     }
   }
 
+  // toml++ builds the whole document, a node of about a hundred bytes for as little as
+  // two bytes of text ("[]," or "a=1\n"); bounding the nodes before it runs bounds its
+  // memory whatever the text.
+  void count_value() {
+    if (++values_ > kMaxTomlValues) {
+      throw_parse_error(source_, position(),
+                        fmt::format("more than {} values, tables or keys: a TOML configuration is read whole, so it "
+                                    "may hold at most {} (real ones hold tens)",
+                                    kMaxTomlValues, kMaxTomlValues));
+    }
+  }
+
   void open(char bracket) {
+    count_value();
     // An array's elements sit one level below it; a table's value one level below the
     // last part of its (dotted) key.
     const std::size_t level = in_array() ? base_ + 1 : base_ + key_dots_ + 1;
@@ -116,6 +134,7 @@ class TomlNestingScan {
   }
 
   void begin_header() {
+    count_value();
     header_is_array_ = at_ + 1 < text_.size() && text_[at_ + 1] == '[';
     at_ += header_is_array_ ? 2 : 1;
     in_header_ = true;
@@ -199,6 +218,7 @@ class TomlNestingScan {
   bool in_header_ = false;
   bool header_is_array_ = false;
   std::size_t header_dots_ = 0;
+  std::size_t values_ = 0;
 };
 
 SourcePosition position_of(const toml::source_region& region) {
@@ -212,9 +232,55 @@ std::string float_text(double value) {
   return text;
 }
 
-void emit(const toml::node& node, ValueTreeBuilder& builder);
+// toml++ keeps an integer's value, not how it was written; the settings' integers are
+// looked up in the text so that they follow the one rule of every format and of the
+// command line: decimal only (TOML's 0x, 0o and 0b forms are refused, with the words the
+// other readers use). Lookups go forward through the text, so they cost O(size) in all
+// for the few integers of `parallel` (and once more for those of `mesh` above it).
+class IntegerSpellings {
+ public:
+  IntegerSpellings(std::string_view text, std::string_view source) : text_(text), source_(source) {}
 
-void emit_table(const toml::table& table, SourcePosition position, ValueTreeBuilder& builder) {
+  void check(const toml::node& node) {
+    const toml::source_position where = node.source().begin;
+    const std::string_view spelling = at(where);
+    const IntegerReading reading = read_decimal_integer(spelling, kTomlIntegers);
+    if (reading.status == IntegerStatus::not_decimal) {
+      throw_parse_error(source_, position_of(node.source()), integer_problem(reading, spelling, ""));
+    }
+  }
+
+ private:
+  static constexpr IntegerSyntax kTomlIntegers{.plus_sign = true, .digit_separators = true, .repeated_zeros = false};
+
+  std::string_view at(const toml::source_position& where) {
+    if (where.line < line_) line_ = 1, line_start_ = 0;
+    while (line_ < where.line) {
+      const std::size_t newline = text_.find('\n', line_start_);
+      if (newline == std::string_view::npos) return {};
+      line_start_ = newline + 1;
+      ++line_;
+    }
+    // toml++ counts columns in code points.
+    std::size_t at = line_start_;
+    for (std::size_t column = 1; column < where.column && at < text_.size(); ++column) {
+      ++at;
+      while (at < text_.size() && (static_cast<unsigned char>(text_[at]) & 0xC0) == 0x80) ++at;
+    }
+    const std::size_t end = std::min(text_.find_first_of(" \t\r\n,]}#", at), text_.size());
+    return text_.substr(at, end - at);
+  }
+
+  std::string_view text_;
+  std::string_view source_;
+  std::size_t line_ = 1;
+  std::size_t line_start_ = 0;
+};
+
+void emit(const toml::node& node, ValueTreeBuilder& builder, IntegerSpellings& spellings);
+
+void emit_table(const toml::table& table, SourcePosition position, ValueTreeBuilder& builder,
+                IntegerSpellings& spellings) {
   builder.begin(ValueKind::table, position);
   // toml++ orders keys by name; source order makes the first error the first in the file.
   std::vector<std::pair<const toml::key*, const toml::node*>> entries;
@@ -227,27 +293,28 @@ void emit_table(const toml::table& table, SourcePosition position, ValueTreeBuil
   });
   for (const auto& [key, value] : entries) {
     builder.key(key->str(), position_of(key->source()));
-    emit(*value, builder);
+    emit(*value, builder, spellings);
   }
   builder.end();
 }
 
-void emit(const toml::node& node, ValueTreeBuilder& builder) {
+void emit(const toml::node& node, ValueTreeBuilder& builder, IntegerSpellings& spellings) {
   const SourcePosition position = position_of(node.source());
   if (const toml::table* table = node.as_table()) {
-    emit_table(*table, position, builder);
+    emit_table(*table, position, builder, spellings);
     return;
   }
   if (const toml::array* array = node.as_array()) {
     builder.begin(ValueKind::array, position);
     // The nesting scan has bounded the depth; the builder drops what no setting uses.
-    for (const toml::node& element : *array) emit(element, builder);
+    for (const toml::node& element : *array) emit(element, builder, spellings);
     builder.end();
     return;
   }
   ConfigValue value;
   value.position = position;
   if (const auto* integer = node.as_integer()) {
+    spellings.check(node);
     value.kind = ValueKind::integer;
     value.integer = integer->get();
   } else if (const auto* floating = node.as_floating_point()) {
@@ -277,13 +344,27 @@ ConfigValue read_toml_tree(std::string_view text, std::string_view source) {
     if (!message.empty()) message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
     throw_parse_error(source, position_of(error.source()), message);
   }
-  // Only `parallel` and `mesh` are read: the builder would drop every other top-level entry anyway.
+  // Only `parallel` and `mesh` are read: the builder would drop every other top-level
+  // entry anyway.
   ValueTreeBuilder builder(source);
   builder.begin(ValueKind::table, SourcePosition{1, 1});
-  for (const std::string_view name : {"parallel", "mesh"}) {
+  IntegerSpellings spellings(text, source);
+  for (const std::string_view name : {kParallelKey, kMeshKey}) {
     if (const auto entry = document.find(name); entry != document.end()) {
       builder.key(entry->first.str(), position_of(entry->first.source()));
-      emit(entry->second, builder);
+      emit(entry->second, builder, spellings);
+    }
+  }
+  if (!document.contains(kParallelKey)) {
+    // Other keys go to the builder as bare names, so that it can tell a misspelt
+    // `parallel`; their values are never looked at.
+    for (const auto& [key, value] : document) {
+      if (!is_misspelled_parallel(key.str())) continue;
+      builder.key(key.str(), position_of(key.source()));
+      ConfigValue bare;
+      bare.position = position_of(value.source());
+      builder.scalar(std::move(bare));
+      break;
     }
   }
   builder.end();

@@ -2,11 +2,26 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <stdexcept>
 
+#include "../common/did_you_mean.hpp"
 #include "pgroups/error.hpp"
 
 namespace pgroups::detail {
+
+bool is_misspelled_parallel(std::string_view key) {
+  // Cheap first: only words of 6 to 12 letters can be close enough to "parallel", so a
+  // file of millions of other keys costs one length test each.
+  if (key.size() < 6 || key.size() > 12 || key == kParallelKey || key == kMeshKey) return false;
+  const auto same_letter = [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  };
+  if (std::equal(key.begin(), key.end(), kParallelKey.begin(), kParallelKey.end(), same_letter)) return true;
+  constexpr std::string_view kCandidates[] = {kParallelKey};
+  return closest_match(key, kCandidates).has_value();
+}
 
 std::string located(std::string_view source, SourcePosition position, std::string_view message) {
   if (position.line == 0) return fmt::format("{}: {}", source, message);
@@ -15,49 +30,6 @@ std::string located(std::string_view source, SourcePosition position, std::strin
 
 void throw_parse_error(std::string_view source, SourcePosition position, std::string_view message) {
   throw ParseError(located(source, position, message));
-}
-
-namespace {
-// Appends the escaped form of `text`; `quote` (or '\0' for none) is escaped as well, and
-// a backslash when the result is to be read as a literal.
-void append_escaped(std::string& out, std::string_view text, char quote, bool escape_backslash) {
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    switch (c) {
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c == '\\' && escape_backslash) {
-          out += "\\\\";
-        } else if (quote != '\0' && c == quote) {
-          out += '\\';
-          out += c;
-        } else if (byte < 0x20 || byte >= 0x7f) {
-          // Raw bytes would garble a terminal, and a message must stay valid UTF-8 even
-          // when the input is not.
-          out += fmt::format("\\x{:02x}", byte);
-        } else {
-          out += c;
-        }
-    }
-  }
-}
-}  // namespace
-
-std::string printable_excerpt(std::string_view text, std::size_t max_length) {
-  std::string out;
-  append_escaped(out, text.substr(0, max_length), '\0', false);
-  if (text.size() > max_length) out += "...";
-  return out;
-}
-
-std::string quoted_excerpt(std::string_view text, char quote, std::size_t max_length) {
-  std::string out(1, quote);
-  append_escaped(out, text.substr(0, max_length), quote, true);
-  out += quote;
-  if (text.size() > max_length) out += "...";
-  return out;
 }
 
 const ConfigEntry* ConfigValue::find(std::string_view key) const {
@@ -113,9 +85,17 @@ ConfigValue* ValueTreeBuilder::place_value(SourcePosition position) {
   }
   const Frame& parent = open_.back();
   if (!parent.keeps_entries) return nullptr;
-  // The top level of a training config holds many unrelated settings; only two matter.
-  if (open_.size() == 1 && pending_key_ != "parallel" && pending_key_ != "mesh") return nullptr;
   std::vector<ConfigEntry>& entries = parent.node->entries;
+  // The top level of a training config holds many unrelated settings; only two matter,
+  // and a misspelling of `parallel`, which would otherwise silently give the defaults.
+  if (open_.size() == 1 && pending_key_ != kParallelKey && pending_key_ != kMeshKey) {
+    if (!misspelling_kept_ && is_misspelled_parallel(pending_key_)) {
+      misspelling_kept_ = true;
+      ConfigEntry& kept = entries.emplace_back(ConfigEntry{pending_key_, pending_key_position_, ConfigValue{}});
+      kept.value.position = position;
+    }
+    return nullptr;
+  }
   // A kept container counts all its entries, kept or not, so that a reader can tell
   // that some were dropped.
   ++parent.node->integer;

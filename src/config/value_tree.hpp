@@ -8,12 +8,24 @@
 #include <string_view>
 #include <vector>
 
+#include "../common/printable.hpp"
+
 namespace pgroups::detail {
 
 /// Deepest nesting of tables and arrays (the top level counts as one) that any reader
 /// accepts. Real configurations use three levels; the limit keeps every recursive step,
 /// ours or a library's, far from the stack's end.
 inline constexpr std::size_t kMaxNesting = 64;
+
+/// The top-level entry that holds the settings.
+inline constexpr std::string_view kParallelKey = "parallel";
+
+/// The top-level entry that holds a named mesh (ParallelConfig::mesh).
+inline constexpr std::string_view kMeshKey = "mesh";
+
+/// Whether a top-level key other than `parallel` is close enough to it to be a typo
+/// ("parallell", "Parallel", "paralel"); never `mesh`. O(1): keys outside 6..12 bytes are never close.
+[[nodiscard]] bool is_misspelled_parallel(std::string_view key);
 
 /// 1-based line and byte column; 0 means "unknown".
 struct SourcePosition {
@@ -26,15 +38,6 @@ struct SourcePosition {
 
 /// Throws ParseError(located(source, position, message)).
 [[noreturn]] void throw_parse_error(std::string_view source, SourcePosition position, std::string_view message);
-
-/// `text` made fit for an error message: control and non-ASCII bytes are escaped (\n,
-/// \x00, \xff, ...) and anything past `max_length` bytes is cut and replaced by "...".
-/// O(min(size, max_length)).
-[[nodiscard]] std::string printable_excerpt(std::string_view text, std::size_t max_length = 200);
-
-/// printable_excerpt() between `quote`s, with `quote` and backslash escaped too: 'a\'b',
-/// or 'abc'... when cut.
-[[nodiscard]] std::string quoted_excerpt(std::string_view text, char quote = '\'', std::size_t max_length = 40);
 
 enum class ValueKind : std::uint8_t {
   null,
@@ -81,7 +84,7 @@ struct ConfigEntry {
 /// Builds a ConfigValue from a stream of events in document order, keeping only what
 /// the `parallel` settings can use, so that memory stays bounded whatever the input:
 ///  - of the top-level table, only the entries `parallel` and `mesh` (a second one is a
-///    ParseError);
+///    ParseError) and, without its value, the first key that is_misspelled_parallel();
 ///  - tables at depth 2 and 3 (`parallel`, `parallel.tensor`, `mesh`) keep their first
 ///    kMaxKeptEntries entries, rejecting duplicate keys; deeper tables keep none;
 ///  - arrays at depth 2 and 3 (`mesh.groups`) keep their first kMaxKeptEntries elements,
@@ -121,6 +124,7 @@ class ValueTreeBuilder {
   std::vector<Frame> open_;
   std::string pending_key_;
   SourcePosition pending_key_position_;
+  bool misspelling_kept_ = false;
 };
 
 }  // namespace pgroups::detail

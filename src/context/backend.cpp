@@ -16,12 +16,13 @@ constexpr std::string_view kBackendNames[] = {"mpi", "nccl"};
 
 }  // namespace
 
-std::string_view backend_name(Backend backend) noexcept {
+std::string_view backend_name(Backend backend) {
   switch (backend) {
     case Backend::mpi: return "mpi";
     case Backend::nccl: return "nccl";
   }
-  return "unknown";
+  throw ConfigError(fmt::format("Backend {} is not a backend: the backends are 0 (mpi) and 1 (nccl)",
+                                static_cast<int>(backend)));
 }
 
 Backend parse_backend(std::string_view text) {

@@ -1,33 +1,56 @@
 #include "pgroups/creation_cost.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "pgroups/creation_steps.hpp"
+#include "pgroups/error.hpp"
 
 namespace pgroups {
+
+namespace {
+
+// Every count is checked: a world near 2^63 ranks is a valid layout, but 19 kinds of
+// W groups each are not a 64-bit number.
+std::int64_t checked(bool overflowed, std::int64_t value, std::int64_t w) {
+  if (overflowed) {
+    throw ConfigError(fmt::format("the creation cost of a world of {} ranks does not fit in a 64-bit integer", w));
+  }
+  return value;
+}
+
+std::int64_t add(std::int64_t a, std::int64_t b, std::int64_t w) {
+  std::int64_t sum = 0;
+  const bool overflowed = __builtin_add_overflow(a, b, &sum);
+  return checked(overflowed, sum, w);
+}
+
+}  // namespace
 
 std::vector<CreationCost> creation_costs(const Layout& layout) {
   // The steps a context runs (the MPI backend's): one creation call per group step plus
   // the duplicate, and one collective per step.
   const std::vector<CreationStep> steps = creation_steps(layout);
+  const std::int64_t w = layout.world_size();
   std::int64_t all_groups = 0;
   std::int64_t largest_group = 1;
   std::int64_t group_steps = 0;
   for (const CreationStep& step : steps) {
     if (step.kind != StepKind::group) continue;
     ++group_steps;
-    all_groups += layout.group_count(*step.group_kind);
+    all_groups = add(all_groups, layout.group_count(*step.group_kind), w);
     largest_group = std::max(largest_group, layout.group_size(*step.group_kind));
   }
   const std::int64_t k = 1 + group_steps;  // the duplicate serves as `global`
   const auto collectives = static_cast<std::int64_t>(steps.size());
-  const std::int64_t w = layout.world_size();
+  const std::int64_t twice = add(all_groups, all_groups, w);
   // Colossal-AI calls torch.distributed.new_group for every group, on every rank; with
   // NCCL it creates a gloo CPU group beside each device group, doubling the calls.
   return {
       {"colossal-ai (gloo)", "new_group", all_groups, all_groups, w},
-      {"colossal-ai (nccl)", "new_group x2", 2 * all_groups, 2 * all_groups, w},
-      {"per_group", "MPI_Comm_create", 1 + all_groups, collectives - group_steps + all_groups, w},
+      {"colossal-ai (nccl)", "new_group x2", twice, twice, w},
+      {"per_group", "MPI_Comm_create", add(1, all_groups, w), add(collectives - group_steps, all_groups, w), w},
       {"comm_split", "MPI_Comm_split", k, collectives, w},
       {"comm_create", "MPI_Comm_create", k, collectives, w},
       {"create_group", "MPI_Comm_create_group", k, collectives, largest_group},

@@ -406,6 +406,9 @@ std::size_t Layout::group_kind_index(std::string_view name) const {
 }
 
 std::size_t Layout::kind_of(ParallelMode mode) const {
+  // A value that is no enumerator (a cast from a wrong integer) is a ConfigError naming
+  // it (mode_name throws), never an index past the table.
+  if (static_cast<std::size_t>(mode) >= mode_kinds_.size()) (void)mode_name(mode);
   const std::size_t kind = mode_kinds_[static_cast<std::size_t>(mode)];
   if (kind == kNoKind) {
     std::vector<std::string_view> names;
@@ -418,7 +421,8 @@ std::size_t Layout::kind_of(ParallelMode mode) const {
 }
 
 bool Layout::has_mode(ParallelMode mode) const noexcept {
-  return mode_kinds_[static_cast<std::size_t>(mode)] != kNoKind;
+  const auto index = static_cast<std::size_t>(mode);
+  return index < mode_kinds_.size() && mode_kinds_[index] != kNoKind;
 }
 
 const Layout::KindShape& Layout::shape(std::size_t kind) const {

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <charconv>
-
+#include "../common/decimal_integer.hpp"
+#include "../common/printable.hpp"
 #include "pgroups/error.hpp"
 
 namespace pgroups {
@@ -43,16 +43,23 @@ std::vector<MeshDim> parse_mesh_dims(std::string_view spec) {
     const std::string_view item = rest.substr(0, comma);
     const std::size_t equals = item.find('=');
     if (equals == std::string_view::npos || equals == 0) {
-      throw ConfigError(fmt::format("mesh item '{}' in '{}' is not NAME=SIZE (e.g. tp=2,dp=4,pp=2)", item, spec));
+      throw ConfigError(fmt::format("mesh item {} in {} is not NAME=SIZE (e.g. tp=2,dp=4,pp=2)",
+                                    detail::quoted_excerpt(item), detail::quoted_excerpt(spec)));
     }
     const std::string_view size_text = item.substr(equals + 1);
-    std::int64_t size = 0;
-    const auto [end, error] = std::from_chars(size_text.data(), size_text.data() + size_text.size(), size);
-    if (size_text.empty() || error != std::errc() || end != size_text.data() + size_text.size()) {
-      throw ConfigError(
-          fmt::format("mesh item '{}' in '{}' has size '{}', which is not a 64-bit integer", item, spec, size_text));
+    // The one integer reader of the config files and the integer options: "010" and
+    // "0x10" are refused in their words, never read in another base.
+    const detail::IntegerReading size = detail::read_decimal_integer(size_text);
+    if (size.status == detail::IntegerStatus::leading_zero || size.status == detail::IntegerStatus::not_decimal) {
+      throw ConfigError(fmt::format("mesh item {} in {}: {}", detail::quoted_excerpt(item),
+                                    detail::quoted_excerpt(spec), detail::integer_problem(size, size_text, "")));
     }
-    dims.push_back({std::string(item.substr(0, equals)), size});
+    if (size.status != detail::IntegerStatus::ok) {
+      throw ConfigError(fmt::format("mesh item {} in {} has size {}, which is not a 64-bit integer",
+                                    detail::quoted_excerpt(item), detail::quoted_excerpt(spec),
+                                    detail::quoted_excerpt(size_text)));
+    }
+    dims.push_back({std::string(item.substr(0, equals)), size.value});
     if (comma == std::string_view::npos) return dims;
     rest.remove_prefix(comma + 1);
   }

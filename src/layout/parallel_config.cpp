@@ -1,10 +1,12 @@
 #include "pgroups/parallel_config.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 
 #include "../common/did_you_mean.hpp"
+#include "../common/printable.hpp"
 #include "pgroups/error.hpp"
 
 namespace pgroups {
@@ -12,15 +14,22 @@ namespace {
 constexpr std::array<std::string_view, 6> kTensorModeNames = {"none", "1d", "2d", "2.5d", "3d", "sequence"};
 }
 
-std::string_view tensor_mode_name(TensorMode mode) noexcept { return kTensorModeNames[static_cast<std::size_t>(mode)]; }
+std::string_view tensor_mode_name(TensorMode mode) {
+  const auto index = static_cast<std::size_t>(mode);
+  if (index >= kTensorModeNames.size()) {
+    throw ConfigError(fmt::format("TensorMode {} is not a tensor mode: the modes are 0 to {} ({})", index,
+                                  kTensorModeNames.size() - 1, fmt::join(kTensorModeNames, ", ")));
+  }
+  return kTensorModeNames[index];
+}
 
 TensorMode parse_tensor_mode(std::string_view text) {
   if (text == "None" || text == "null") return TensorMode::none;
   for (std::size_t i = 0; i < kTensorModeNames.size(); ++i) {
     if (kTensorModeNames[i] == text) return static_cast<TensorMode>(i);
   }
-  throw ConfigError(fmt::format("unknown tensor mode '{}'; the mode must be one of none, 1d, 2d, 2.5d, 3d, sequence{}",
-                                text, detail::did_you_mean(text, kTensorModeNames)));
+  throw ConfigError(fmt::format("unknown tensor mode {}; the mode must be one of none, 1d, 2d, 2.5d, 3d, sequence{}",
+                                detail::quoted_excerpt(text), detail::did_you_mean(text, kTensorModeNames)));
 }
 
 std::string describe(const ParallelConfig& config) {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "../common/printable.hpp"
 #include "pgroups/error.hpp"
 
 namespace pgroups {
@@ -14,7 +15,7 @@ namespace pgroups {
 std::chrono::milliseconds parse_timeout_seconds(std::string_view text, std::string_view source) {
   constexpr double kLargest = 1e9;
   const auto invalid = [&](std::string_view why) {
-    return ConfigError(fmt::format("{} '{}' is not a valid timeout: {}", source, text, why));
+    return ConfigError(fmt::format("{} {} is not a valid timeout: {}", source, detail::quoted_excerpt(text), why));
   };
   double seconds = 0.0;
   const char* const end = text.data() + text.size();

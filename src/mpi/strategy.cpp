@@ -1,12 +1,14 @@
 #include "pgroups/mpi/strategy.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "../common/did_you_mean.hpp"
+#include "../common/printable.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/mpi/error.hpp"
 
@@ -75,8 +77,13 @@ int to_int(std::int64_t value) {
 
 }  // namespace
 
-std::string_view strategy_name(CreationStrategy strategy) noexcept {
-  return kStrategyNames[static_cast<std::size_t>(strategy)];
+std::string_view strategy_name(CreationStrategy strategy) {
+  const auto index = static_cast<std::size_t>(strategy);
+  if (index >= kStrategyNames.size()) {
+    throw ConfigError(fmt::format("CreationStrategy {} is not a creation strategy: the strategies are 0 to {} ({})",
+                                  index, kStrategyNames.size() - 1, fmt::join(kStrategyNames, ", ")));
+  }
+  return kStrategyNames[index];
 }
 
 CreationStrategy parse_creation_strategy(std::string_view text) {
@@ -84,9 +91,9 @@ CreationStrategy parse_creation_strategy(std::string_view text) {
   for (CreationStrategy strategy : kAllCreationStrategies) {
     if (strategy_name(strategy) == text) return strategy;
   }
-  throw ConfigError(fmt::format("unknown creation strategy '{}'; the strategy must be one of split (the default, "
+  throw ConfigError(fmt::format("unknown creation strategy {}; the strategy must be one of split (the default, "
                                 "{}), comm_split, create_group, per_group, comm_create{}",
-                                text, strategy_name(kDefaultCreationStrategy),
+                                detail::quoted_excerpt(text), strategy_name(kDefaultCreationStrategy),
                                 detail::did_you_mean(text, kAcceptedNames)));
 }
 

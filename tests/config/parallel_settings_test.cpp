@@ -71,9 +71,12 @@ TEST(ConfigParallelSettings, NoParallelEntryMeansTheDefaults) {
   EXPECT_EQ(parse_config("BATCH_SIZE = 128\nmodel = dict(layers=[1, 2, 3])\n", kPython), ParallelConfig{});
 }
 
-TEST(ConfigParallelSettings, MissingSizeInATableDefaultsToOne) {
-  EXPECT_EQ(parse_config("[parallel]\npipeline = {}\ntensor = { mode = \"1d\" }\n", kToml),
-            make_config(1, 1, TensorMode::tensor_1d));
+TEST(ConfigParallelSettings, ATableMustGiveItsSize) {
+  // As in Colossal-AI, which reads table['size']; silent_defaults_test.cpp has every format.
+  EXPECT_EQ(parse_error("[parallel]\npipeline = {}\n", kToml),
+            "<config>:2:12: parallel.pipeline has no size: a pipeline table must give its size (size = N)");
+  EXPECT_EQ(parse_error("[parallel]\ntensor = { mode = \"1d\" }\n", kToml),
+            "<config>:2:10: parallel.tensor has no size: a tensor table must give its size (size = N)");
 }
 
 TEST(ConfigParallelSettings, ModeAndDepthMayBeNull) {
@@ -211,7 +214,7 @@ TEST(ConfigParallelSettings, HostileModeStringIsShownEscapedAndCut) {
   // An escape sequence that clears the screen, then a thousand characters.
   EXPECT_EQ(config_error("parallel = dict(tensor=dict(mode='\\x1b[2J" + std::string(1000, 'x') + "'))", kPython),
             "<config>:1:34: unknown tensor mode '\\x1b[2J" + std::string(36, 'x') +
-                "...'; the mode must be one of none, 1d, 2d, 2.5d, 3d, sequence");
+                "'...; the mode must be one of none, 1d, 2d, 2.5d, 3d, sequence");
 }
 
 TEST(ConfigParallelSettings, IntegerBeyondSixtyFourBitsIsRejectedNamingIt) {

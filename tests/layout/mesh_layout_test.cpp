@@ -395,6 +395,15 @@ TEST(MeshConfigText, ParsesTheCliSpellingAndMegatronsOrder) {
             "mesh item 'dp' in 'tp=2,dp' is not NAME=SIZE (e.g. tp=2,dp=4,pp=2)");
   EXPECT_EQ(message_of<ConfigError>([] { (void)parse_mesh_dims("tp=two"); }),
             "mesh item 'tp=two' in 'tp=two' has size 'two', which is not a 64-bit integer");
+  EXPECT_EQ(message_of<ConfigError>([] { (void)parse_mesh_dims("tp=010,dp=2"); }),
+            "mesh item 'tp=010' in 'tp=010,dp=2': leading zeros are not allowed in the integer '010'");
+  EXPECT_EQ(message_of<ConfigError>([] { (void)parse_mesh_dims("tp=0x10"); }),
+            "mesh item 'tp=0x10' in 'tp=0x10': only decimal numbers are read, found '0x10'");
+  EXPECT_EQ(message_of<ConfigError>([] { (void)parse_mesh_dims("tp=99999999999999999999"); }),
+            "mesh item 'tp=99999999999999999999' in 'tp=99999999999999999999' has size '99999999999999999999', "
+            "which is not a 64-bit integer");
+  EXPECT_EQ(message_of<ConfigError>([] { (void)parse_mesh_dims("tp=2\n"); }),
+            "mesh item 'tp=2\\n' in 'tp=2\\n' has size '2\\n', which is not a 64-bit integer");
   const std::vector<MeshDim> sizes = {{"tp", 2}, {"cp", 1}, {"dp", 3}};
   EXPECT_EQ(mesh_dims_from_order("dp-tp-pp", sizes), (std::vector<MeshDim>{{"dp", 3}, {"tp", 2}, {"pp", 1}}));
   EXPECT_EQ(message_of<ConfigError>([] { (void)mesh_dims_from_order("tp-dp", std::vector<MeshDim>{{"pp", 2}}); }),

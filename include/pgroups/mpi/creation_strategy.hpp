@@ -28,8 +28,9 @@ inline constexpr std::array<CreationStrategy, 4> kAllCreationStrategies = {
 /// colour, and collectives over the whole world cost more than those over a group.
 inline constexpr CreationStrategy kDefaultCreationStrategy = CreationStrategy::create_group;
 
-/// "comm_split", "create_group", "per_group" or "comm_create".
-[[nodiscard]] std::string_view strategy_name(CreationStrategy strategy) noexcept;
+/// "comm_split", "create_group", "per_group" or "comm_create"; ConfigError naming the
+/// number for a value that is no enumerator.
+[[nodiscard]] std::string_view strategy_name(CreationStrategy strategy);
 
 /// The strategy with that exact name, or kDefaultCreationStrategy for "split" (the name
 /// of the default: one collective per mode, whatever MPI call it uses); ConfigError

@@ -1,0 +1,25 @@
+#pragma once
+// Text from the user made fit for an error message: the one escaping and cutting rule of
+// every message pgroups prints, from the config readers and the command line alike.
+// Internal to pgroups.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace pgroups::detail {
+
+/// `text` made fit for an error message: control and non-ASCII bytes are escaped (\n,
+/// \x00, \xff, ...) and anything past `max_length` bytes is cut and replaced by "...".
+/// O(min(size, max_length)).
+[[nodiscard]] std::string printable_excerpt(std::string_view text, std::size_t max_length = 200);
+
+/// printable_excerpt() between `quote`s, with `quote` and backslash escaped too: 'a\'b',
+/// or 'abc'... when cut.
+[[nodiscard]] std::string quoted_excerpt(std::string_view text, char quote = '\'', std::size_t max_length = 40);
+
+/// The longest line the CLI prints for one error: a backstop behind the per-value cut
+/// of quoted_excerpt(), for messages that quote text of their own (CLI11's).
+inline constexpr std::size_t kMaxErrorLineBytes = 1024;
+
+}  // namespace pgroups::detail
