@@ -67,7 +67,7 @@ struct Observation {
 };
 
 Observation observe(const ParallelContext& context, const std::string& group) {
-  if (!context.is_member(group)) return Observation{.ok = true};
+  if (!context.is_member(group)) return Observation{.rank = -1, .size = 0, .members = {}, .ok = true};
   const MPI_Comm comm = context.get_cpu_group(group).mpi();
   Observation seen;
   check(MPI_Comm_size(comm, &seen.size), "MPI_Comm_size");

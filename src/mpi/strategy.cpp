@@ -126,8 +126,8 @@ Communicator create_by_comm_create(const Communicator& parent, const Layout& lay
 Communicator create_by_per_group(const Communicator& parent, const Layout& layout, std::size_t kind) {
   const std::int64_t rank = checked_rank(parent, layout);
   const Group world = group_of(parent);
-  const std::optional<std::int64_t> own_index =
-      layout.is_member(rank, kind) ? std::optional(layout.group_index(rank, kind)) : std::nullopt;
+  // -1: outside every group of a partial kind, so no index matches.
+  const std::int64_t own_index = layout.is_member(rank, kind) ? layout.group_index(rank, kind) : -1;
   const std::int64_t count = layout.group_count(kind);
   Communicator mine;
   for (std::int64_t index = 0; index < count; ++index) {

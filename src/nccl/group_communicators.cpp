@@ -35,7 +35,7 @@ std::vector<KindPlan> plan_kinds(const Layout& layout, std::int64_t rank) {
   for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
     if (kinds[kind].mode == ParallelMode::global) continue;
     const std::string& name = kinds[kind].name;
-    KindPlan step{.group = name, .size = to_int(layout.group_size(kind), name, "group size")};
+    KindPlan step{.group = name, .colour = std::nullopt, .key = 0, .size = to_int(layout.group_size(kind), name, "group size")};
     if (layout.is_member(rank, kind)) {
       step.colour = to_int(layout.group_index(rank, kind), name, "group index");
       step.key = to_int(layout.local_rank(rank, kind), name, "local rank");

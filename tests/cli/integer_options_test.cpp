@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,9 @@ struct Case {
   IntegerOption option;
   BadValue value;
 };
+
+// Names the case in test listings (gtest would print the struct's bytes).
+void PrintTo(const Case& c, std::ostream* out) { *out << c.option.base << ' ' << c.option.flag << ' ' << c.value.text; }
 
 std::vector<Case> cases() {
   std::vector<Case> all;

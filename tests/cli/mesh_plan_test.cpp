@@ -218,7 +218,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "data-parallel size fits; give --dp or other sizes"},
         Rejection{"--mesh tp=2,dp=2 --group embd",
                   "group 'embd' needs a 'pp' dimension in the mesh, which has tp, dp"}),
-    [](const ::testing::TestParamInfo<Rejection>& info) { return std::to_string(info.index); });
+    [](const ::testing::TestParamInfo<Rejection>& param) { return std::to_string(param.index); });
 
 }  // namespace
 }  // namespace pgroups

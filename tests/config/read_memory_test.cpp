@@ -186,7 +186,7 @@ INSTANTIATE_TEST_SUITE_P(TenMebibytes, ConfigReadMemory, ::testing::ValuesIn(cra
 
 TEST(ConfigReadMemoryLimit, TomlWithMoreValuesThanTheLimitIsRejectedBeforeItIsBuilt) {
   std::string text = "[parallel]\npipeline = 2\n[m]\n";
-  for (int i = 0; i < 10'001; ++i) text += "k" + std::to_string(i) + "=1\n";
+  for (int i = 0; i < 10'001; ++i) text.append("k").append(std::to_string(i)).append("=1\n");
   try {
     (void)parse_config(text, ConfigFormat::toml);
     ADD_FAILURE() << "accepted";
@@ -196,7 +196,7 @@ TEST(ConfigReadMemoryLimit, TomlWithMoreValuesThanTheLimitIsRejectedBeforeItIsBu
                  "may hold at most 10000 (real ones hold tens)");
   }
   std::string fits = "[parallel]\npipeline = 2\n[m]\n";
-  for (int i = 0; i < 9'000; ++i) fits += "k" + std::to_string(i) + "=1\n";
+  for (int i = 0; i < 9'000; ++i) fits.append("k").append(std::to_string(i)).append("=1\n");
   EXPECT_EQ(parse_config(fits, ConfigFormat::toml).pipeline, 2);
 }
 

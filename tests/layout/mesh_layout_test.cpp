@@ -64,7 +64,10 @@ TEST_P(MeshLayoutGolden, EveryTokenIsAKindWithMegatronsGroupsInMegatronsOrder) {
     std::vector<std::string_view> parts = split_group_token(token);
     std::reverse(parts.begin(), parts.end());
     std::string reversed;
-    for (std::string_view part : parts) reversed += (reversed.empty() ? "" : "-") + std::string(part);
+    for (std::string_view part : parts) {
+      if (!reversed.empty()) reversed += '-';
+      reversed += part;
+    }
     EXPECT_EQ(layout.find_group_kind(reversed), kind);
   }
 }
