@@ -11,7 +11,7 @@ build=${PGROUPS_SHARED_BUILD_DIR:-build-shared}
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 start=$SECONDS
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON \
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DPGROUPS_BUILD_PYTHON=OFF \
   -DPGROUPS_BUILD_BENCH=OFF -DPGROUPS_BUILD_EXAMPLES=OFF "${launcher[@]}" >/dev/null
 # Only what the tests below need (the full suite is scripts/test.sh's, on static libraries).
 targets=(pgroups layout_test config_test cli_test)
@@ -25,9 +25,12 @@ for library in "$build"/src/*/libpgroups_*.so; do
   soname=$(readelf -d "$library" | sed -nE 's/.*Library soname: \[(.*)\]/\1/p')
   [[ $soname == "$(basename "$library").$abi" ]] || { echo "$library: soname '$soname', expected $(basename "$library").$abi" >&2; exit 1; }
 done
-if ! ldd "$build/cli/pgroups" | grep -q "libpgroups_layout.so.$abi => $PWD/$build/src/layout/"; then
+# Read whole before matching: `grep -q` stops early, and under pipefail ldd's SIGPIPE
+# would fail the check.
+libraries=$(ldd "$build/cli/pgroups")
+if [[ $libraries != *"libpgroups_layout.so.$abi => $PWD/$build/src/layout/"* ]]; then
   echo "the CLI does not run on the shared libpgroups_layout of $build:" >&2
-  ldd "$build/cli/pgroups" >&2
+  echo "$libraries" >&2
   exit 1
 fi
 "$build/cli/pgroups" plan -w 8 -p 2 -t 4 -m 2d >/dev/null
