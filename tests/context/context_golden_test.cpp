@@ -6,6 +6,7 @@
 
 #include <tuple>
 
+#include "golden_group_check.hpp"
 #include "mpi_test_support.hpp"
 #include "pgroups/parallel_context.hpp"
 #include "support/golden.hpp"
@@ -40,7 +41,6 @@ TEST_P(LiveGolden, CommunicatorsHoldColossalGroupsAndLocalRanks) {
   ContextOptions options;
   options.strategy = strategy;
   const ParallelContext context(config, MPI_COMM_WORLD, options);
-  const std::int64_t me = context.global_rank();
 
   std::vector<std::string> expected_modes;
   for (const auto& [name, _] : golden.at("modes").items()) expected_modes.push_back(name);
@@ -53,18 +53,7 @@ TEST_P(LiveGolden, CommunicatorsHoldColossalGroupsAndLocalRanks) {
   for (ParallelMode mode : context.modes()) {
     SCOPED_TRACE(std::string(mode_name(mode)));
     const nlohmann::json& expected = golden.at("modes").at(std::string(mode_name(mode)));
-    const test::Observed seen = test::observe(context.get_group(mode).mpi(), static_cast<int>(me));
-    const auto groups = expected.at("groups").get<std::vector<std::vector<std::int64_t>>>();
-    // Groups partition the world, so "every rank's observed group is a golden group"
-    // means the observed groups are exactly the golden ones.
-    EXPECT_NE(std::find(groups.begin(), groups.end(), seen.members), groups.end())
-        << "observed group " << ::testing::PrintToString(seen.members) << " is not a golden group";
-    const auto index = static_cast<std::size_t>(me);
-    EXPECT_EQ(seen.rank, expected.at("local_rank").at(index).get<std::int64_t>());
-    EXPECT_EQ(seen.size, expected.at("world_size").at(index).get<std::int64_t>());
-    EXPECT_EQ(context.local_rank(mode), seen.rank);
-    EXPECT_EQ(context.world_size(mode), seen.size);
-    EXPECT_EQ(context.ranks_in_group(mode), seen.members);
+    (void)test::expect_golden_group(context, std::string(mode_name(mode)), expected);
   }
 }
 

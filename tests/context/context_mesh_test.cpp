@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "golden_group_check.hpp"
 #include "mpi_test_support.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/parallel_context.hpp"
@@ -49,24 +50,12 @@ TEST_P(LiveGoldenMesh, EveryKindsCommunicatorHoldsMegatronsGroupsAndLocalRanks) 
   ContextOptions options;
   options.strategy = strategy;
   const ParallelContext context(config, MPI_COMM_WORLD, options);
-  const std::int64_t me = context.global_rank();
   EXPECT_EQ(context.groups(), config.mesh->groups);
   EXPECT_TRUE(context.modes().empty());
 
   for (const auto& [token, expected] : golden.at("modes").items()) {
     SCOPED_TRACE(token);
-    const test::Observed seen = test::observe(context.get_group(token).mpi(), static_cast<int>(me));
-    const auto groups = expected.at("groups").get<std::vector<std::vector<std::int64_t>>>();
-    // Groups partition the world, so "every rank's observed group is a golden group"
-    // means the observed groups are exactly the golden ones.
-    EXPECT_NE(std::find(groups.begin(), groups.end(), seen.members), groups.end())
-        << "observed group " << ::testing::PrintToString(seen.members) << " is not a golden group";
-    const auto index = static_cast<std::size_t>(me);
-    EXPECT_EQ(seen.rank, expected.at("local_rank").at(index).get<std::int64_t>());
-    EXPECT_EQ(seen.size, expected.at("world_size").at(index).get<std::int64_t>());
-    EXPECT_EQ(context.local_rank(token), seen.rank);
-    EXPECT_EQ(context.world_size(token), seen.size);
-    EXPECT_EQ(context.ranks_in_group(token), seen.members);
+    const test::Observed seen = test::expect_golden_group(context, token, expected);
     const std::int64_t n = seen.size;
     EXPECT_EQ(context.next_rank(token),
               (Neighbour{seen.members[static_cast<std::size_t>((seen.rank + 1) % n)], (seen.rank + 1) % n}));
