@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   python3 python3-dev pybind11-dev python3-mpi4py python3-pytest python3-numpy python3-torch
+  python3-venv python3-hypothesis  # scripts/install-venv.sh (torch 2.x); property tests
+  ccache  # scripts/build.sh: the later builds of one run (shared, sanitizer, pip) reuse objects
   chromium  # renders `plan --html` in the picture test (skipped without it)
   iproute2 procps  # scripts/multinode.sh: ip netns, pgrep
 )

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Makes the project's own virtual environment for torch 2.x: ${PGROUPS_VENV:-.venv}, from
+# Debian's /usr/bin/python3 with the system site packages (Debian's mpi4py, numpy, pytest,
+# hypothesis), and installs python/requirements/torch2.txt into it with pip. The pgroups
+# module built for /usr/bin/python3 loads unchanged in it (same interpreter), so the tests
+# run the same files under both torches. Does nothing when the venv already holds exactly
+# these requirements (a stamp of the file), so repeated runs cost nothing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=${PGROUPS_VENV:-.venv}
+requirements=python/requirements/torch2.txt
+stamp="$venv/.pgroups-requirements"
+if [[ -x "$venv/bin/python" ]] && cmp -s "$requirements" "$stamp"; then
+  exit 0
+fi
+echo "pgroups: making $venv (torch 2.x) from /usr/bin/python3"
+/usr/bin/python3 -m venv --system-site-packages "$venv"
+"$venv/bin/python" -m pip install -q -r "$requirements"
+cp "$requirements" "$stamp"
+"$venv/bin/python" -c 'import torch; print("pgroups:", "'"$venv"'", "has torch", torch.__version__)'
