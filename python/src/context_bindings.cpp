@@ -1,14 +1,14 @@
 // ParallelContext over an mpi4py communicator. The world comes in as an mpi4py Comm and
-// the groups go out as mpi4py Comm objects wrapping the context's own MPI_Comm handles
-// (mpi4py's C API, PyMPIComm_Get / PyMPIComm_New): the same communicators, not
-// duplicates. mpi4py frees only the handles it created itself, so dropping these objects
-// never frees a communicator; the context does, in destroy().
+// the groups go out as mpi4py Comm objects wrapping the context's own MPI_Comm handles:
+// the same communicators, not duplicates. mpi4py frees only the handles it created
+// itself, so dropping these objects never frees a communicator; the context does, in
+// destroy().
 
 #include "bindings.hpp"
 
 #ifdef PGROUPS_PYTHON_WITH_MPI
 
-#include <mpi4py/mpi4py.h>
+#include <mpi.h>
 #include <pybind11/stl.h>
 
 #include <chrono>
@@ -25,21 +25,23 @@ namespace py = pybind11;
 namespace pgroups::python {
 namespace {
 
-// mpi4py's C API is imported on first use, not when pgroups is imported: importing
-// mpi4py.MPI initialises MPI, which the pure layout must not require.
-void require_mpi4py() {
-  static bool imported = false;
-  if (imported) return;
-  if (import_mpi4py() < 0) throw py::error_already_set();
-  imported = true;
+// mpi4py is reached through its Python API and MPI's own handle conversion
+// (Comm.py2f / Intracomm.f2py over MPI_Comm_c2f / MPI_Comm_f2c), not through mpi4py's C
+// API: that header would tie the module to the mpi4py release it was compiled against,
+// and the one that runs may be another (a wheel built beside PyPI's mpi4py 4, run with
+// Debian's 3.1). mpi4py.MPI is imported only here, on first use: importing it
+// initialises MPI, which the pure layout must not require.
+py::object mpi4py_intracomm_class() { return py::module_::import("mpi4py.MPI").attr("Intracomm"); }
+
+MPI_Comm comm_of(const py::object& world) {
+  if (!py::isinstance(world, mpi4py_intracomm_class())) {
+    throw py::type_error("comm must be an mpi4py.MPI.Intracomm, not " +
+                         std::string(py::str(py::type::of(world).attr("__qualname__"))));
+  }
+  return MPI_Comm_f2c(world.attr("py2f")().cast<MPI_Fint>());
 }
 
-py::object wrap_comm(MPI_Comm comm) {
-  require_mpi4py();
-  PyObject* object = PyMPIComm_New(comm);
-  if (object == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(object);
-}
+py::object wrap_comm(MPI_Comm comm) { return mpi4py_intracomm_class().attr("f2py")(MPI_Comm_c2f(comm)); }
 
 // The context and the mpi4py world it borrows, kept alive together.
 class PyContext {
@@ -48,9 +50,7 @@ class PyContext {
             std::optional<double> timeout_seconds, std::optional<std::int64_t> device,
             std::int64_t devices_per_node)
       : world_(world) {
-    require_mpi4py();
-    MPI_Comm* handle = PyMPIComm_Get(world.ptr());
-    if (handle == nullptr) throw py::error_already_set();
+    const MPI_Comm comm = comm_of(world);
     ContextOptions options;
     if (strategy) options.strategy = mpi::parse_creation_strategy(*strategy);
     if (timeout_seconds) {
@@ -62,7 +62,6 @@ class PyContext {
     }
     options.device = device;
     options.devices_per_node = devices_per_node;
-    const MPI_Comm comm = *handle;
     // Ranks wait on each other here; other Python threads may run meanwhile.
     py::gil_scoped_release release;
     context_ = std::make_unique<ParallelContext>(config, comm, std::move(options));
