@@ -51,7 +51,7 @@ using mpi::check;
 
 struct VerifyOptions {
   PlanOptions plan;
-  std::string strategy = "split";
+  std::string strategy{mpi::strategy_name(mpi::kDefaultCreationStrategy)};
   std::string backend = "mpi";
   std::string format = "text";
   MpiOptions mpi;  // --timeout and the --inject-* testing flags
@@ -233,6 +233,9 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
   try {
     config = options.plan.resolve(size);
     strategy = mpi::parse_creation_strategy(options.strategy);
+    if (const std::string warning = mpi::strategy_deprecation(options.strategy); !warning.empty() && rank == 0) {
+      fmt::print(stderr, "pgroups: warning: {}\n", warning);
+    }
     // Checked here, where every rank settles its outcome, so that a rank without a GPU
     // ends the job with a clean status rather than through the constructor's MPI_Abort.
     backend = parse_backend(options.backend);
@@ -340,7 +343,9 @@ Subcommand add_verify_command(CLI::App& parent) {
       "verify", "Create every communicator under MPI (run with mpirun) and check each against the layout");
   options->plan.add_to(*app, /*with_world_size=*/false);
   app->add_option("--strategy", options->strategy,
-                  "How communicators are created: split, create_group, per_group or comm_create");
+                  "How communicators are created, named by the MPI call: create_group (the default, "
+                  "MPI_Comm_create_group), comm_split (MPI_Comm_split), comm_create (MPI_Comm_create) or "
+                  "per_group (Colossal-AI's algorithm); split is a deprecated alias of create_group");
   app->add_option("--backend", options->backend,
                   "Communicators to check: mpi, or nccl (the MPI ones and an NCCL one per mode; needs a GPU per "
                   "rank)")

@@ -52,7 +52,12 @@ class PyContext {
       : world_(world) {
     const MPI_Comm comm = comm_of(world);
     ContextOptions options;
-    if (strategy) options.strategy = mpi::parse_creation_strategy(*strategy);
+    if (strategy) {
+      options.strategy = mpi::parse_creation_strategy(*strategy);
+      if (const std::string warning = mpi::strategy_deprecation(*strategy); !warning.empty()) {
+        if (PyErr_WarnEx(PyExc_DeprecationWarning, warning.c_str(), 2) != 0) throw py::error_already_set();
+      }
+    }
     if (timeout_seconds) {
       if (!std::isfinite(*timeout_seconds) || *timeout_seconds < 0) {
         throw ConfigError("timeout " + std::to_string(*timeout_seconds) +

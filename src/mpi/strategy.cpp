@@ -91,10 +91,17 @@ CreationStrategy parse_creation_strategy(std::string_view text) {
   for (CreationStrategy strategy : kAllCreationStrategies) {
     if (strategy_name(strategy) == text) return strategy;
   }
-  throw ConfigError(fmt::format("unknown creation strategy {}; the strategy must be one of split (the default, "
-                                "{}), comm_split, create_group, per_group, comm_create{}",
+  throw ConfigError(fmt::format("unknown creation strategy {}; the strategy must be one of {} (the default), "
+                                "comm_split, per_group, comm_create{}",
                                 detail::quoted_excerpt(text), strategy_name(kDefaultCreationStrategy),
                                 detail::did_you_mean(text, kAcceptedNames)));
+}
+
+std::string strategy_deprecation(std::string_view text) {
+  if (text != "split") return {};
+  return fmt::format("strategy 'split' is deprecated: it runs MPI_Comm_create_group, not MPI_Comm_split; say {} "
+                     "(the default), or comm_split for MPI_Comm_split",
+                     strategy_name(kDefaultCreationStrategy));
 }
 
 Communicator create_by_comm_split(const Communicator& parent, const Layout& layout, std::size_t kind) {

@@ -66,9 +66,17 @@ TEST(CreationStrategyNames, UnknownNameSuggestsTheClosest) {
     FAIL() << "no exception";
   } catch (const ConfigError& error) {
     EXPECT_STREQ(error.what(),
-                 "unknown creation strategy 'per-group'; the strategy must be one of split (the default, "
-                 "create_group), comm_split, create_group, per_group, comm_create (did you mean per_group?)");
+                 "unknown creation strategy 'per-group'; the strategy must be one of create_group (the default), "
+                 "comm_split, per_group, comm_create (did you mean per_group?)");
   }
+}
+
+TEST(CreationStrategyNames, SplitIsADeprecatedAliasOfTheDefaultNamingTheCallItRuns) {
+  EXPECT_EQ(parse_creation_strategy("split"), kDefaultCreationStrategy);
+  EXPECT_EQ(strategy_deprecation("split"),
+            "strategy 'split' is deprecated: it runs MPI_Comm_create_group, not MPI_Comm_split; say create_group "
+            "(the default), or comm_split for MPI_Comm_split");
+  for (CreationStrategy strategy : kAllCreationStrategies) EXPECT_EQ(strategy_deprecation(strategy_name(strategy)), "");
 }
 
 TEST(CreationStrategyNames, CreateGroupTagsAreDistinctAndWithinTheGuaranteedBound) {

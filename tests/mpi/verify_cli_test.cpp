@@ -30,8 +30,11 @@ TEST_P(VerifyGolden, JsonReportsTheGoldenGroupsAsLiveCommunicators) {
   ASSERT_EQ(result.status, 0) << result.err;
   const nlohmann::json report = nlohmann::json::parse(result.out);
   EXPECT_EQ(report.at("ok"), true);
-  // "split" names the default strategy; the report names the strategy itself.
+  // "split", deprecated, names the default strategy; the report names the strategy itself.
   EXPECT_EQ(report.at("strategy"), mpi::strategy_name(mpi::parse_creation_strategy(GetParam())));
+  const bool deprecated = GetParam() == "split";
+  EXPECT_EQ(result.err.find("pgroups: warning: strategy 'split' is deprecated") != std::string::npos, deprecated)
+      << result.err;
   EXPECT_GT(report.at("create_seconds").get<double>(), 0.0);
   test::expect_plan_equals_golden(report, golden);
   for (const auto& [name, mode] : report.at("modes").items()) EXPECT_EQ(mode.at("ok"), true) << name;

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace pgroups::mpi {
@@ -32,9 +33,15 @@ inline constexpr CreationStrategy kDefaultCreationStrategy = CreationStrategy::c
 /// number for a value that is no enumerator.
 [[nodiscard]] std::string_view strategy_name(CreationStrategy strategy);
 
-/// The strategy with that exact name, or kDefaultCreationStrategy for "split" (the name
-/// of the default: one collective per mode, whatever MPI call it uses); ConfigError
-/// naming the value, the valid names and the closest one otherwise.
+/// The strategy with that exact name, or kDefaultCreationStrategy for the deprecated alias
+/// "split" (see strategy_deprecation); ConfigError naming the value, the valid names and
+/// the closest one otherwise.
 [[nodiscard]] CreationStrategy parse_creation_strategy(std::string_view text);
+
+/// The warning for a deprecated strategy name, or an empty string for a current one.
+/// "split" once named the default and reads as MPI_Comm_split, which the default does not
+/// run (it runs MPI_Comm_create_group); each strategy is now named by its MPI call. The
+/// CLI prints the warning on stderr, Python raises it as a DeprecationWarning.
+[[nodiscard]] std::string strategy_deprecation(std::string_view text);
 
 }  // namespace pgroups::mpi

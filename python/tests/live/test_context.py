@@ -44,6 +44,14 @@ def test_all_reduce_over_each_group_agrees_with_its_ranks(strategy):
         check_every_group(ctx)
 
 
+def test_strategy_split_is_deprecated_and_runs_the_default():
+    with pytest.warns(DeprecationWarning, match=r"strategy 'split' is deprecated: it runs MPI_Comm_create_group"):
+        ctx = ParallelContext(**plan_args(), strategy="split")
+    with ctx:
+        assert ctx.strategy == "create_group"
+        check_every_group(ctx)
+
+
 def test_get_group_returns_the_same_communicator_not_a_copy():
     with ParallelContext(**plan_args()) as ctx:
         a = ctx.get_group(ParallelMode.PARALLEL_2D_ROW)
