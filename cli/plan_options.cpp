@@ -59,9 +59,8 @@ ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_
                                     *world_size_from_runtime));
     }
     config.world_size = *world_size_from_runtime;
-  } else if (config.world_size == 0 && !config.mesh &&  // a mesh's product is its world size
-             !(world_size_option_ && world_size_option_->count())) {
-    throw ConfigError("world size is missing: give --world-size W or world_size in the config file");
+  } else if (!(world_size_option_ && world_size_option_->count())) {
+    require_world_size(config, "--world-size W");
   }
   return config;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pgroups/mesh_config.hpp"
@@ -37,5 +38,11 @@ struct ConfigOverrides {
 /// Throws ConfigError for groups without any mesh, naming the first token. Nothing else is
 /// validated here (Layout is). O(mesh dimensions + groups).
 [[nodiscard]] ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& overrides);
+
+/// The one check that a world size was given where nothing else gives one: ConfigError
+/// "world size is missing: give <how> or world_size in the config file" when `config`
+/// has no world size and no mesh (a mesh's product is its world size). `how` names the
+/// caller's own spelling ("--world-size W", "world_size=").
+void require_world_size(const ParallelConfig& config, std::string_view how);
 
 }  // namespace pgroups

@@ -25,10 +25,11 @@ default_timeout_seconds: float  # kDefaultTimeout
 def timeout_seconds(seconds: float, source: str) -> Optional[float]:
     """timeout_from_seconds + is_limited: the seconds in effect, None for no timeout (0);
     ConfigError naming `source` for a negative, NaN or too large value."""
-def merge_config(path: Optional[Union[str, PathLike[str]]], overrides: Dict[str, Any]) -> Dict[str, Any]:
+def merge_config(path: Optional[Union[str, PathLike[str]]], overrides: Dict[str, Any],
+                 world_size_hint: Optional[str] = ...) -> Dict[str, Any]:
     """merge_config (pgroups/config_merge.hpp): the file's (or the default) configuration
     with each override that is not None; keys world_size, pipeline, tensor, mode, depth,
-    legacy_sequence_dp, seed, mesh, groups."""
+    legacy_sequence_dp, seed, mesh, groups. With world_size_hint, require_world_size."""
 def mesh_from_order(order: str, sizes: Sequence[Tuple[str, int]]) -> List[Tuple[str, int]]: ...
 def plan_json(layout: Layout, indent: int = ...) -> str:
     """The CLI's `plan --format json` printer (compact for indent -1)."""

@@ -84,7 +84,7 @@ class Plan:
             "mesh": _mesh_dims(mesh),
             "groups": None if groups is None else check_tokens("groups", groups),
         }
-        return cls._from_config_dict(_pgroups.merge_config(_path("path", path), overrides))
+        return cls._from_config_dict(_pgroups.merge_config(_path("path", path), overrides, "world_size="))
 
     @classmethod
     def _from_config_dict(cls, config: Mapping[str, object]) -> "Plan":

@@ -120,10 +120,14 @@ void bind_rules(py::module_& m) {
         },
         py::arg("seconds"), py::arg("source"));
   m.def("merge_config",
-        [](const std::optional<std::filesystem::path>& path, const py::dict& overrides) {
-          return config_dict(merge_config(path ? read_config_file(*path) : ParallelConfig{}, overrides_of(overrides)));
+        [](const std::optional<std::filesystem::path>& path, const py::dict& overrides,
+           const std::optional<std::string>& world_size_hint) {
+          const ParallelConfig merged =
+              merge_config(path ? read_config_file(*path) : ParallelConfig{}, overrides_of(overrides));
+          if (world_size_hint) require_world_size(merged, *world_size_hint);
+          return config_dict(merged);
         },
-        py::arg("path"), py::arg("overrides"));
+        py::arg("path"), py::arg("overrides"), py::arg("world_size_hint") = py::none());
   m.def("mesh_from_order",
         [](const std::string& order, const DimList& sizes) {
           std::vector<MeshDim> given;

@@ -35,4 +35,10 @@ ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& override
   return base;
 }
 
+void require_world_size(const ParallelConfig& config, std::string_view how) {
+  if (config.world_size == 0 && !config.mesh) {
+    throw ConfigError(fmt::format("world size is missing: give {} or world_size in the config file", how));
+  }
+}
+
 }  // namespace pgroups
