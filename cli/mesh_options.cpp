@@ -38,7 +38,7 @@ void PlanOptions::add_mesh_to(CLI::App& app) {
   pp_option_ = add_integer_option(app, "--pp", pp_, "Pipeline-parallel size of the --order mesh")->group(kMeshGroup);
 }
 
-void PlanOptions::apply_mesh(ParallelConfig& config, std::optional<std::int64_t> world_size_from_runtime) const {
+void PlanOptions::apply_mesh(ConfigOverrides& overrides, bool file_has_mesh, std::int64_t world_size) const {
   const std::array<std::pair<const CLI::Option*, MeshDim>, 5> size_flags = {{
       {tp_option_, {"tp", tp_}},
       {cp_option_, {"cp", cp_}},
@@ -61,14 +61,13 @@ void PlanOptions::apply_mesh(ParallelConfig& config, std::optional<std::int64_t>
                                   "NAME=SIZE,... or --order with --tp/--cp/--ep/--dp/--pp",
                                   mesh_, other));
   }
-  std::vector<std::string> file_groups = config.mesh ? config.mesh->groups : std::vector<std::string>{};
   if (mesh_option_->count()) {
-    config.mesh = MeshConfig{parse_mesh_dims(mesh_), std::move(file_groups)};
+    overrides.mesh = parse_mesh_dims(mesh_);
   } else if (megatron) {
     const std::string_view order = order_option_->count() ? std::string_view(order_) : kMegatronOrder;
     std::vector<MeshDim> dims = mesh_dims_from_order(order, sizes);
     // As Megatron does, the data-parallel size is what the world leaves over.
-    const std::int64_t world = world_size_from_runtime.value_or(config.world_size);
+    const std::int64_t world = world_size;
     if (!dp_option_->count() && world > 0) {
       std::int64_t others = 1;
       MeshDim* dp = nullptr;
@@ -89,15 +88,15 @@ void PlanOptions::apply_mesh(ParallelConfig& config, std::optional<std::int64_t>
         dp->size = world / others;
       }
     }
-    config.mesh = MeshConfig{std::move(dims), std::move(file_groups)};
+    overrides.mesh = std::move(dims);
   }
   if (!groups_.empty()) {
-    if (!config.mesh) {
+    if (!file_has_mesh && !overrides.mesh) {
       throw ConfigError(fmt::format("--group {} needs a mesh: give --mesh NAME=SIZE,... (e.g. --mesh tp=2,dp=4), "
                                     "--order with sizes, or a [mesh] table in the config file",
                                     groups_.front()));
     }
-    config.mesh->groups = groups_;
+    overrides.groups = groups_;
   }
 }
 

@@ -81,8 +81,8 @@ void MpiOptions::add_to(CLI::App& app, std::vector<std::string> steps_after_crea
 }
 
 void MpiOptions::apply(ContextOptions& options, const ParallelConfig& config, int rank, int size) const {
-  options.timeout = resolve_timeout(timeout ? std::optional(parse_timeout_seconds(*timeout, "--timeout"))
-                                            : std::nullopt);
+  options.timeout =
+      resolve_timeout_text(timeout ? std::optional<std::string_view>(*timeout) : std::nullopt, "--timeout");
   if (!stall_rank && !exit_rank) {
     if (!step.empty()) throw ConfigError("--inject-step needs --inject-stall-rank or --inject-exit-rank");
     return;

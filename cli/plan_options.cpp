@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "pgroups/config_merge.hpp"
 #include "pgroups/config_reader.hpp"
 #include "integer_option.hpp"
 #include "pgroups/error.hpp"
@@ -38,29 +39,28 @@ ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_
     throw IoError("--config was given an empty path: name a .toml, .json or .py file, or leave --config out to use "
                   "the flags alone");
   }
-  ParallelConfig config = config_option_->count() ? read_config_file(config_file_) : ParallelConfig{};
-  if (world_size_option_ && world_size_option_->count()) config.world_size = world_size_;
-  if (pipeline_option_->count()) config.pipeline = pipeline_;
-  if (tensor_option_->count()) config.tensor_size = tensor_;
-  if (mode_option_->count()) {
-    config.tensor_mode = parse_tensor_mode(mode_);
-    // A depth read from a 2.5d file must not outlive a switch to another mode.
-    if (config.tensor_mode != TensorMode::tensor_2p5d) config.depth.reset();
-  }
-  if (depth_option_->count()) config.depth = depth_;
-  if (seed_option_->count()) config.seed = seed_;
-  if (gpus_per_node_option_ != nullptr && gpus_per_node_option_->count()) config.gpus_per_node = gpus_per_node_;
-  if (legacy_sequence_dp_) config.legacy_sequence_dp = true;
-  apply_mesh(config, world_size_from_runtime);
+  const ParallelConfig file = config_option_->count() ? read_config_file(config_file_) : ParallelConfig{};
+  ConfigOverrides overrides;
+  if (world_size_option_ && world_size_option_->count()) overrides.world_size = world_size_;
+  if (pipeline_option_->count()) overrides.pipeline = pipeline_;
+  if (tensor_option_->count()) overrides.tensor = tensor_;
+  if (mode_option_->count()) overrides.mode = parse_tensor_mode(mode_);
+  if (depth_option_->count()) overrides.depth = depth_;
+  if (seed_option_->count()) overrides.seed = seed_;
+  if (gpus_per_node_option_ != nullptr && gpus_per_node_option_->count()) overrides.gpus_per_node = gpus_per_node_;
+  if (legacy_sequence_dp_) overrides.legacy_sequence_dp = true;
+  apply_mesh(overrides, file.mesh.has_value(),
+             world_size_from_runtime.value_or(overrides.world_size.value_or(file.world_size)));
+  // The one rule of flags over a file, shared with Python (pgroups/config_merge.hpp).
+  ParallelConfig config = merge_config(file, overrides);
   if (world_size_from_runtime) {
     if (config.world_size != 0 && config.world_size != *world_size_from_runtime) {
       throw ConfigError(fmt::format("world size {} was given, but the job has {} ranks", config.world_size,
                                     *world_size_from_runtime));
     }
     config.world_size = *world_size_from_runtime;
-  } else if (config.world_size == 0 && !config.mesh &&  // a mesh's product is its world size
-             !(world_size_option_ && world_size_option_->count())) {
-    throw ConfigError("world size is missing: give --world-size W or world_size in the config file");
+  } else if (!(world_size_option_ && world_size_option_->count())) {
+    require_world_size(config, "--world-size W");
   }
   return config;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pgroups/config_merge.hpp"
 #include "pgroups/parallel_config.hpp"
 
 namespace pgroups::cli {
@@ -32,10 +33,11 @@ class PlanOptions {
   /// The named-mesh options (mesh_options.cpp): `--mesh tp=2,dp=4,pp=2`, repeated
   /// `--group TOKEN`, and Megatron's `--order tp-cp-ep-dp-pp` with `--tp/--cp/--ep/--dp/--pp`.
   void add_mesh_to(CLI::App& app);
-  /// Replaces the file's mesh and groups by the flags given; ConfigError for a --group
-  /// without any mesh, or --mesh together with --order or a size flag. With --order,
-  /// a missing --dp is the world size over the other sizes, when the world size is known.
-  void apply_mesh(ParallelConfig& config, std::optional<std::int64_t> world_size_from_runtime) const;
+  /// The mesh and groups the flags give, as overrides of the file's; ConfigError for a
+  /// --group without any mesh (`file_has_mesh` false and no mesh flag), or --mesh together
+  /// with --order or a size flag. With --order, a missing --dp is `world_size` (when
+  /// above 0) over the other sizes.
+  void apply_mesh(ConfigOverrides& overrides, bool file_has_mesh, std::int64_t world_size) const;
 
   std::string mesh_;
   std::vector<std::string> groups_;

@@ -47,7 +47,9 @@ struct ContextOptions {
   /// A program's own settings that must be the same on every rank, agreed on with the
   /// configuration by the same collective (a difference is a MismatchError on every
   /// rank, naming the texts): whatever decides which collectives the ranks run after
-  /// construction, such as `pgroups verify --format`. Empty (nothing extra) by default.
+  /// construction, such as `pgroups verify --format`. Compared as one length-prefixed
+  /// field of the agreement record (agreement_record, pgroups/parallel_context.hpp), so
+  /// no text in it can pass for another setting. Empty (nothing extra) by default.
   std::string agreed_settings;
   /// Called on this rank just before each step of construction, with the step's name:
   /// the steps of creation_steps() (pgroups/creation_steps.hpp) in order, i.e.

@@ -312,4 +312,10 @@ class ParallelContext {
 [[nodiscard]] std::string agreement_text(const ParallelConfig& config, const ContextOptions& options,
                                          std::string_view node_info_source = "shared_memory_split");
 
+/// What the ranks compare: every field of agreement_text as its own field of
+/// encode_settings (pgroups/agreement_record.hpp; the mesh's dimensions and group tokens
+/// one by one), then agreement_text itself, shown in a MismatchError.
+[[nodiscard]] std::string agreement_record(const ParallelConfig& config, const ContextOptions& options,
+                                           std::string_view node_info_source = "shared_memory_split");
+
 }  // namespace pgroups

@@ -19,33 +19,65 @@ namespace pgroups {
 /// before a scheduler's own limit.
 inline constexpr std::chrono::milliseconds kDefaultTimeout = std::chrono::seconds(300);
 
-/// Whether `timeout` bounds a wait: zero (or less) means no timeout, for every wait of
-/// pgroups.
+/// The longest timeout pgroups accepts, in every layer (ContextOptions::timeout,
+/// `--timeout`, PGROUPS_TIMEOUT, Python's `timeout=`): 1e9 seconds, about 31.7 years.
+/// Far enough from overflowing a steady_clock time point (nanoseconds in 64 bits, about
+/// 292 years) that a deadline "now + timeout" always fits; deadline_after saturates
+/// anyway, so no value reaching a Deadline can overflow.
+inline constexpr std::chrono::milliseconds kLargestTimeout{1'000'000'000'000};
+/// kLargestTimeout in seconds, as messages and Python show it.
+inline constexpr double kLargestTimeoutSeconds = 1e9;
+
+/// The one rule for "0 means none": whether `timeout` bounds a wait. Zero (or less) means
+/// no timeout, for every wait of pgroups (mpi::Deadline, the watchdog, NCCL's polling,
+/// Python).
 [[nodiscard]] constexpr bool is_limited(std::chrono::milliseconds timeout) noexcept {
   return timeout > std::chrono::milliseconds::zero();
 }
 
 /// The longest a wait on `timeout` may take, for waits that need a finite bound (NCCL's
-/// polling loops): `timeout` itself when is_limited, otherwise ten years, which is "no
-/// timeout" for any job and still far from overflowing a steady_clock time point.
+/// polling loops): `timeout` itself when is_limited, otherwise kLargestTimeout, which is
+/// "no timeout" for any job.
 [[nodiscard]] constexpr std::chrono::milliseconds wait_limit(std::chrono::milliseconds timeout) noexcept {
-  return is_limited(timeout) ? timeout : std::chrono::milliseconds(std::chrono::hours(24 * 3653));
+  return is_limited(timeout) ? timeout : kLargestTimeout;
 }
+
+/// `start + timeout`, saturated at the clock's largest time point instead of
+/// overflowing; a timeout of zero or less gives `start`. Every deadline of pgroups is
+/// computed here. O(1).
+[[nodiscard]] std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_clock::time_point start,
+                                                                   std::chrono::milliseconds timeout) noexcept;
+
+/// A timeout given as a number of seconds (Python's `timeout=`, the text of `--timeout`):
+/// finite, not negative and at most kLargestTimeoutSeconds, else ConfigError naming
+/// `source` and the value. Zero means no timeout; a positive value is rounded up to whole
+/// milliseconds, so that a tiny one never becomes "no timeout".
+[[nodiscard]] std::chrono::milliseconds timeout_from_seconds(double seconds, std::string_view source);
+
+/// `timeout` itself when it is between zero and kLargestTimeout, else ConfigError naming
+/// `source` and the value (ContextOptions::timeout).
+[[nodiscard]] std::chrono::milliseconds checked_timeout(std::chrono::milliseconds timeout, std::string_view source);
 
 /// The environment variable read when no timeout is given explicitly: a number of
 /// seconds, as parse_timeout_seconds accepts it.
 inline constexpr const char* kTimeoutEnvironmentVariable = "PGROUPS_TIMEOUT";
 
 /// Seconds as text: a finite, non-negative decimal number ("5", "0.5", "1e3"; "0" = no
-/// timeout), at most 1e9 (about 31 years). A positive value is rounded up to whole
+/// timeout), at most kLargestTimeoutSeconds (timeout_from_seconds). A positive value is rounded up to whole
 /// milliseconds, so that a tiny one never becomes "no timeout". Throws ConfigError naming
 /// `source` (e.g. "--timeout" or "PGROUPS_TIMEOUT") and the text otherwise.
 [[nodiscard]] std::chrono::milliseconds parse_timeout_seconds(std::string_view text, std::string_view source);
 
-/// The timeout in effect: `requested` when it has a value (ConfigError if negative),
-/// otherwise PGROUPS_TIMEOUT when set and not empty (ConfigError if malformed), otherwise
+/// The timeout in effect: `requested` when it has a value (checked_timeout), otherwise
+/// PGROUPS_TIMEOUT when set and not empty (ConfigError if malformed), otherwise
 /// kDefaultTimeout. Reads the environment each call.
 [[nodiscard]] std::chrono::milliseconds resolve_timeout(std::optional<std::chrono::milliseconds> requested);
+
+/// The same resolution for a timeout given as text (the CLI's `--timeout SECONDS`, named
+/// `source` in messages): parse_timeout_seconds when given, then resolve_timeout. The one
+/// function the CLI and the library share.
+[[nodiscard]] std::chrono::milliseconds resolve_timeout_text(std::optional<std::string_view> seconds,
+                                                             std::string_view source);
 
 /// A duration as messages show it, in seconds: "5 s", "0.25 s", "300 s".
 [[nodiscard]] std::string seconds_text(std::chrono::milliseconds duration);

@@ -7,7 +7,8 @@ from typing import Any, Dict, List, Optional, Union
 
 from . import _pgroups
 from ._modes import ModeLike, ParallelMode, mode_value
-from ._plan import Plan, _mesh_dims
+from ._checks import check_bool, check_int, check_timeout, check_tokens
+from ._plan import Plan, _mesh_dims, _path, _tensor_mode
 
 
 class ParallelContext:
@@ -23,12 +24,15 @@ class ParallelContext:
     rank otherwise, :class:`pgroups.ConfigError` on every rank for an invalid plan, before
     any group is created), then one communicator per mode is created with ``strategy``
     (``"create_group"``, the default, ``"comm_split"``, ``"comm_create"`` or
-    ``"per_group"``). ``timeout`` (seconds; default ``PGROUPS_TIMEOUT`` or 300, 0 = none)
+    ``"per_group"``). ``timeout`` (seconds or a ``datetime.timedelta``, at most
+    ``_pgroups.largest_timeout_seconds``; default ``PGROUPS_TIMEOUT`` or 300, 0 = none)
     bounds the wait for the other ranks (:class:`pgroups.TimeoutError`). The GIL is
     released while ranks wait on each other.
 
     ``config`` is a TOML, JSON or Colossal-AI ``.py`` file; explicit arguments override
-    its values. ``mesh=`` (a pgroups.Mesh or a dict, fastest first) and ``groups=`` (group
+    its values by the CLI's own rule (a new ``mode`` drops the file's 2.5d ``depth``). An
+    argument of the wrong type (TypeError) or value, or an unreadable file, on any rank is
+    raised on every rank, its message naming the rank that hit it. ``mesh=`` (a pgroups.Mesh or a dict, fastest first) and ``groups=`` (group
     tokens such as ``"tp-dp"``) build a named mesh's groups instead of the presets, as
     Plan does; every query then takes the token (``get_group("tp-dp")``). ``get_group`` / ``get_cpu_group`` return ``mpi4py.MPI.Intracomm`` objects
     wrapping the context's own communicators (``MPI.Comm.Compare`` says IDENT across
@@ -62,19 +66,38 @@ class ParallelContext:
             from mpi4py import MPI
 
             comm = MPI.COMM_WORLD
-        settings: Dict[str, Any] = {"world_size": 0, "pipeline": 1, "tensor": 1, "mode": None, "depth": None,
-                                    "legacy_sequence_dp": False, "seed": 1024, "mesh": None, "groups": []}
-        if config is not None:
-            settings.update(_pgroups.read_config_file(os.fspath(config)))
-        explicit = {"pipeline": pipeline, "tensor": tensor, "mode": mode, "depth": depth,
-                    "legacy_sequence_dp": legacy_sequence_dp, "seed": seed, "mesh": _mesh_dims(mesh),
-                    "groups": None if groups is None else [str(g) for g in groups]}
-        settings.update({key: value for key, value in explicit.items() if value is not None})
+        checked_timeout: Optional[float] = None
+        try:
+            if timeout is not None:
+                # None from the check is "no timeout", which the C++ layer reads as 0.
+                checked_timeout = check_timeout("timeout", timeout) or 0.0
+            overrides = {
+                "pipeline": check_int("pipeline", pipeline, allow_none=True),
+                "tensor": check_int("tensor", tensor, allow_none=True),
+                "mode": _tensor_mode(mode),
+                "depth": check_int("depth", depth, allow_none=True),
+                "legacy_sequence_dp": None if legacy_sequence_dp is None
+                else check_bool("legacy_sequence_dp", legacy_sequence_dp),
+                "seed": check_int("seed", seed, allow_none=True),
+                "mesh": _mesh_dims(mesh),
+                "groups": None if groups is None else check_tokens("groups", groups),
+            }
+            if strategy is not None and not isinstance(strategy, str):
+                raise TypeError(f"strategy must be a string such as 'create_group', not {strategy!r}")
+            checked_device = check_int("device", device, minimum=0, allow_none=True)
+            checked_per_node = check_int("devices_per_node", devices_per_node, minimum=0)
+            # The one merge of overrides over a file, the CLI's (pgroups/config_merge.hpp).
+            settings = _pgroups.merge_config(None if config is None else _path("config", config), overrides)
+        except (TypeError, ValueError, _pgroups.Error) as error:
+            # Carried into the agreement, so that every rank raises it rather than this
+            # one alone while the others wait for it.
+            _pgroups.agree(comm, _pgroups.encode_error(type(error).__name__, str(error)), "configuration",
+                           checked_timeout)
+            raise  # not reached: agree raises the carried error on every rank
         self._context = _pgroups.Context(
-            int(settings["world_size"]), int(settings["pipeline"]), int(settings["tensor"]), settings["mode"],
-            settings["depth"], bool(settings["legacy_sequence_dp"]), int(settings["seed"]), settings["mesh"],
-            settings["groups"] or [], comm, strategy,
-            None if timeout is None else float(timeout), device, int(devices_per_node))
+            settings["world_size"], settings["pipeline"], settings["tensor"], settings["mode"],
+            settings["depth"], settings["legacy_sequence_dp"], settings["seed"], settings["mesh"],
+            settings["groups"] or [], comm, strategy, checked_timeout, checked_device, checked_per_node)
         self._plan = Plan._from_config_dict(self._context.layout().config())
 
     # The plan and sizes ---------------------------------------------------------------
@@ -162,16 +185,16 @@ class ParallelContext:
         return self._context.is_last_rank(mode_value(mode))
 
     def is_pipeline_first_stage(self, ignore_virtual: bool = False) -> bool:
-        return self._context.is_pipeline_first_stage(ignore_virtual)
+        return self._context.is_pipeline_first_stage(check_bool("ignore_virtual", ignore_virtual))
 
     def is_pipeline_last_stage(self, ignore_virtual: bool = False) -> bool:
-        return self._context.is_pipeline_last_stage(ignore_virtual)
+        return self._context.is_pipeline_last_stage(check_bool("ignore_virtual", ignore_virtual))
 
     def set_virtual_pipeline_parallel_size(self, size: Optional[int]) -> None:
-        self._context.set_virtual_pipeline_parallel_size(size)
+        self._context.set_virtual_pipeline_parallel_size(check_int("size", size, allow_none=True))
 
     def set_virtual_pipeline_parallel_rank(self, rank: int) -> None:
-        self._context.set_virtual_pipeline_parallel_rank(rank)
+        self._context.set_virtual_pipeline_parallel_rank(check_int("rank", rank))
 
     @property
     def virtual_pipeline_parallel_size(self) -> Optional[int]:

@@ -18,6 +18,35 @@ with_mpi: bool
 MeshDims = Sequence[Tuple[str, int]]
 
 def read_config_file(path: Union[str, PathLike[str]]) -> Dict[str, Any]: ...
+
+# The rules of the C++ library, bound so that the package restates none of them.
+largest_timeout_seconds: float  # kLargestTimeoutSeconds, the one cap
+default_timeout_seconds: float  # kDefaultTimeout
+def timeout_seconds(seconds: float, source: str) -> Optional[float]:
+    """timeout_from_seconds + is_limited: the seconds in effect, None for no timeout (0);
+    ConfigError naming `source` for a negative, NaN or too large value."""
+def merge_config(path: Optional[Union[str, PathLike[str]]], overrides: Dict[str, Any],
+                 world_size_hint: Optional[str] = ...) -> Dict[str, Any]:
+    """merge_config (pgroups/config_merge.hpp): the file's (or the default) configuration
+    with each override that is not None; keys world_size, pipeline, tensor, mode, depth,
+    legacy_sequence_dp, seed, mesh, groups. With world_size_hint, require_world_size."""
+def mesh_from_order(order: str, sizes: Sequence[Tuple[str, int]]) -> List[Tuple[str, int]]: ...
+def plan_json(layout: Layout, indent: int = ...) -> str:
+    """The CLI's `plan --format json` printer (compact for indent -1)."""
+def explain_text(layout: Layout, rank: int) -> str:
+    """The CLI's `explain --rank R` printer."""
+def encode_settings(fields: Sequence[Tuple[str, str]]) -> bytes:
+    """The agreement's injective, length-prefixed encoding (pgroups/agreement_record.hpp)."""
+def encode_error(kind: str, message: str) -> bytes: ...
+def is_error_record(record: bytes) -> bool: ...
+def settings_digest(record: bytes) -> int: ...
+def record_text(record: bytes) -> str: ...
+def judge_records(records: Sequence[bytes], what: str = ...) -> None:
+    """Every rank's record, by rank: returns when all are equal settings; raises the carried
+    error of the lowest erring rank (its class) or MismatchError otherwise."""
+def agree(world: Any, record: bytes, what: str = ..., timeout: Optional[float] = ...) -> None:
+    """Present only when with_mpi is True: the duplicate and agreement steps of a context's
+    construction, collective over the mpi4py communicator `world`."""
 def parse_config(text: str, format: str, source: str = ...) -> Dict[str, Any]: ...
 
 class Layout:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _pgroups
+from ._checks import check_bool, check_int, check_token, check_tokens
 from ._modes import ModeLike, ParallelMode, mode_value
 
 DimsLike = Union[str, Sequence[str]]
@@ -52,31 +53,45 @@ class Plan:
         mesh: Union["Mesh", Mapping[str, int], Iterable[Tuple[str, int]], None] = None,
         groups: Optional[Iterable[str]] = None,
     ) -> None:
+        world = check_int("world_size", world_size, minimum=1, allow_none=True)
         self._layout = _pgroups.Layout(
-            0 if world_size is None else int(world_size), int(pipeline), int(tensor), _tensor_mode(mode),
-            None if depth is None else int(depth), bool(legacy_sequence_dp), int(seed), _mesh_dims(mesh),
-            [str(g) for g in groups] if groups is not None else [])
+            0 if world is None else world, check_int("pipeline", pipeline), check_int("tensor", tensor),
+            _tensor_mode(mode), check_int("depth", depth, allow_none=True),
+            check_bool("legacy_sequence_dp", legacy_sequence_dp), check_int("seed", seed), _mesh_dims(mesh),
+            [] if groups is None else check_tokens("groups", groups))
 
     @classmethod
-    def from_config(cls, path: Union[str, "os.PathLike[str]"], world_size: Optional[int] = None) -> "Plan":
+    def from_config(cls, path: Union[str, "os.PathLike[str]"], world_size: Optional[int] = None, *,
+                    pipeline: Optional[int] = None, tensor: Optional[int] = None, mode: Optional[str] = None,
+                    depth: Optional[int] = None, legacy_sequence_dp: Optional[bool] = None,
+                    seed: Optional[int] = None, mesh: Any = None, groups: Optional[Sequence[str]] = None) -> "Plan":
         """The plan of a configuration file: ``.toml``, ``.json`` or a Colossal-AI ``.py``
-        config (read as literals, never executed). ``world_size`` overrides the file's
-        ``world_size`` key; one of the two must be given, except for a ``[mesh]`` (whose
-        size is the product of its dimensions). Raises IoError, ParseError or
-        ConfigError with the C++ messages (which name the file, line and column)."""
-        config = _pgroups.read_config_file(os.fspath(path))
-        if world_size is not None:
-            config["world_size"] = int(world_size)
-        if not config["world_size"] and config["mesh"] is None:
-            raise _pgroups.ConfigError(
-                f"{os.fspath(path)}: no world size: give world_size= or a `world_size` key in the parallel table")
-        return cls._from_config_dict(config)
+        config (read as literals, never executed). ``world_size`` and every other argument
+        given override the file's values by the CLI's own rule (``pgroups plan --config``
+        with flags: a new ``mode`` drops the file's 2.5d ``depth``); one world size must be
+        given, except for a mesh (whose size is the product of its dimensions). Raises
+        IoError, ParseError or ConfigError with the C++ messages (which name the file, line
+        and column)."""
+        overrides = {
+            "world_size": check_int("world_size", world_size, minimum=1, allow_none=True),
+            "pipeline": check_int("pipeline", pipeline, allow_none=True),
+            "tensor": check_int("tensor", tensor, allow_none=True),
+            "mode": _tensor_mode(mode),
+            "depth": check_int("depth", depth, allow_none=True),
+            "legacy_sequence_dp": None if legacy_sequence_dp is None
+            else check_bool("legacy_sequence_dp", legacy_sequence_dp),
+            "seed": check_int("seed", seed, allow_none=True),
+            "mesh": _mesh_dims(mesh),
+            "groups": None if groups is None else check_tokens("groups", groups),
+        }
+        return cls._from_config_dict(_pgroups.merge_config(_path("path", path), overrides, "world_size="))
 
     @classmethod
     def _from_config_dict(cls, config: Mapping[str, object]) -> "Plan":
-        return cls(config["world_size"], config["pipeline"], config["tensor"], config["mode"],  # type: ignore[arg-type]
-                   config["depth"], config["legacy_sequence_dp"], config["seed"],  # type: ignore[arg-type]
-                   mesh=config.get("mesh"), groups=config.get("groups") or None)  # type: ignore[arg-type]
+        # Values that came from C++ (a file, a merge), already of their types.
+        return cls._from_layout(_pgroups.Layout(
+            config["world_size"], config["pipeline"], config["tensor"], config["mode"], config["depth"],
+            config["legacy_sequence_dp"], config["seed"], config.get("mesh"), config.get("groups") or []))
 
     @classmethod
     def _from_layout(cls, layout: "_pgroups.Layout") -> "Plan":
@@ -145,7 +160,7 @@ class Plan:
     def is_member(self, rank: int, kind: ModeLike) -> bool:
         """Whether ``rank`` is in a group of the kind: False only for a partial kind
         (Megatron-LM's ``embd``, ``pos_embd``)."""
-        return self._layout.is_member(rank, mode_value(kind))
+        return self._layout.is_member(check_int("rank", rank), mode_value(kind))
 
     # Per mode and rank ---------------------------------------------------------------
     def groups(self, mode: ModeLike) -> List[List[int]]:
@@ -154,11 +169,11 @@ class Plan:
 
     def group_of(self, rank: int, mode: ModeLike) -> List[int]:
         """The global ranks of ``rank``'s group in ``mode``, by local rank."""
-        return self._layout.group_of(rank, mode_value(mode))
+        return self._layout.group_of(check_int("rank", rank), mode_value(mode))
 
     def local_rank(self, rank: int, mode: ModeLike) -> int:
         """``rank``'s position in its group of ``mode``."""
-        return self._layout.local_rank(rank, mode_value(mode))
+        return self._layout.local_rank(check_int("rank", rank), mode_value(mode))
 
     def group_size(self, mode: ModeLike) -> int:
         return self._layout.group_size(mode_value(mode))
@@ -168,17 +183,17 @@ class Plan:
 
     def group_index(self, rank: int, mode: ModeLike) -> int:
         """The position of ``rank``'s group among ``groups(mode)``."""
-        return self._layout.group_index(rank, mode_value(mode))
+        return self._layout.group_index(check_int("rank", rank), mode_value(mode))
 
     def seed(self, rank: int, mode: ModeLike) -> int:
         """Colossal-AI's per-mode seed: base seed, and for TENSOR
         ``seed + tensor_local_rank + 1024 * pipeline_stage``."""
-        return self._layout.seed(rank, mode_value(mode))
+        return self._layout.seed(check_int("rank", rank), mode_value(mode))
 
     def coordinates(self, rank: int) -> Dict[str, int]:
         """``rank``'s coordinates, slowest first: ``data``, ``pipe``, then ``tensor`` or
         the mode's sub-coordinates (``row``/``col`` for 2d, ...)."""
-        return {name: value for name, value, _ in self._layout.coordinates(rank)}
+        return {name: value for name, value, _ in self._layout.coordinates(check_int("rank", rank))}
 
     def coordinate_sizes(self) -> Dict[str, int]:
         """The size of each coordinate of ``coordinates``."""
@@ -188,60 +203,17 @@ class Plan:
     def to_dict(self) -> Dict[str, object]:
         """The plan in the schema of ``pgroups plan --format json`` (SPEC section 4); a
         rank outside every group of a partial kind has ``None`` as local rank and size."""
-        config = self._layout.config()
-        out_config: Dict[str, object]
-        if config["mesh"] is not None:
-            out_config = {"world_size": config["world_size"],
-                          "mesh": {"order": "-".join(name for name, _ in config["mesh"]),
-                                   "sizes": dict(config["mesh"])},
-                          "groups": self.group_kinds}
-        else:
-            tensor: Dict[str, object] = {"size": config["tensor"], "mode": config["mode"]}
-            if config["mode"] == "2.5d" and config["depth"] is not None:
-                tensor["depth"] = config["depth"]
-            out_config = {"world_size": config["world_size"], "pipeline": config["pipeline"], "tensor": tensor}
-            if config["legacy_sequence_dp"]:
-                out_config["legacy_sequence_dp"] = True
-        modes: Dict[str, object] = {}
-        ranks = range(self.world_size)
-        for kind in self._layout.group_kinds():
-            name = kind["name"]
-            size = self._layout.group_size(name)
-            members = [not kind["partial"] or self._layout.is_member(r, name) for r in ranks]
-            modes[name] = {
-                "groups": self._layout.groups(name),
-                "local_rank": [self._layout.local_rank(r, name) if member else None
-                               for r, member in zip(ranks, members)],
-                "world_size": [size if member else None for member in members],
-            }
-        return {"config": out_config, "data_parallel_size": self.data_parallel_size, "modes": modes}
+        return json.loads(_pgroups.plan_json(self._layout))
 
     def to_json(self, indent: Optional[int] = None) -> str:
-        """``to_dict()`` as JSON text, keys sorted; compact, byte for byte what
-        ``pgroups plan --format json`` prints (without its newline), unless ``indent``."""
-        separators = (",", ":") if indent is None else None
-        return json.dumps(self.to_dict(), indent=indent, separators=separators, sort_keys=True)
+        """The plan as JSON text, keys sorted: the CLI's own printer, so compact it is byte
+        for byte what ``pgroups plan --format json`` prints (without its newline)."""
+        return _pgroups.plan_json(self._layout, -1 if indent is None else check_int("indent", indent, minimum=0))
 
     def explain(self, rank: int) -> str:
-        """One rank's picture as text, as ``pgroups explain --rank R``: its coordinates,
-        then per kind its local rank, group size and group (long groups elided)."""
-        coords = self._layout.coordinates(rank)
-        kinds = self.group_kinds
-        width = max([20] + [len(name) for name in kinds])
-        lines = [
-            f"rank {rank} of {self.world_size} ({self._layout.describe()})",
-            "coordinates: " + " ".join(f"{name}={value}/{size}" for name, value, size in coords),
-            "",
-            f"{'group' if self.is_mesh else 'mode':<{width}} {'local rank':>12} {'size':>12}  group",
-        ]
-        for name in kinds:
-            if not self._layout.is_member(rank, name):
-                lines.append(f"{name:<{width}} {'-':>12} {'-':>12}  not a member")
-                continue
-            group = self._layout.group_of(rank, name)
-            lines.append(f"{name:<{width}} {self._layout.local_rank(rank, name):>12} {len(group):>12}  "
-                         f"{_elided(group)}")
-        return "\n".join(lines) + "\n"
+        """One rank's picture as text, byte for byte ``pgroups explain --rank R``: its
+        coordinates, then per kind its local rank, group size and group (long groups elided)."""
+        return _pgroups.explain_text(self._layout, check_int("rank", rank))
 
     def describe(self) -> str:
         """One line, e.g. ``"W=16 pipeline=2 tensor=8 mode=2.5d depth=2"``."""
@@ -282,20 +254,15 @@ class Mesh:
     """
 
     def __init__(self, dims: Union[Mapping[str, int], Iterable[Tuple[str, int]]]) -> None:
-        items = list(dims.items()) if isinstance(dims, Mapping) else [tuple(d) for d in dims]
-        self._mesh = _pgroups.Mesh([(str(name), int(size)) for name, size in items])
+        self._mesh = _pgroups.Mesh(_dim_pairs("dims", dims))
 
     @classmethod
-    def from_order(cls, order: str, **sizes: int) -> "Mesh":
+    def from_order(cls, order: str, /, **sizes: int) -> "Mesh":
         """The mesh of a Megatron-LM order string; a name without a size has size 1, and
-        a size whose name is not in the order must be 1 (ConfigError otherwise)."""
-        names = order.split("-")
-        extra = {name: size for name, size in sizes.items() if name not in names and size != 1}
-        if extra:
-            raise _pgroups.ConfigError(
-                f"sizes {extra} name dimensions missing from the order '{order}'; a dimension outside "
-                "the order must have size 1")
-        return cls([(name, sizes.get(name, 1)) for name in names])
+        a size whose name is not in the order must be 1 (ConfigError otherwise). ``order``
+        is positional only, so that a dimension may be called anything, ``order`` too."""
+        return cls(_pgroups.mesh_from_order(
+            check_token("order", order), [(name, check_int(name, size)) for name, size in sizes.items()]))
 
     @property
     def size(self) -> int:
@@ -311,23 +278,23 @@ class Mesh:
         return "-".join(name for name, _ in self._mesh.dims())
 
     def coordinates(self, rank: int) -> Dict[str, int]:
-        return dict(zip(self.dims, self._mesh.coordinates(rank)))
+        return dict(zip(self.dims, self._mesh.coordinates(check_int("rank", rank))))
 
     def rank_of(self, coordinates: Mapping[str, int]) -> int:
         """Inverse of ``coordinates``; a missing dimension counts as 0."""
-        return self._mesh.rank_of([int(coordinates.get(name, 0)) for name in self.dims])
+        return self._mesh.rank_of([check_int(f"coordinates[{name!r}]", coordinates.get(name, 0)) for name in self.dims])
 
     def group_of(self, rank: int, dims: DimsLike) -> List[int]:
-        return self._mesh.group_of(rank, _dim_list(dims))
+        return self._mesh.group_of(check_int("rank", rank), _dim_list(dims))
 
     def groups(self, dims: DimsLike) -> List[List[int]]:
         return self._mesh.groups(_dim_list(dims))
 
     def local_rank(self, rank: int, dims: DimsLike) -> int:
-        return self._mesh.local_rank(rank, _dim_list(dims))
+        return self._mesh.local_rank(check_int("rank", rank), _dim_list(dims))
 
     def group_index(self, rank: int, dims: DimsLike) -> int:
-        return self._mesh.group_index(rank, _dim_list(dims))
+        return self._mesh.group_index(check_int("rank", rank), _dim_list(dims))
 
     def group_size(self, dims: DimsLike) -> int:
         return self._mesh.group_size(_dim_list(dims))
@@ -339,17 +306,38 @@ class Mesh:
         return "Mesh({" + ", ".join(f"{name!r}: {size}" for name, size in self._mesh.dims()) + "})"
 
 
+def _dim_pairs(name: str, dims: object) -> List[Tuple[str, int]]:
+    if isinstance(dims, Mapping):
+        items = list(dims.items())
+    elif isinstance(dims, (list, tuple)):
+        items = []
+        for i, item in enumerate(dims):
+            if not isinstance(item, (list, tuple)) or len(item) != 2:
+                raise TypeError(f"{name}[{i}] must be a (name, size) pair, not {item!r}")
+            items.append(tuple(item))
+    else:
+        raise TypeError(f"{name} must be a dict of dimension sizes or a list of (name, size) pairs, not {dims!r}")
+    return [(check_token(f"{name} dimension name", dim), check_int(f"{name}[{dim!r}]", size)) for dim, size in items]
+
+
 def _mesh_dims(mesh: object) -> Optional[List[Tuple[str, int]]]:
     if mesh is None:
         return None
     if isinstance(mesh, Mesh):
         return list(mesh.dims.items())
-    items = list(mesh.items()) if isinstance(mesh, Mapping) else [tuple(d) for d in mesh]  # type: ignore[union-attr]
-    return [(str(name), int(size)) for name, size in items]
+    return _dim_pairs("mesh", mesh)
 
 
 def _dim_list(dims: DimsLike) -> List[str]:
-    return dims.split("-") if isinstance(dims, str) else [str(d) for d in dims]
+    if isinstance(dims, str):
+        return check_token("dims", dims).split("-")
+    return check_tokens("dims", dims)
+
+
+def _path(name: str, path: object) -> str:
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a str or os.PathLike, not {path!r} ({type(path).__name__})")
+    return os.fspath(path)  # type: ignore[arg-type]
 
 
 def _tensor_mode(mode: Optional[str]) -> Optional[str]:
@@ -358,10 +346,3 @@ def _tensor_mode(mode: Optional[str]) -> Optional[str]:
     if not isinstance(mode, str):
         raise TypeError(f"mode must be a string such as '2d' or None, not {mode!r}")
     return mode
-
-
-def _elided(members: Sequence[int], keep: int = 4) -> str:
-    if len(members) <= 2 * keep + 1:
-        return "[" + ", ".join(map(str, members)) + "]"
-    shown = [str(m) for m in members[:keep]] + ["..."] + [str(m) for m in members[-keep:]]
-    return "[" + ", ".join(shown) + "]"

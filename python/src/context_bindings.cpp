@@ -18,7 +18,9 @@
 #include <string>
 
 #include "pgroups/error.hpp"
+#include "pgroups/mpi/agreement.hpp"
 #include "pgroups/parallel_context.hpp"
+#include "pgroups/timeout.hpp"
 
 namespace py = pybind11;
 
@@ -58,13 +60,7 @@ class PyContext {
         if (PyErr_WarnEx(PyExc_DeprecationWarning, warning.c_str(), 2) != 0) throw py::error_already_set();
       }
     }
-    if (timeout_seconds) {
-      if (!std::isfinite(*timeout_seconds) || *timeout_seconds < 0) {
-        throw ConfigError("timeout " + std::to_string(*timeout_seconds) +
-                          " s is invalid: it must be a finite number of seconds >= 0 (0 = no timeout)");
-      }
-      options.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(*timeout_seconds * 1000.0)));
-    }
+    if (timeout_seconds) options.timeout = timeout_from_seconds(*timeout_seconds, "timeout");
     options.device = device;
     options.devices_per_node = devices_per_node;
     // Ranks wait on each other here; other Python threads may run meanwhile.
@@ -97,6 +93,19 @@ class PyContext {
 
 void bind_context(py::module_& m) {
   m.attr("with_mpi") = true;
+  // The cross-rank agreement for Python callers: ParallelContext's rank that hit an error
+  // before it could build the context meets the others' constructors with it.
+  m.def("agree",
+        [](const py::object& world, const py::bytes& record, const std::string& what,
+           std::optional<double> timeout_seconds) {
+          const MPI_Comm comm = comm_of(world);
+          const std::chrono::milliseconds timeout = resolve_timeout(
+              timeout_seconds ? std::optional(timeout_from_seconds(*timeout_seconds, "timeout")) : std::nullopt);
+          const std::string text(record);
+          py::gil_scoped_release release;
+          mpi::agree(mpi::Communicator::borrow(comm), text, what, mpi::Deadline(timeout));
+        },
+        py::arg("world"), py::arg("record"), py::arg("what") = "configuration", py::arg("timeout") = py::none());
   py::class_<PyContext>(m, "Context")
       .def(py::init([](std::int64_t world_size, std::int64_t pipeline, std::int64_t tensor,
                        const std::optional<std::string>& mode, std::optional<std::int64_t> depth, bool legacy,

@@ -8,11 +8,15 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "pgroups/agreement_record.hpp"
+#include "pgroups/config_merge.hpp"
 #include "pgroups/config_reader.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/layout.hpp"
 #include "pgroups/mesh.hpp"
 #include "pgroups/mesh_config.hpp"
+#include "pgroups/timeout.hpp"
+#include "plan_output.hpp"  // the CLI's printers: Plan.to_json and explain are theirs
 
 namespace py = pybind11;
 
@@ -77,7 +81,90 @@ DimMask mask_of(const Mesh& mesh, const std::vector<std::string>& names) {
 
 }  // namespace
 
+// --- Rules bound for Python (issues 15 and 16): each one is the C++ function the CLI
+// and the library use, so that the package restates none of them. ---------------------
+namespace {
+
+py::bytes as_bytes(const std::string& text) { return py::bytes(text); }
+
+ConfigOverrides overrides_of(const py::dict& given) {
+  ConfigOverrides o;
+  const auto get = [&](const char* key) -> std::optional<py::object> {
+    if (!given.contains(key) || given[key].is_none()) return std::nullopt;
+    return py::reinterpret_borrow<py::object>(given[key]);
+  };
+  if (auto v = get("world_size")) o.world_size = v->cast<std::int64_t>();
+  if (auto v = get("pipeline")) o.pipeline = v->cast<std::int64_t>();
+  if (auto v = get("tensor")) o.tensor = v->cast<std::int64_t>();
+  if (auto v = get("mode")) o.mode = parse_tensor_mode(v->cast<std::string>());
+  if (auto v = get("depth")) o.depth = v->cast<std::int64_t>();
+  if (auto v = get("legacy_sequence_dp")) o.legacy_sequence_dp = v->cast<bool>();
+  if (auto v = get("seed")) o.seed = v->cast<std::int64_t>();
+  if (auto v = get("mesh")) {
+    std::vector<MeshDim> dims;
+    for (const auto& [name, size] : v->cast<DimList>()) dims.push_back(MeshDim{name, size});
+    o.mesh = std::move(dims);
+  }
+  if (auto v = get("groups")) o.groups = v->cast<std::vector<std::string>>();
+  return o;
+}
+
+void bind_rules(py::module_& m) {
+  m.attr("largest_timeout_seconds") = kLargestTimeoutSeconds;
+  m.attr("default_timeout_seconds") = static_cast<double>(kDefaultTimeout.count()) / 1000.0;
+  m.def("timeout_seconds",
+        [](double seconds, const std::string& source) -> std::optional<double> {
+          const std::chrono::milliseconds timeout = timeout_from_seconds(seconds, source);
+          if (!is_limited(timeout)) return std::nullopt;  // the one "0 means none" rule
+          return static_cast<double>(timeout.count()) / 1000.0;
+        },
+        py::arg("seconds"), py::arg("source"));
+  m.def("merge_config",
+        [](const std::optional<std::filesystem::path>& path, const py::dict& overrides,
+           const std::optional<std::string>& world_size_hint) {
+          const ParallelConfig merged =
+              merge_config(path ? read_config_file(*path) : ParallelConfig{}, overrides_of(overrides));
+          if (world_size_hint) require_world_size(merged, *world_size_hint);
+          return config_dict(merged);
+        },
+        py::arg("path"), py::arg("overrides"), py::arg("world_size_hint") = py::none());
+  m.def("mesh_from_order",
+        [](const std::string& order, const DimList& sizes) {
+          std::vector<MeshDim> given;
+          for (const auto& [name, size] : sizes) given.push_back(MeshDim{name, size});
+          DimList out;
+          for (const MeshDim& dim : mesh_dims_from_order(order, given)) out.emplace_back(dim.name, dim.size);
+          return out;
+        },
+        py::arg("order"), py::arg("sizes"));
+  m.def("plan_json", [](const Layout& l, int indent) { return cli::plan_json(l).dump(indent); }, py::arg("layout"),
+        py::arg("indent") = -1);
+  m.def("explain_text", [](const Layout& l, std::int64_t rank) { return cli::explain_text(l, rank); },
+        py::arg("layout"), py::arg("rank"));
+  m.def("encode_settings",
+        [](const std::vector<std::pair<std::string, std::string>>& fields) { return as_bytes(encode_settings(fields)); },
+        py::arg("fields"));
+  m.def("encode_error",
+        [](const std::string& kind, const std::string& message) { return as_bytes(encode_error(kind, message)); },
+        py::arg("kind"), py::arg("message"));
+  m.def("is_error_record", [](const py::bytes& record) { return is_error_record(std::string(record)); },
+        py::arg("record"));
+  m.def("settings_digest", [](const py::bytes& record) { return settings_digest(std::string(record)); },
+        py::arg("record"));
+  m.def("record_text", [](const py::bytes& record) { return record_text(std::string(record)); }, py::arg("record"));
+  m.def("judge_records",
+        [](const std::vector<py::bytes>& records, const std::string& what) {
+          std::vector<std::string> texts(records.begin(), records.end());
+          judge_records(texts, what);
+        },
+        py::arg("records"), py::arg("what") = "configuration");
+}
+
+}  // namespace
+// --- end of the bound rules ------------------------------------------------------------
+
 void bind_layout(py::module_& m) {
+  bind_rules(m);
   m.def("read_config_file", [](const std::filesystem::path& path) { return config_dict(read_config_file(path)); },
         py::arg("path"));
   m.def("parse_config",

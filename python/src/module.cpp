@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "pgroups/agreement_record.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/parallel_mode.hpp"
 
@@ -24,6 +25,20 @@ PYBIND11_MODULE(_pgroups, m) {
   py::register_exception<pgroups::MismatchError>(m, "MismatchError", error);
   py::register_exception<pgroups::TimeoutError>(m, "TimeoutError", error);
   py::register_exception<pgroups::StateError>(m, "StateError", error);
+
+  // An error carried from another rank whose class is Python's own (TypeError, ...):
+  // raised as that class, so that every rank raises what the erring rank raised.
+  py::register_exception_translator([](std::exception_ptr caught) {
+    try {
+      if (caught) std::rethrow_exception(caught);
+    } catch (const pgroups::CarriedError& error) {
+      PyObject* type = PyExc_RuntimeError;
+      if (error.kind() == "TypeError") type = PyExc_TypeError;
+      else if (error.kind() == "ValueError") type = PyExc_ValueError;
+      else if (error.kind() == "OverflowError") type = PyExc_OverflowError;
+      PyErr_SetString(type, error.what());
+    }
+  });
 
   py::list names;
   for (pgroups::ParallelMode mode : pgroups::kAllParallelModes) names.append(std::string(pgroups::mode_name(mode)));

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <climits>
 #include <exception>
+#include <string>
 #include <utility>
 
 #include "device_groups.hpp"
@@ -30,6 +31,9 @@ double seconds_since(Clock::time_point start) {
 
 struct DeviceGroups::Communicators {
   nccl::GroupCommunicators groups;
+  // The world's key among `groups` (nccl::world_key): "global" for a preset, an internal
+  // key for a mesh, whose dimensions may be called anything.
+  std::string world_key;
 };
 
 DeviceGroups::DeviceGroups(int device, double bind_seconds) : device_(device), bind_seconds_(bind_seconds) {}
@@ -83,6 +87,7 @@ void DeviceGroups::create(const Layout& layout, std::int64_t rank, const mpi::Co
     nccl::mpi_broadcast(mpi_group_of(group))(bytes);
   };
   auto created = std::make_unique<Communicators>();
+  created->world_key = std::string(nccl::world_key(layout));
   created->groups = nccl::create_group_communicators(std::move(world), layout, rank, options, broadcast);
   comms_ = std::move(created);
 }
@@ -97,7 +102,7 @@ ncclComm_t DeviceGroups::comm(std::string_view group) const {
 double DeviceGroups::creation_seconds(std::string_view group) const noexcept {
   if (!comms_ || !comms_->groups.contains(group)) return 0.0;
   // create_group_communicators records 0 for `global`, whose communicator it was handed.
-  if (group == "global") return bind_seconds_ + world_seconds_;
+  if (group == comms_->world_key) return bind_seconds_ + world_seconds_;
   try {
     return comms_->groups.creation_seconds(group);
   } catch (...) {

@@ -17,6 +17,7 @@
 #include "pgroups/mpi/deadline.hpp"
 #include "pgroups/mpi/node.hpp"
 #include "pgroups/mpi/strategy.hpp"
+#include "pgroups/agreement_record.hpp"
 #include "pgroups/timeout.hpp"
 #include "watchdog.hpp"
 
@@ -86,6 +87,36 @@ std::string agreement_text(const ParallelConfig& config, const ContextOptions& o
   return text;
 }
 
+std::string agreement_record(const ParallelConfig& config, const ContextOptions& options,
+                             std::string_view node_info_source) {
+  // Every setting as its own length-prefixed field: no two configurations encode the
+  // same, whatever their names and values hold. The display text comes last.
+  std::vector<SettingField> fields = {
+      {"world_size", std::to_string(config.world_size)},
+      {"pipeline", std::to_string(config.pipeline)},
+      {"tensor", std::to_string(config.tensor_size)},
+      {"mode", std::string(tensor_mode_name(config.tensor_mode))},
+      {"depth", config.depth ? std::to_string(*config.depth) : std::string("-")},
+      {"legacy_sequence_dp", config.legacy_sequence_dp ? "1" : "0"},
+      {"seed", std::to_string(config.seed)},
+      {"mesh", config.mesh ? std::to_string(config.mesh->dims.size()) : std::string("-")},
+  };
+  if (config.mesh) {
+    for (const MeshDim& dim : config.mesh->dims) {
+      fields.emplace_back("mesh.dim", dim.name);
+      fields.emplace_back("mesh.size", std::to_string(dim.size));
+    }
+    fields.emplace_back("mesh.groups", std::to_string(config.mesh->groups.size()));
+    for (const std::string& token : config.mesh->groups) fields.emplace_back("mesh.group", token);
+  }
+  fields.emplace_back("node_info", std::string(node_info_source));
+  fields.emplace_back("backend", std::string(backend_name(options.backend)));
+  fields.emplace_back("strategy", std::string(mpi::strategy_name(options.strategy)));
+  fields.emplace_back("settings", options.agreed_settings);
+  fields.emplace_back("text", agreement_text(config, options, node_info_source));
+  return encode_settings(fields);
+}
+
 ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options)
     : options_(std::move(options)) {
   require_mpi_running();
@@ -134,7 +165,7 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   // query is a collective, and ranks that disagreed on taking it would wait forever.
   const std::optional<mpi::NodeInfo> launcher_node = mpi::node_info_from_launcher(borrowed);
   mpi::require_identical(control,
-                         agreement_text(resolved, options_, launcher_node ? "launcher" : "shared_memory_split"),
+                         agreement_record(resolved, options_, launcher_node ? "launcher" : "shared_memory_split"),
                          "configuration", deadline);
   if (invalid) std::rethrow_exception(invalid);
 
@@ -183,10 +214,8 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
         break;
       }
       case StepKind::nccl: {
-        // Each NCCL step polls under its own limit; zero means none (a year is none here).
-        const std::chrono::milliseconds step_limit = *options_.timeout > std::chrono::milliseconds::zero()
-                                                         ? *options_.timeout
-                                                         : std::chrono::hours(24 * 365);
+        // Each NCCL step polls under its own limit; zero means none (wait_limit).
+        const std::chrono::milliseconds step_limit = wait_limit(*options_.timeout);
         const Layout& layout = *layout_;
         device_groups->create(
             layout, global_rank_, control,

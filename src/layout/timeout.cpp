@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "../common/printable.hpp"
@@ -12,8 +13,51 @@
 
 namespace pgroups {
 
+namespace {
+std::string seconds_value(double seconds) { return fmt::format("{}", seconds); }
+}  // namespace
+
+std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_clock::time_point start,
+                                                     std::chrono::milliseconds timeout) noexcept {
+  using Clock = std::chrono::steady_clock;
+  if (!is_limited(timeout)) return start;
+  // Compared in the clock's own unit without forming start + timeout first: the sum is
+  // what could overflow.
+  const Clock::duration room = Clock::time_point::max() - start;
+  const auto room_ms = std::chrono::duration_cast<std::chrono::milliseconds>(room);
+  if (timeout >= room_ms) return Clock::time_point::max();
+  return start + std::chrono::duration_cast<Clock::duration>(timeout);
+}
+
+std::chrono::milliseconds timeout_from_seconds(double seconds, std::string_view source) {
+  if (std::isnan(seconds)) {
+    throw ConfigError(fmt::format("{} {} is not a valid timeout: expected a number of seconds (0 = no timeout)",
+                                  source, seconds_value(seconds)));
+  }
+  if (seconds < 0.0) {
+    throw ConfigError(fmt::format("{} {} is not a valid timeout: it must not be negative (0 = no timeout)", source,
+                                  seconds_value(seconds)));
+  }
+  if (!std::isfinite(seconds) || seconds > kLargestTimeoutSeconds) {
+    throw ConfigError(fmt::format("{} {} is not a valid timeout: it must be at most {:.0f} seconds", source,
+                                  seconds_value(seconds), kLargestTimeoutSeconds));
+  }
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(seconds * 1000.0)));
+}
+
+std::chrono::milliseconds checked_timeout(std::chrono::milliseconds timeout, std::string_view source) {
+  if (timeout.count() < 0) {
+    throw ConfigError(fmt::format("{} {} ms is invalid: it must not be negative (0 = no timeout)", source,
+                                  timeout.count()));
+  }
+  if (timeout > kLargestTimeout) {
+    throw ConfigError(fmt::format("{} {} ms is invalid: it must be at most {} ms ({:.0f} seconds)", source,
+                                  timeout.count(), kLargestTimeout.count(), kLargestTimeoutSeconds));
+  }
+  return timeout;
+}
+
 std::chrono::milliseconds parse_timeout_seconds(std::string_view text, std::string_view source) {
-  constexpr double kLargest = 1e9;
   const auto invalid = [&](std::string_view why) {
     return ConfigError(fmt::format("{} {} is not a valid timeout: {}", source, detail::quoted_excerpt(text), why));
   };
@@ -23,21 +67,15 @@ std::chrono::milliseconds parse_timeout_seconds(std::string_view text, std::stri
   if (text.empty() || error == std::errc::invalid_argument || stop != end || std::isnan(seconds)) {
     throw invalid("expected a number of seconds (0 = no timeout)");
   }
-  if (error == std::errc::result_out_of_range || !std::isfinite(seconds) || seconds > kLargest) {
-    throw invalid(fmt::format("it must be at most {:.0f} seconds", kLargest));
+  if (error == std::errc::result_out_of_range || !std::isfinite(seconds) || seconds > kLargestTimeoutSeconds) {
+    throw invalid(fmt::format("it must be at most {:.0f} seconds", kLargestTimeoutSeconds));
   }
   if (seconds < 0.0) throw invalid("it must not be negative (0 = no timeout)");
-  return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(seconds * 1000.0)));
+  return timeout_from_seconds(seconds, source);
 }
 
 std::chrono::milliseconds resolve_timeout(std::optional<std::chrono::milliseconds> requested) {
-  if (requested) {
-    if (requested->count() < 0) {
-      throw ConfigError(
-          fmt::format("timeout {} ms is invalid: it must not be negative (0 = no timeout)", requested->count()));
-    }
-    return *requested;
-  }
+  if (requested) return checked_timeout(*requested, "timeout");
   // getenv is not thread-safe against setenv; pgroups reads, and never writes, the
   // environment.
   const char* from_environment = std::getenv(kTimeoutEnvironmentVariable);
@@ -45,6 +83,10 @@ std::chrono::milliseconds resolve_timeout(std::optional<std::chrono::millisecond
     return parse_timeout_seconds(from_environment, kTimeoutEnvironmentVariable);
   }
   return kDefaultTimeout;
+}
+
+std::chrono::milliseconds resolve_timeout_text(std::optional<std::string_view> seconds, std::string_view source) {
+  return resolve_timeout(seconds ? std::optional(parse_timeout_seconds(*seconds, source)) : std::nullopt);
 }
 
 std::string seconds_text(std::chrono::milliseconds duration) {

@@ -8,22 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "pgroups/agreement_record.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/mpi/error.hpp"
 
 namespace pgroups::mpi {
 
-std::string rank_runs(std::span<const int> ranks) {
-  std::string text;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!text.empty()) text += ", ";
-    text += j == i ? fmt::format("{}", ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]);
-    i = j + 1;
-  }
-  return text;
-}
+std::string rank_runs(std::span<const int> ranks) { return rank_list(ranks); }
 
 namespace {
 
@@ -45,37 +36,18 @@ namespace {
                        comm.get()),
         "MPI_Allgatherv");
 
-  // Texts in order of the first rank holding them.
-  std::vector<std::string> texts;
-  std::map<std::string, std::vector<int>> holders;
-  for (int r = 0; r < size; ++r) {
-    std::string held = all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]),
-                                  static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]));
-    auto [it, inserted] = holders.try_emplace(held);
-    if (inserted) texts.push_back(held);
-    it->second.push_back(r);
+  std::vector<std::string> records(static_cast<std::size_t>(size));
+  for (std::size_t r = 0; r < records.size(); ++r) {
+    records[r] = all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r]));
   }
-  constexpr std::size_t kShown = 8;
-  std::string detail;
-  for (std::size_t i = 0; i < texts.size() && i < kShown; ++i) {
-    const std::vector<int>& ranks = holders[texts[i]];
-    detail += fmt::format("{}{} {} {} '{}'", i == 0 ? "" : "; ", ranks.size() == 1 ? "rank" : "ranks",
-                          rank_runs(ranks), ranks.size() == 1 ? "holds" : "hold", texts[i]);
-  }
-  if (texts.size() > kShown) detail += fmt::format("; and {} more variants", texts.size() - kShown);
-  throw MismatchError(fmt::format("{} mismatch across {} ranks: {}", what, size, detail));
+  judge_records(records, what);
+  // Different digests of equal records cannot happen; fail loudly rather than go on.
+  throw MismatchError(fmt::format("{} mismatch across {} ranks: the digests differ", what, size));
 }
 
 }  // namespace
 
-std::uint64_t text_hash(std::string_view text) noexcept {
-  std::uint64_t hash = 14695981039346656037ULL;
-  for (char ch : text) {
-    hash ^= static_cast<unsigned char>(ch);
-    hash *= 1099511628211ULL;
-  }
-  return hash;
-}
+std::uint64_t text_hash(std::string_view text) noexcept { return settings_digest(text); }
 
 void require_identical(const Communicator& comm, std::string_view text, std::string_view what,
                        const Deadline& deadline) {
@@ -89,6 +61,18 @@ void require_identical(const Communicator& comm, std::string_view text, std::str
   const std::vector<std::int64_t> reduced = min_until(comm, local, deadline, {"agreement", description});
   if (reduced[0] == -reduced[1]) return;
   throw_mismatch(comm, text, what);
+}
+
+void agree(const Communicator& world, std::string_view record, std::string_view what, const Deadline& deadline) {
+  // The same first two steps as ParallelContext's constructor, so that a rank calling
+  // this meets the others there.
+  const Communicator control = dup_until(world, deadline, {"duplicate", "the duplicate of the world communicator"});
+  require_identical(control, record, what, deadline);
+  // Every rank carries the same error: each raises it.
+  if (is_error_record(record)) {
+    const std::vector<std::string> records(static_cast<std::size_t>(world.size()), std::string(record));
+    judge_records(records, what);
+  }
 }
 
 }  // namespace pgroups::mpi

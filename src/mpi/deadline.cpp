@@ -87,7 +87,7 @@ void finish_by(std::unique_ptr<Pending>& pending, const Deadline& deadline, cons
 
 Deadline::Deadline(std::chrono::milliseconds timeout) noexcept
     : timeout_(std::max(timeout, std::chrono::milliseconds::zero())),
-      at_(is_limited() ? Clock::now() + timeout_ : Clock::time_point{}) {}
+      at_(is_limited() ? deadline_after(Clock::now(), timeout_) : Clock::time_point{}) {}
 
 std::string timeout_message(std::chrono::milliseconds timeout, const Step& step, int rank, int size) {
   return pgroups::timeout_message(timeout, step.description, step.name, rank, size);

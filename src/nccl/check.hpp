@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "pgroups/error.hpp"
+#include "pgroups/timeout.hpp"
 
 namespace pgroups::nccl::detail {
 
@@ -40,7 +41,7 @@ void check_cuda(cudaError_t error, std::string_view call);
 template <class Done>
 [[nodiscard]] bool poll_until(Done&& done, std::chrono::milliseconds timeout) {
   using Clock = std::chrono::steady_clock;
-  const Clock::time_point deadline = Clock::now() + timeout;
+  const Clock::time_point deadline = deadline_after(Clock::now(), timeout);
   std::chrono::microseconds pause{50};
   constexpr std::chrono::microseconds max_pause{5000};
   while (true) {

@@ -145,18 +145,20 @@ GroupCommunicators create_group_communicators(NcclCommunicator world, const Layo
           world_size, world_rank, layout.world_size(), rank));
     }
 
-    result.add("global", std::move(world));
+    // Not "global" for a mesh: a dimension of that name is a kind of its own.
+    const std::string world_name(world_key(layout));
+    result.add(world_name, std::move(world));
     for (const KindPlan& step : plan) {
       const auto start = std::chrono::steady_clock::now();
       if (!step.colour) {
         // Outside every group of a partial kind: the split is collective over the world,
         // so this rank takes part, asking for no communicator; the per-group path skips.
-        if (by_split) split_out(result.at("global"), step.group, options);
+        if (by_split) split_out(result.at(world_name), step.group, options);
         continue;
       }
       // The parent is looked up each time: add() may move the communicators it holds.
       NcclCommunicator comm =
-          by_split ? split_communicator(result.at("global"), step.group, *step.colour, step.key, options)
+          by_split ? split_communicator(result.at(world_name), step.group, *step.colour, step.key, options)
                    : init_communicator(
                          step.group, step.size, step.key,
                          [&](std::span<std::byte> bytes) { group_broadcast(step.group, bytes); }, options);

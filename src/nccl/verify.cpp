@@ -125,7 +125,7 @@ std::int64_t allreduce_rank_sum(NcclCommunicator& comm, std::int64_t global_rank
 }
 
 std::int64_t expected_rank_sum(const Layout& layout, std::int64_t rank, std::string_view group) {
-  if (group == "global" && !layout.find_group_kind(group)) {
+  if (group == kWorldKey) {
     const std::int64_t w = layout.world_size();
     return w * (w - 1) / 2;
   }

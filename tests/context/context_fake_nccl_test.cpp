@@ -240,5 +240,19 @@ TEST(ParallelContextFakeNcclMesh, ARankOutsideAPartialKindSplitsWithNoColourAndH
   EXPECT_EQ(context.get_cpu_group("pp").backend(), Backend::mpi);
 }
 
+TEST(ParallelContextFakeNcclMesh, AMeshDimensionMayBeCalledGlobalWithoutMeetingTheWorldsKey) {
+  if (test::world_size() != 2) GTEST_SKIP() << "for two ranks";
+  ParallelConfig config;
+  config.mesh = MeshConfig{.dims = {{"global", 2}}, .groups = {}};
+  fake_cuda::reset();
+  // The one kind spans the world: every split has its two ranks.
+  fake_nccl::reset({.split_shape = [](int, int, int key) { return std::pair{2, key}; }});
+  const ParallelContext context(config, MPI_COMM_WORLD, nccl_options());
+  ASSERT_EQ(fake_nccl::record().creations.size(), 2U);  // the world, then the kind `global`'s own split
+  EXPECT_EQ(context.get_group("global").backend(), Backend::nccl);
+  EXPECT_EQ(context.world_size("global"), 2);
+  EXPECT_GE(context.creation_seconds("global"), 0.0);
+}
+
 }  // namespace
 }  // namespace pgroups

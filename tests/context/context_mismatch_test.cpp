@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "mpi_test_support.hpp"
+#include "pgroups/agreement_record.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/mpi/agreement.hpp"
 #include "pgroups/parallel_context.hpp"
@@ -17,8 +18,9 @@ namespace {
 
 // Builds a context on every rank, the last rank with its own config and options, and
 // returns the message of the MismatchError it must throw.
-std::string mismatch_message(const std::function<void(ParallelConfig&, ContextOptions&)>& change_last_rank) {
-  ParallelConfig config;
+std::string mismatch_message(const std::function<void(ParallelConfig&, ContextOptions&)>& change_last_rank,
+                             const ParallelConfig& everyone = {}) {
+  ParallelConfig config = everyone;
   ContextOptions options;
   if (test::world_rank() == test::world_size() - 1) change_last_rank(config, options);
   const std::int64_t before = mpi::Communicator::live_count();
@@ -100,6 +102,36 @@ TEST_F(ConfigMismatch, DifferentAgreedSettingsAreAMismatchNamingBoth) {
   });
   EXPECT_NE(message.find(last_rank_holds()), std::string::npos) << message;
   EXPECT_NE(message.find("strategy=create_group settings=verify format=text'"), std::string::npos) << message;
+}
+
+TEST_F(ConfigMismatch, AnErrorOneRankHitBeforeTheContextIsRaisedByEveryRanksConstructor) {
+  // The last rank could not even build its configuration (as Python's ParallelContext
+  // after a type error): it meets the other ranks' constructors with its error.
+  const int last = test::world_size() - 1;
+  const std::int64_t before = mpi::Communicator::live_count();
+  std::string message = "no exception";
+  try {
+    if (test::world_rank() == last) {
+      mpi::agree(mpi::Communicator::borrow(MPI_COMM_WORLD), encode_error("ConfigError", "seed 'x' is not an int"),
+                 "configuration", mpi::Deadline(std::chrono::seconds(60)));
+    } else {
+      const ParallelContext context(ParallelConfig{}, MPI_COMM_WORLD, ContextOptions{});
+    }
+  } catch (const ConfigError& error) {
+    message = error.what();
+  }
+  EXPECT_EQ(message, fmt::format("rank {} hit before the configuration agreement: seed 'x' is not an int", last));
+  EXPECT_EQ(mpi::Communicator::live_count(), before) << "nothing is left allocated";
+}
+
+TEST_F(ConfigMismatch, GroupTokensThatJoinToTheSameTextAreAMismatchNotAHang) {
+  // Joined by ',' both lists read "tp,dp": the old text let the ranks agree, then the
+  // last rank failed on its invalid token while the others went on to create groups.
+  ParallelConfig everyone;
+  everyone.mesh = MeshConfig{{{"tp", 1}, {"dp", test::world_size()}}, {"tp", "dp"}};
+  const std::string message =
+      mismatch_message([](ParallelConfig& c, ContextOptions&) { c.mesh->groups = {"tp,dp"}; }, everyone);
+  EXPECT_NE(message.find("mismatch"), std::string::npos) << message;
 }
 
 TEST_F(ConfigMismatch, ThePerRankTimeoutIsNotPartOfTheAgreement) {

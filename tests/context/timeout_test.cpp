@@ -16,6 +16,7 @@ namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
+using mpi_free_clock = std::chrono::steady_clock;
 
 std::string parse_error(const std::string& text) {
   try {
@@ -125,9 +126,48 @@ TEST(TimeoutVocabulary, ZeroMeansNoTimeoutEverywhere) {
   EXPECT_FALSE(is_limited(milliseconds(-1)));
   EXPECT_TRUE(is_limited(milliseconds(1)));
   EXPECT_EQ(wait_limit(seconds(5)), seconds(5));
-  // No timeout becomes a wait of years, not an immediate expiry.
-  EXPECT_GT(wait_limit(milliseconds(0)), std::chrono::hours(24 * 365 * 9));
+  // No timeout becomes a wait as long as the cap, not an immediate expiry.
+  EXPECT_EQ(wait_limit(milliseconds(0)), kLargestTimeout);
   EXPECT_EQ(kDefaultTimeout, seconds(300));
+}
+
+TEST(TimeoutCap, TheCapItselfIsAcceptedInEveryForm) {
+  EXPECT_EQ(kLargestTimeout, seconds(1'000'000'000));
+  EXPECT_EQ(timeout_from_seconds(kLargestTimeoutSeconds, "timeout"), kLargestTimeout);
+  EXPECT_EQ(parse_timeout_seconds("1e9", "--timeout"), kLargestTimeout);
+  EXPECT_EQ(resolve_timeout(kLargestTimeout), kLargestTimeout);
+  EXPECT_EQ(resolve_timeout_text("1000000000", "--timeout"), kLargestTimeout);
+  // A deadline at the cap lies in the future and does not wrap round.
+  const mpi_free_clock::time_point now = mpi_free_clock::now();
+  EXPECT_GT(deadline_after(now, kLargestTimeout), now + std::chrono::hours(24 * 365 * 31));
+}
+
+TEST(TimeoutCap, JustOverTheCapIsAConfigErrorNamingTheCap) {
+  const auto message = [](auto&& call) {
+    try {
+      static_cast<void>(call());
+    } catch (const ConfigError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no exception");
+  };
+  EXPECT_EQ(message([] { return timeout_from_seconds(1e9 + 0.001, "timeout"); }),
+            "timeout 1000000000.001 is not a valid timeout: it must be at most 1000000000 seconds");
+  EXPECT_EQ(message([] { return resolve_timeout(kLargestTimeout + milliseconds(1)); }),
+            "timeout 1000000000001 ms is invalid: it must be at most 1000000000000 ms (1000000000 seconds)");
+  EXPECT_EQ(message([] { return resolve_timeout_text("1000000000.001", "--timeout"); }),
+            "--timeout '1000000000.001' is not a valid timeout: it must be at most 1000000000 seconds");
+  EXPECT_EQ(message([] { return timeout_from_seconds(-0.5, "timeout"); }),
+            "timeout -0.5 is not a valid timeout: it must not be negative (0 = no timeout)");
+}
+
+TEST(TimeoutCap, DeadlineArithmeticSaturatesInsteadOfOverflowing) {
+  using Clock = mpi_free_clock;
+  const Clock::time_point now = Clock::now();
+  EXPECT_EQ(deadline_after(now, milliseconds::max()), Clock::time_point::max());
+  EXPECT_EQ(deadline_after(Clock::time_point::max() - milliseconds(1), seconds(1)), Clock::time_point::max());
+  EXPECT_EQ(deadline_after(now, milliseconds(0)), now) << "no timeout: no deadline to add";
+  EXPECT_EQ(deadline_after(now, seconds(2)), now + seconds(2));
 }
 
 TEST(TimeoutVocabulary, DurationsAreShownInSeconds) {

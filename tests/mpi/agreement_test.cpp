@@ -4,9 +4,12 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <vector>
 
 #include "mpi_test_support.hpp"
+#include "pgroups/agreement_record.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/mpi/agreement.hpp"
 
@@ -47,6 +50,51 @@ TEST(Agreement, RanksAreListedAsRunsInOrderOfFirstAppearance) {
     EXPECT_EQ(message.rfind(fmt::format("options mismatch across {} ranks: ranks 0, 2", size), 0), 0U) << message;
     EXPECT_NE(message.find("ranks 1, 3"), std::string::npos) << message;
   }
+}
+
+TEST(Agreement, SettingsThatNaiveTextConfusesAreAMismatchOnEveryRank) {
+  const int size = test::world_size();
+  if (size < 2) GTEST_SKIP() << "needs two ranks";
+  // Joined by spaces, both read "a=1 b=2".
+  const std::vector<SettingField> one_field = {{"a", "1 b=2"}};
+  const std::vector<SettingField> two_fields = {{"a", "1"}, {"b", "2"}};
+  const std::string record = encode_settings(test::world_rank() == size - 1 ? two_fields : one_field);
+  std::string message = "no exception";
+  try {
+    agree(Communicator::borrow(MPI_COMM_WORLD), record, "configuration", Deadline(std::chrono::seconds(60)));
+  } catch (const MismatchError& error) {
+    message = error.what();
+  }
+  EXPECT_EQ(message.rfind(fmt::format("configuration mismatch across {} ranks: ", size), 0), 0U) << message;
+  EXPECT_TRUE(test::same_everywhere(MPI_COMM_WORLD, static_cast<std::int64_t>(text_hash(message) >> 1)));
+}
+
+TEST(Agreement, AnErrorOneRankCarriesIsRaisedOnEveryRankWithItsClass) {
+  const int size = test::world_size();
+  if (size < 2) GTEST_SKIP() << "needs two ranks";
+  const std::vector<SettingField> fields = {{"a", "1"}};
+  const std::string record = test::world_rank() == 1 ? encode_error("ConfigError", "device -1 is invalid")
+                                                     : encode_settings(fields);
+  std::string message = "no exception";
+  try {
+    agree(Communicator::borrow(MPI_COMM_WORLD), record, "configuration", Deadline(std::chrono::seconds(60)));
+  } catch (const ConfigError& error) {
+    message = error.what();
+  }
+  EXPECT_EQ(message, "rank 1 hit before the configuration agreement: device -1 is invalid");
+}
+
+TEST(Agreement, AnErrorEveryRankCarriesIsRaisedEverywhereToo) {
+  const std::string record = encode_error("StateError", "the same on all");
+  std::string message = "no exception";
+  try {
+    agree(Communicator::borrow(MPI_COMM_WORLD), record, "configuration");
+  } catch (const StateError& error) {
+    message = error.what();
+  }
+  const int size = test::world_size();
+  EXPECT_EQ(message, fmt::format("{} hit before the configuration agreement: the same on all",
+                                 size == 1 ? std::string("rank 0") : fmt::format("ranks 0-{}", size - 1)));
 }
 
 TEST(Agreement, HashIsFnv1a) {

@@ -44,6 +44,16 @@ TEST(Deadline, ZeroIsUnlimitedAndNeverExpires) {
   EXPECT_TRUE(soon.expired());
 }
 
+TEST(Deadline, TimeoutsAtAndFarBeyondTheCapNeverWrapIntoThePast) {
+  const Deadline at_cap(kLargestTimeout);
+  EXPECT_TRUE(at_cap.is_limited());
+  EXPECT_FALSE(at_cap.expired());
+  EXPECT_GT(at_cap.at(), Deadline::Clock::now() + std::chrono::hours(24 * 365 * 31));
+  const Deadline huge(std::chrono::milliseconds::max());
+  EXPECT_FALSE(huge.expired()) << "a sum that overflowed would lie in the past";
+  EXPECT_EQ(huge.at(), Deadline::Clock::time_point::max());
+}
+
 TEST(Deadline, CollectivesOfRanksThatAllArriveCompleteAsTheirBlockingForms) {
   const Communicator world = Communicator::borrow(MPI_COMM_WORLD);
   const std::int64_t before = Communicator::live_count();

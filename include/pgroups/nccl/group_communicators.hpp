@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// One NCCL communicator per group kind of a Layout, for the calling rank: the world
-/// serves as `global` (named "global" whether or not the layout has that kind), every
+/// serves as `global` (under world_key(layout): "global" where the layout's global kind
+/// is the world, kWorldKey otherwise, so that a mesh dimension may be called "global"), every
 /// other kind comes from one ncclCommSplit of the world (colour = the rank's group index,
 /// key = its local rank; NCCL_SPLIT_NOCOLOR for a rank outside every group of a partial
 /// kind such as Megatron's `embd`), or, without split, from one ncclCommInitRankConfig
@@ -19,6 +20,19 @@
 #include "pgroups/parallel_mode.hpp"
 
 namespace pgroups::nccl {
+
+/// The key of the world communicator in a layout without a global kind (a mesh): no
+/// group token can be it, since '(' is in no dimension name.
+inline constexpr std::string_view kWorldKey = "(world)";
+
+/// The key create_group_communicators stores the world under: the name of the layout's
+/// global kind ("global") when it has one, else kWorldKey. O(kinds).
+[[nodiscard]] inline std::string_view world_key(const Layout& layout) {
+  for (const GroupKind& kind : layout.group_kinds()) {
+    if (kind.mode == ParallelMode::global) return mode_name(ParallelMode::global);
+  }
+  return kWorldKey;
+}
 
 /// Broadcasts `bytes` in place from local rank 0 of the caller's group of kind `group`
 /// to the rest of that group (e.g. MPI_Bcast over the kind's MPI communicator). Only the
@@ -81,7 +95,7 @@ class GroupCommunicators {
 
 /// Creates the communicators of every group kind of `layout` for global rank `rank`,
 /// taking ownership of `world` (which must be the world communicator of `layout`: size
-/// layout.world_size(), NCCL rank == `rank`) as "global". Collective over the world:
+/// layout.world_size(), NCCL rank == `rank`) under world_key(layout). Collective over the world:
 /// every rank calls it with the same layout and options, and the kinds are created in the
 /// same order everywhere; a rank outside every group of a partial kind takes part in
 /// that kind's split without getting a communicator.

@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+import pgroups
 from pgroups import Plan
 
 CLI = os.environ.get("PGROUPS_CLI")
@@ -43,3 +44,25 @@ def test_explain_is_the_cli_explain(kwargs, flags):
     plan = Plan(**kwargs)
     for rank in {0, plan.world_size // 2 + 1, plan.world_size - 1}:
         assert plan.explain(rank) == cli("explain", *flags.split(), "--rank", str(rank))
+
+
+@pytest.mark.parametrize("overrides,flags", [
+    # The case that drifted: a mode over a 2.5d file drops the file's depth, in both.
+    (dict(mode="2d", tensor=4), "--mode 2d -t 4"),
+    (dict(mode="2.5d", depth=1, tensor=4), "--mode 2.5d -d 1 -t 4"),
+    (dict(world_size=32, seed=7), "-w 32 --seed 7"),
+], ids=lambda c: c if isinstance(c, str) else None)
+def test_overrides_over_a_config_file_are_the_clis(overrides, flags, data_dir):
+    path = data_dir / "configs" / "2p5d.toml"
+    expected = cli("plan", "--config", str(path), *flags.split(), "--format", "json")
+    assert Plan.from_config(path, **overrides).to_json() + "\n" == expected
+
+
+def test_a_mesh_over_a_preset_file_is_refused_alike(data_dir):
+    path = data_dir / "configs" / "2p5d.toml"
+    run = subprocess.run([CLI, "plan", "--config", str(path), "--mesh", "tp=2,dp=8", "--format", "json"],
+                         capture_output=True, text=True)
+    assert run.returncode == 3
+    with pytest.raises(pgroups.ConfigError) as error:
+        Plan.from_config(path, mesh={"tp": 2, "dp": 8})
+    assert str(error.value) in run.stderr

@@ -1,0 +1,95 @@
+"""The one validation layer of every entry point (Plan, Mesh, ParallelContext, pgroups.torch,
+pgroups.colossal): Python's types, checked before anything reaches the C++ layer, so that no
+argument is coerced (``int()``, ``bool()``) and no pybind11 signature dump reaches a user.
+
+A wrong type is a ``TypeError`` naming the argument and the value; a value that breaks a rule
+checked here is a :class:`pgroups.ConfigError` naming the argument, the value and the rule.
+The rules about values (sizes, timeouts) are the C++ library's: what is checked here is only
+what C++ cannot see (Python's types), except ``minimum`` where a caller asks for it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import numbers
+import operator
+from typing import Any, List, Optional
+
+from . import _pgroups
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    if len(text) > 80:  # only the excerpt in the message is shortened, never the value
+        text = text[:77] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
+def _is_bool(value: Any) -> bool:
+    # numpy.bool_ without importing numpy: it is no int subclass, but operator.index
+    # accepted it in older numpy versions.
+    kind = type(value)
+    return isinstance(value, bool) or (kind.__module__ == "numpy" and kind.__name__ in ("bool_", "bool"))
+
+
+def check_int(name: str, value: Any, *, minimum: Optional[int] = None, allow_none: bool = False) -> Optional[int]:
+    """``value`` as an ``int``: an int or a numpy integer (anything with ``__index__``), never
+    a bool, float or string. None only when ``allow_none``. TypeError otherwise; below
+    ``minimum``, ConfigError naming the argument, the value and the rule."""
+    if value is None:
+        if allow_none:
+            return None
+        raise TypeError(f"{name} must be an int, not None")
+    if _is_bool(value) or isinstance(value, (str, bytes, float)):
+        raise TypeError(f"{name} must be an int, not {_shown(value)}")
+    try:
+        result = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, not {_shown(value)}") from None
+    if minimum is not None and result < minimum:
+        raise _pgroups.ConfigError(f"{name} {result} is invalid: it must be at least {minimum}")
+    return result
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """``value`` as a ``bool``: only True or False (numpy.bool_ too); TypeError otherwise."""
+    if not _is_bool(value):
+        raise TypeError(f"{name} must be a bool (True or False), not {_shown(value)}")
+    return bool(value)
+
+
+def check_timeout(name: str, value: Any) -> Optional[float]:
+    """A timeout in seconds: an int or float (not a bool), or a ``datetime.timedelta``.
+    Returns the seconds in effect (rounded up to whole milliseconds), or None for "no
+    timeout" (0), by the C++ rule (pgroups/timeout.hpp): negative, NaN or beyond
+    ``_pgroups.largest_timeout_seconds`` is a ConfigError naming ``name``."""
+    if isinstance(value, datetime.timedelta):
+        seconds = value.total_seconds()
+    elif _is_bool(value) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number of seconds or a datetime.timedelta, not {_shown(value)}")
+    else:
+        try:
+            seconds = float(value)
+        except OverflowError:  # an int beyond any float: beyond the cap, which C++ names
+            seconds = float("inf")
+    return _pgroups.timeout_seconds(seconds, name)
+
+
+def check_token(name: str, value: Any) -> str:
+    """One group token (a dimension name, a mode's value, or dimensions joined by '-' such as
+    ``"tp-dp"``, which is one token): a non-empty ``str``."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string token such as 'tp' or 'tp-dp', not {_shown(value)}")
+    if not value:
+        raise _pgroups.ConfigError(f"{name} '' is invalid: a token must not be empty")
+    return value
+
+
+def check_tokens(name: str, value: Any) -> List[str]:
+    """A list of group tokens: a list or tuple of non-empty strings. A bare string is refused
+    (``groups="tp"`` is a TypeError: write ``["tp"]``)."""
+    if isinstance(value, str):
+        raise TypeError(f"{name} must be a list of tokens, not the string {value!r}: write [{value!r}]")
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{name} must be a list of string tokens, not {_shown(value)}")
+    return [check_token(f"{name}[{i}]", item) for i, item in enumerate(value)]

@@ -1,0 +1,44 @@
+#include "pgroups/config_merge.hpp"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "pgroups/error.hpp"
+
+namespace pgroups {
+
+ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& overrides) {
+  if (overrides.world_size) base.world_size = *overrides.world_size;
+  if (overrides.pipeline) base.pipeline = *overrides.pipeline;
+  if (overrides.tensor) base.tensor_size = *overrides.tensor;
+  if (overrides.mode) {
+    base.tensor_mode = *overrides.mode;
+    if (base.tensor_mode != TensorMode::tensor_2p5d) base.depth.reset();
+  }
+  if (overrides.depth) base.depth = *overrides.depth;
+  if (overrides.legacy_sequence_dp) base.legacy_sequence_dp = *overrides.legacy_sequence_dp;
+  if (overrides.seed) base.seed = *overrides.seed;
+  if (overrides.gpus_per_node) base.gpus_per_node = *overrides.gpus_per_node;
+  if (overrides.mesh) {
+    std::vector<std::string> groups = base.mesh ? std::move(base.mesh->groups) : std::vector<std::string>{};
+    base.mesh = MeshConfig{*overrides.mesh, std::move(groups)};
+  }
+  if (overrides.groups && !overrides.groups->empty()) {
+    if (!base.mesh) {
+      throw ConfigError(fmt::format("group '{}' needs a mesh: groups are the group kinds of a mesh (give its "
+                                    "dimensions, or a [mesh] table in the config file); presets have fixed modes",
+                                    overrides.groups->front()));
+    }
+    base.mesh->groups = *overrides.groups;
+  }
+  return base;
+}
+
+void require_world_size(const ParallelConfig& config, std::string_view how) {
+  if (config.world_size == 0 && !config.mesh) {
+    throw ConfigError(fmt::format("world size is missing: give {} or world_size in the config file", how));
+  }
+}
+
+}  // namespace pgroups
