@@ -31,12 +31,12 @@ PYBIND11_MODULE(_pgroups, m) {
   py::register_exception_translator([](std::exception_ptr caught) {
     try {
       if (caught) std::rethrow_exception(caught);
-    } catch (const pgroups::CarriedError& error) {
+    } catch (const pgroups::CarriedError& carried) {
       PyObject* type = PyExc_RuntimeError;
-      if (error.kind() == "TypeError") type = PyExc_TypeError;
-      else if (error.kind() == "ValueError") type = PyExc_ValueError;
-      else if (error.kind() == "OverflowError") type = PyExc_OverflowError;
-      PyErr_SetString(type, error.what());
+      if (carried.kind() == "TypeError") type = PyExc_TypeError;
+      else if (carried.kind() == "ValueError") type = PyExc_ValueError;
+      else if (carried.kind() == "OverflowError") type = PyExc_OverflowError;
+      PyErr_SetString(type, carried.what());
     }
   });
 
