@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import Any, List, Optional, Tuple, Union
+import weakref
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import torch
 import torch.distributed as dist
@@ -23,6 +24,9 @@ _TENSOR_DIMS = {
     "2.5d": ("2p5d_dep", "2p5d_col", "2p5d_row"),
     "3d": ("3d_output", "3d_input", "3d_weight"),
 }
+
+
+_BACKING: Dict[int, Any] = {}
 
 
 def mesh_dims(plan: Plan) -> List[Tuple[str, int]]:
@@ -112,18 +116,20 @@ def device_mesh(source: Union[Plan, TorchGroups], device_type: str = "cpu", *, t
     names = tuple(name for name, _ in dims)
     mesh = DeviceMesh.from_group(handles, device_type, mesh=layout, mesh_dim_names=names)
     _flatten_kinds(mesh, groups, layout, names)
-    mesh._pgroups_backing = backing
-    mesh._pgroups_extra = extra
+    # Kept beside the mesh, not on it: DTensor and FSDP copy meshes (deepcopy, pickle), and
+    # the groups' plan is no picklable object.
+    _BACKING[id(mesh)] = (backing, extra)
+    weakref.finalize(mesh, _BACKING.pop, id(mesh), None)
     return mesh
 
 
 def mesh_groups(mesh: Any) -> List[TorchGroups]:
     """The TorchGroups behind a mesh made by :func:`device_mesh`: the plan's, then any
     created for dimensions the plan lacked."""
-    backing = getattr(mesh, "_pgroups_backing", None)
-    if backing is None:
+    found = _BACKING.get(id(mesh))
+    if found is None:
         raise _pgroups.StateError("this DeviceMesh was not made by pgroups.torch.device_mesh")
-    return list(backing)
+    return list(found[0])
 
 
 def _flatten_kinds(mesh: Any, groups: TorchGroups, layout: torch.Tensor, names: Tuple[str, ...]) -> None:
