@@ -84,8 +84,9 @@ def gloo_direct_available() -> bool:
     from torch.distributed import distributed_c10d as c10d
 
     # torch 2.x keeps names like these for compatibility but registers groups elsewhere.
-    return (int(torch.__version__.split(".")[0]) < 2 and dist.is_gloo_available() and all(hasattr(c10d, name) for name in (
-        "_pg_map", "_pg_names", "_pg_group_ranks", "_get_default_store", "ProcessGroupGloo", "PrefixStore")))
+    names = ("_pg_map", "_pg_names", "_pg_group_ranks", "_get_default_store", "ProcessGroupGloo", "PrefixStore")
+    return (int(torch.__version__.split(".")[0]) < 2 and dist.is_gloo_available()
+            and all(hasattr(c10d, name) for name in names))
 
 
 def _has_local_synchronization() -> bool:

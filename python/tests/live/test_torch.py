@@ -239,7 +239,8 @@ def test_timeouts_are_seconds_or_timedeltas():
 
 def test_a_method_this_torch_lacks_is_a_config_error_naming_the_version():
     lacking = next(m for m in pgt.METHODS if m not in pgt.methods_available())
-    with pytest.raises(pgroups.ConfigError, match=re.escape(f"'{lacking}' is not in torch {torch.__version__}: it has ")):
+    message = f"'{lacking}' is not in torch {torch.__version__}: it has "
+    with pytest.raises(pgroups.ConfigError, match=re.escape(message)):
         pgt.create_groups(tensor=2, method=lacking)
     with pytest.raises(pgroups.ConfigError, match="'split_group' needs the nccl backend|'split_group' is not in"):
         pgt.create_groups(tensor=2, method="split_group")
@@ -263,3 +264,11 @@ def test_a_late_rank_ends_every_rank_within_the_timeout():
     groups = pgt.create_groups(tensor=2, timeout=30)  # the next creation works everywhere
     check_groups(groups)
     groups.destroy()
+
+
+def test_device_mesh_before_torch_2_4_is_a_clear_config_error():
+    major, minor = (int(p) for p in torch.__version__.split(".")[:2])
+    if (major, minor) >= (2, 4):
+        pytest.skip("torch >= 2.4 has DeviceMesh.from_group (tested under torchrun)")
+    with pytest.raises(pgroups.ConfigError, match=rf"needs torch >= 2.4 .*torch {re.escape(torch.__version__)} is"):
+        pgt.device_mesh(pgroups.Plan(SIZE, tensor=2))
