@@ -272,3 +272,30 @@ def test_device_mesh_before_torch_2_4_is_a_clear_config_error():
         pytest.skip("torch >= 2.4 has DeviceMesh.from_group (tested under torchrun)")
     with pytest.raises(pgroups.ConfigError, match=rf"needs torch >= 2.4 .*torch {re.escape(torch.__version__)} is"):
         pgt.device_mesh(pgroups.Plan(SIZE, tensor=2))
+
+
+def _bad_values():
+    from hypothesis import strategies as st
+
+    return st.one_of(st.booleans(), st.floats(allow_nan=False), st.text(max_size=3), st.none(),
+                     st.lists(st.integers(), max_size=2))
+
+
+def test_sizes_and_flags_of_other_types_raise_type_errors_on_every_rank():
+    hypothesis = pytest.importorskip("hypothesis")
+
+    # derandomize: every rank draws the same values, so each call stays collective.
+    @hypothesis.settings(derandomize=True, max_examples=20, deadline=None, database=None)
+    @hypothesis.given(value=_bad_values(), argument=hypothesis.strategies.sampled_from(["pipeline", "tensor", "share"]))
+    def check(value, argument):
+        if argument == "share" and isinstance(value, bool):
+            return  # a bool is a valid share
+        with pytest.raises(TypeError, match=f"{argument} must be an? (int|bool), not"):
+            pgt.create_groups(**{argument: value})
+
+    check()
+
+
+def test_modes_as_a_bare_string_is_refused_everywhere():
+    with pytest.raises(TypeError, match="modes must be a list of kinds, not 'tensor'"):
+        pgt.create_groups(modes="tensor")
