@@ -94,6 +94,8 @@ def main():
     for method in methods:
         label = "default (" + pgt.available_method("gloo") + ")" if method is None else method
         cases[label] = (lambda m=method: pgt.create_groups(plan, method=m), lambda groups: groups.destroy())
+    # The agreement alone (no kind): what pgroups adds before the first group.
+    cases["agreement alone"] = (lambda: pgt.create_groups(plan, modes=[]), lambda groups: groups.destroy())
     meshes = {}
     has_mesh = True
     try:

@@ -199,12 +199,14 @@ def create_groups(
                     f"group kind '{name}' is not a group kind of {plan!r}; its kinds are "
                     f"{', '.join(plan.group_kinds)}")
             names[i] = plan._layout.kind_name(name)
+            if names[i] in names[:i]:
+                raise _pgroups.ConfigError(f"modes lists the group kind '{names[i]}' twice")
     except (_pgroups.Error, TypeError) as caught:
         error = caught
     described = (f"{plan!r}" if plan is not None and error is None else
                  f"pipeline={pipeline} tensor={tensor} mode={mode} depth={depth} legacy={legacy_sequence_dp}")
-    described += (f" modes={','.join(names) if error is None else '?'} method={chosen} backend={backend} "
-                  f"share={share} timeout={seconds}")
+    # The timeout is per rank (as the CLI's --timeout): it decides no collective.
+    described += f" modes={','.join(names) if error is None else '?'} method={chosen} backend={backend} share={share}"
     settings = {"described": described, "plan": plan.config if plan is not None and error is None else None,
                 "mesh": plan.mesh.dims if plan is not None and error is None and plan.is_mesh else None,
                 "kinds": names}

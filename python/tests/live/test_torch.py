@@ -299,3 +299,15 @@ def test_sizes_and_flags_of_other_types_raise_type_errors_on_every_rank():
 def test_modes_as_a_bare_string_is_refused_everywhere():
     with pytest.raises(TypeError, match="modes must be a list of kinds, not 'tensor'"):
         pgt.create_groups(modes="tensor")
+
+
+def test_a_kind_listed_twice_is_refused_everywhere():
+    plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp", tp=2, dp=SIZE // 2), groups=["tp", "tp-dp"])
+    with pytest.raises(pgroups.ConfigError, match="modes lists the group kind 'tp-dp' twice"):
+        pgt.create_groups(plan, modes=["tp-dp", "dp-tp"])
+
+
+def test_ranks_may_hold_different_timeouts():
+    groups = pgt.create_groups(tensor=2, timeout=30 + RANK)
+    check_groups(groups)
+    groups.destroy()
