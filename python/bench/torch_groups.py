@@ -110,7 +110,8 @@ def main():
         shape, names = (args.pipeline, dp, args.tensor), ("pp", "dp", "tp")
         meshes = {"init_device_mesh": (lambda: torch_mesh(shape, names), destroy_torch_mesh),
                   "pgroups.device_mesh": (lambda: pgt.device_mesh(mesh_plan, "cpu"),
-                                          lambda mesh: [g.destroy() for g in pgt.mesh_groups(mesh)])}
+                                          lambda mesh: [g.destroy() for g in pgt.mesh_groups(mesh)]),
+                  "its create_groups alone": (lambda: pgt.create_groups(mesh_plan), lambda groups: groups.destroy())}
     times, counts = {}, {}
     for repeat in range(args.repeats):
         for group_cases in (cases, meshes):
