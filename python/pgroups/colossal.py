@@ -82,7 +82,9 @@ class ProcessGroupInitializer:
                 f"size {self.world_size}: the data parallel size must be world size / (pipeline * tensor)")
         groups = create_groups(pipeline=self.pipeline_parallel_size, tensor=self.tensor_parallel_size,
                                mode=self.tensor_mode, depth=self.depth,
-                               legacy_sequence_dp=self.legacy_sequence_dp, modes=self.modes)
+                               legacy_sequence_dp=self.legacy_sequence_dp, modes=self.modes,
+                               # Colossal-AI's destroy() destroys every kind's group itself.
+                               share=False)
         plan = groups.plan
         self.groups = groups
         out = [(plan.local_rank(self.rank, m), plan.group_size(m), groups.get_group(m), plan.group_of(self.rank, m),

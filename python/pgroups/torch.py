@@ -1,52 +1,81 @@
-"""torch.distributed process groups of a pgroups plan.
+"""torch.distributed process groups of a pgroups plan, and a DeviceMesh over them.
 
-After ``torch.distributed.init_process_group``, :func:`create_groups` creates the groups of
-a plan (all its modes, or the ones asked for). Before the first group, every rank
-validates the plan and one all-reduce over the default group checks that all ranks hold
-the same plan, modes and creation method: a mismatch raises
-:class:`pgroups.MismatchError`, and an invalid plan :class:`pgroups.ConfigError`, on
-every rank, instead of leaving ranks waiting in ``new_group`` forever.
+After ``torch.distributed.init_process_group`` (``env://`` under torchrun),
+:func:`create_groups` creates the groups of a plan (all its kinds, or the ones asked
+for) and :func:`device_mesh` hands them to torch as a ``DeviceMesh``. Before the first
+group, every rank validates its arguments and the plan, and the ranks agree through
+torch's default store (a few store operations per rank, no collective over the world)
+that they hold the same plan, kinds, method and options: a mismatch raises
+:class:`pgroups.MismatchError`, an invalid plan :class:`pgroups.ConfigError`, a wrong
+type ``TypeError``, on every rank (an error one rank hits is carried to every rank),
+instead of leaving ranks waiting in ``new_group`` forever.
 
-Groups are created with the fastest call the installed torch offers:
+Economy (``share=True``, the default): kinds whose groups are the same partition of the
+world share one torch group, created once; a kind that is the whole world is the default
+group (never created, never destroyed); a kind of one-rank groups is created by each rank
+alone, without a collective (torch >= 2.2: ``new_group([rank],
+use_local_synchronization=True)``; torch 1.x with gloo: a one-rank ``ProcessGroupGloo``
+registered as ``new_group`` would; otherwise the plain loop, which torch requires).
+``TorchGroups.destroy_group`` frees a shared group when the last kind sharing it goes.
+``share=False`` gives every kind its own group (code that calls
+``torch.distributed.destroy_process_group`` on each kind's group needs that). The one cost
+of sharing: operations on two kinds that share a group are ordered on it, so code driving
+them from different threads or streams must not rely on them overlapping. Groups carry
+their kinds' names as ``group_desc`` where torch has it (``pgroups:tp+tp-cp``).
+
+Creation methods (``method=``; the default is the first the installed torch offers):
 
 ``split_group``
-    ``torch.distributed.split_group`` (torch >= 2.5): one call per mode, NCCL default
-    group only;
+    ``torch.distributed.split_group`` (torch >= 2.5), NCCL default group only: one call
+    per distinct partition;
 ``new_group_local``
-    ``new_group(ranks, use_local_synchronization=True)`` (torch >= 2.2): every rank
-    creates its own group only, synchronising with its members, not the world;
+    ``new_group(ranks, use_local_synchronization=True)`` (torch >= 2.2): each rank
+    creates its own group only, synchronising with its members; every rank creates its
+    kinds in the same order, so overlapping groups cannot deadlock;
 ``new_group``
-    plain ``new_group(ranks)``: every rank enters every group's creation, which
-    torch requires, with a barrier over the world each time (Colossal-AI's algorithm).
+    plain ``new_group(ranks)`` for every group: every rank enters every creation, with a
+    barrier over the world each time, which torch 1.x requires;
+``gloo_direct``
+    (opt-in, torch 1.x with gloo) each rank constructs only its own ``ProcessGroupGloo``
+    per kind over a prefix of the default store and registers it with torch as
+    ``new_group`` does; skips the world barrier per group but relies on torch 1.x's
+    private registry.
 
-The repr of :class:`TorchGroups` names the method used.
+A method the installed torch lacks is a ConfigError on every rank naming the torch
+version and the methods it has.
 
-One more method is available on request, ``method="gloo_direct"``, for the torch
-versions older than 2.0 that keep their group registry in module globals (Debian 12's
-torch 1.13): every rank constructs only its own group per mode
-(``ProcessGroupGloo`` over a prefix of the default store, as ``new_group`` does inside)
-and registers it with torch.distributed as ``new_group`` would, so ``get_rank(group)``,
-``all_reduce(..., group=group)`` and ``destroy_process_group(group)`` work. It skips
-``new_group``'s barrier over the whole world per group, but relies on torch's private
-registry, hence opt-in; :func:`gloo_direct_available` tells whether this torch has it.
+``timeout`` (seconds, or a ``datetime.timedelta``; default ``PGROUPS_TIMEOUT`` or 300;
+0 = none) bounds the whole call: a rank that waits that long at the agreement raises
+:class:`pgroups.TimeoutError` naming the step and the missing ranks; torch's own timeout
+of the new groups is the time left; and a rank still blocked a few seconds past the
+timeout (a gloo call cannot be cancelled) is ended by a watchdog with the message and
+exit status 8, as the C++ watchdog does.
 """
 
 from __future__ import annotations
 
+import datetime
 import inspect
+import os
 import time
-import zlib
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 import torch
 import torch.distributed as dist
 
 from . import _pgroups
+from ._checks import check_bool, check_int, check_timeout, check_token
 from ._modes import ModeLike, ParallelMode, mode_value
 from ._plan import Plan
+from ._torch_agree import Watchdog, agree
+from ._torch_groups import TorchGroups, _Handle
 
 METHODS = ("split_group", "new_group_local", "new_group", "gloo_direct")
+DEFAULT_TIMEOUT_SECONDS = 300.0
 _generation = 0
+
+__all__ = ["METHODS", "TorchGroups", "available_method", "create_groups", "device_mesh", "gloo_direct_available",
+           "methods_available", "mesh_groups"]
 
 
 def gloo_direct_available() -> bool:
@@ -54,8 +83,21 @@ def gloo_direct_available() -> bool:
     group registry is the module globals of torch 1.x."""
     from torch.distributed import distributed_c10d as c10d
 
-    return (dist.is_gloo_available() and all(hasattr(c10d, name) for name in (
-        "_pg_map", "_pg_names", "_pg_group_ranks", "_get_default_store", "ProcessGroupGloo", "PrefixStore")))
+    # torch 2.x keeps names like these for compatibility but registers groups elsewhere.
+    names = ("_pg_map", "_pg_names", "_pg_group_ranks", "_get_default_store", "ProcessGroupGloo", "PrefixStore")
+    return (int(torch.__version__.split(".")[0]) < 2 and dist.is_gloo_available()
+            and all(hasattr(c10d, name) for name in names))
+
+
+def _has_local_synchronization() -> bool:
+    return "use_local_synchronization" in inspect.signature(dist.new_group).parameters
+
+
+def methods_available() -> List[str]:
+    """The creation methods the installed torch has (whatever the backend)."""
+    have = {"split_group": hasattr(dist, "split_group"), "new_group_local": _has_local_synchronization(),
+            "new_group": True, "gloo_direct": gloo_direct_available()}
+    return [m for m in METHODS if have[m]]
 
 
 def available_method(backend: Optional[str] = None) -> str:
@@ -65,78 +107,36 @@ def available_method(backend: Optional[str] = None) -> str:
         backend = str(dist.get_backend())
     if hasattr(dist, "split_group") and backend == "nccl":
         return "split_group"
-    if "use_local_synchronization" in inspect.signature(dist.new_group).parameters:
+    if _has_local_synchronization():
         return "new_group_local"
     return "new_group"
 
 
-class TorchGroups:
-    """The torch process groups of one plan on this rank: per mode, this rank's group.
+def _check_method(method: str, backend: str) -> None:
+    if method not in METHODS:
+        raise _pgroups.ConfigError(f"creation method '{method}' is unknown; the methods are {', '.join(METHODS)}")
+    have = methods_available()
+    if method not in have:
+        raise _pgroups.ConfigError(
+            f"creation method '{method}' is not in torch {torch.__version__}: it has {', '.join(have)}")
+    if method == "split_group" and backend != "nccl":
+        raise _pgroups.ConfigError(f"creation method 'split_group' needs the nccl backend, not {backend} "
+                                   f"(torch {torch.__version__} has {', '.join(have)})")
+    if method == "gloo_direct" and backend != "gloo":
+        raise _pgroups.ConfigError(f"creation method 'gloo_direct' needs the gloo backend, not {backend} "
+                                   f"(torch {torch.__version__} has {', '.join(have)})")
 
-    ``get_group(mode)`` is a ``torch.distributed.ProcessGroup``; ranks lists, local
-    ranks and sizes come from the plan. ``destroy()`` destroys every group it created.
-    """
 
-    def __init__(self, plan: Plan, rank: int, method: str) -> None:
-        self.plan = plan
-        self.rank = rank
-        self.method = method
-        self.seconds = 0.0
-        self.calls = 0
-        self._groups: Dict[str, Any] = {}
-
-    @property
-    def kinds(self) -> List[str]:
-        """The names of the group kinds created, in creation order."""
-        return list(self._groups)
-
-    @property
-    def modes(self) -> List[ParallelMode]:
-        """The preset modes among kinds."""
-        values = {m.value for m in ParallelMode}
-        return [ParallelMode(name) for name in self._groups if name in values]
-
-    def get_group(self, mode: ModeLike) -> Any:
-        """This rank's group of the kind; None when the rank is in no group of a partial
-        kind (Megatron-LM's ``embd``, ``pos_embd``)."""
-        name = self._name(mode)
+def _timeout_seconds(timeout: Any) -> Optional[float]:
+    if timeout is None:
+        env = os.environ.get("PGROUPS_TIMEOUT")
+        if env is None:
+            return DEFAULT_TIMEOUT_SECONDS
         try:
-            return self._groups[name]
-        except KeyError:
-            raise _pgroups.StateError(
-                f"group kind '{name}' has no torch group here; the kinds created are "
-                f"{', '.join(repr(m) for m in self._groups) or 'none'}") from None
-
-    def _name(self, mode: ModeLike) -> str:
-        name = mode_value(mode)
-        # A mesh token may be written with its dimensions in another order ("dp-tp").
-        if name not in self._groups and self.plan.has_mode(name):
-            canonical = self.plan._layout.kind_name(name)
-            return canonical if canonical in self._groups else name
-        return name
-
-    def get_ranks_in_group(self, mode: ModeLike) -> List[int]:
-        return self.plan.group_of(self.rank, self._name(mode)) if self._check(mode) else []
-
-    def get_local_rank(self, mode: ModeLike) -> int:
-        return self.plan.local_rank(self.rank, self._name(mode)) if self._check(mode) else -1
-
-    def get_world_size(self, mode: ModeLike) -> int:
-        return self.plan.group_size(self._name(mode)) if self._check(mode) else -1
-
-    def _check(self, mode: ModeLike) -> bool:
-        return self.get_group(mode) is not None
-
-    def destroy(self) -> None:
-        """Destroys every group created (not the default group); a second call does nothing."""
-        for group in self._groups.values():
-            if group is not None and group is not dist.GroupMember.NON_GROUP_MEMBER:
-                dist.destroy_process_group(group)
-        self._groups.clear()
-
-    def __repr__(self) -> str:
-        return (f"TorchGroups({self.plan!r}, modes={len(self._groups)}, method={self.method!r}, "
-                f"calls={self.calls}, seconds={self.seconds:.3f})")
+            return check_timeout("PGROUPS_TIMEOUT", float(env))
+        except ValueError:
+            raise _pgroups.ConfigError(f"PGROUPS_TIMEOUT = {env!r} is not a number of seconds") from None
+    return check_timeout("timeout", timeout)
 
 
 def create_groups(
@@ -149,39 +149,49 @@ def create_groups(
     legacy_sequence_dp: bool = False,
     modes: Optional[Iterable[ModeLike]] = None,
     backend: Optional[str] = None,
-    timeout: Optional[Any] = None,
+    timeout: Any = None,
     method: Optional[str] = None,
+    share: bool = True,
 ) -> TorchGroups:
     """Creates the torch process groups of ``plan`` (or of the plan of ``pipeline``,
     ``tensor``, ``mode``, ``depth`` over the default group's world), for ``modes`` (default:
-    every mode of the plan, in creation order). Collective over the default group: every
-    rank must call it with the same arguments. ``backend`` and ``timeout`` go to torch;
-    ``method`` forces one of METHODS (default: :func:`available_method`).
+    every kind of the plan, in creation order). Collective over the default group: every
+    rank must call it with the same arguments. ``backend`` goes to torch; ``timeout`` is
+    seconds or a timedelta (see the module); ``method`` forces one of METHODS;
+    ``share=False`` gives every kind its own torch group.
 
     Raises, on every rank and before any group is created: MismatchError when ranks
-    disagree (the message lists which ranks hold what), ConfigError for an invalid plan
-    or a plan whose world size is not torch's, StateError for a mode the plan lacks.
+    disagree (the message lists which ranks hold what), ConfigError for an invalid plan, a
+    method this torch lacks or a plan whose world size is not torch's, StateError for a
+    kind the plan lacks, TypeError for an argument of the wrong type, TimeoutError when a
+    rank does not come.
     """
     if not dist.is_initialized():
         raise _pgroups.StateError("pgroups.torch.create_groups needs torch.distributed.init_process_group first")
     world = dist.get_world_size()
     rank = dist.get_rank()
-    chosen = method or available_method(backend)
-
     error: Optional[BaseException] = None
     names: List[str] = []
+    seconds: Optional[float] = DEFAULT_TIMEOUT_SECONDS
+    chosen = "?"
     try:
-        if chosen not in METHODS:
-            raise _pgroups.ConfigError(f"creation method '{chosen}' is unknown; the methods are {', '.join(METHODS)}")
-        if chosen == "gloo_direct" and not (gloo_direct_available() and (backend or str(dist.get_backend())) == "gloo"):
-            raise _pgroups.ConfigError(
-                f"creation method 'gloo_direct' needs the gloo backend and torch < 2.0 (torch {torch.__version__}, "
-                f"backend {backend or dist.get_backend()}); use {available_method(backend)!r}")
+        seconds = _timeout_seconds(timeout)
+        share = check_bool("share", share)
+        if backend is not None:
+            backend = check_token("backend", backend)
+        chosen = available_method(backend) if method is None else check_token("method", method)
+        _check_method(chosen, backend or str(dist.get_backend()))
         if plan is None:
-            plan = Plan(world, pipeline, tensor, mode, depth, legacy_sequence_dp)
+            plan = Plan(world, check_int("pipeline", pipeline, minimum=1), check_int("tensor", tensor, minimum=1),
+                        mode, check_int("depth", depth, minimum=1, allow_none=True),
+                        check_bool("legacy_sequence_dp", legacy_sequence_dp))
+        elif not isinstance(plan, Plan):
+            raise TypeError(f"plan must be a pgroups.Plan, not {type(plan).__name__} {plan!r}")
         elif plan.world_size != world:
             raise _pgroups.ConfigError(
                 f"the plan's world size {plan.world_size} is not torch.distributed's world size {world}")
+        if modes is not None and isinstance(modes, (str, ParallelMode)):
+            raise TypeError(f"modes must be a list of kinds, not {modes!r} (write [{modes!r}])")
         names = plan.group_kinds if modes is None else [mode_value(m) for m in modes]
         for i, name in enumerate(names):
             if not plan.has_mode(name):
@@ -189,49 +199,155 @@ def create_groups(
                     f"group kind '{name}' is not a group kind of {plan!r}; its kinds are "
                     f"{', '.join(plan.group_kinds)}")
             names[i] = plan._layout.kind_name(name)
-    except _pgroups.Error as caught:
+            if names[i] in names[:i]:
+                raise _pgroups.ConfigError(f"modes lists the group kind '{names[i]}' twice")
+    except (_pgroups.Error, TypeError) as caught:
         error = caught
-    described = (f"{plan!r}" if plan is not None else
+    described = (f"{plan!r}" if plan is not None and error is None else
                  f"pipeline={pipeline} tensor={tensor} mode={mode} depth={depth} legacy={legacy_sequence_dp}")
-    described += f" modes={','.join(names) if error is None else '?'} method={chosen} backend={backend}"
-    _agree(described, error, rank, world)
-    assert plan is not None
-
+    # The timeout is per rank (as the CLI's --timeout): it decides no collective.
+    described += f" modes={','.join(names) if error is None else '?'} method={chosen} backend={backend} share={share}"
+    settings = {"described": described, "plan": plan.config if plan is not None and error is None else None,
+                "mesh": plan.mesh.dims if plan is not None and error is None and plan.is_mesh else None,
+                "kinds": names}
     global _generation
     _generation += 1  # every rank calls create_groups collectively, so the counts agree
-    groups = TorchGroups(plan, rank, chosen)
-    start = time.perf_counter()
+    deadline = None if not seconds else time.monotonic() + seconds
+    watchdog = Watchdog(seconds, rank, world)
+    try:
+        agree(_generation, settings, described, error, rank, world, seconds)
+        assert plan is not None
+        groups = TorchGroups(plan, rank, chosen, share)
+        _create(groups, names, backend, deadline, watchdog)
+    finally:
+        watchdog.cancel()
+    return groups
+
+
+def _options(backend: Optional[str], deadline: Optional[float], names: List[str]) -> Dict[str, Any]:
     options: Dict[str, Any] = {}
     if backend is not None:
         options["backend"] = backend
-    if timeout is not None:
-        options["timeout"] = timeout
+    if deadline is not None:
+        options["timeout"] = datetime.timedelta(seconds=max(deadline - time.monotonic(), 1.0))
+    if "group_desc" in inspect.signature(dist.new_group).parameters:
+        options["group_desc"] = "pgroups:" + "+".join(names)
+    return options
+
+
+def _partition(plan: Plan, name: str) -> Tuple[Tuple[int, ...], ...]:
+    return tuple(tuple(g) for g in plan.groups(name))
+
+
+def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadline: Optional[float],
+            watchdog: Watchdog) -> None:
+    plan, rank, world = groups.plan, groups.rank, groups.plan.world_size
+    # Decided from the layout alone, identically on every rank: which kinds share a group.
+    owners: Dict[Any, List[str]] = {}
+    order: List[Any] = []
+    key_of: Dict[str, Any] = {}
     for name in names:
-        member = plan.is_member(rank, name)
-        if not member:
-            groups._groups[name] = None
-        if chosen == "split_group":
-            groups._groups[name] = dist.split_group(split_ranks=plan.groups(name), **options)
-            groups.calls += 1
-        elif not member and chosen in ("gloo_direct", "new_group_local"):
-            pass  # the ranks of a partial kind's groups create them among themselves
-        elif chosen == "gloo_direct":
-            groups._groups[name] = _gloo_direct_group(plan.group_of(rank, name), rank,
-                                                      f"pgroups/{_generation}/{name}/{plan.group_index(rank, name)}",
-                                                      timeout)
-            groups.calls += 1
-        elif chosen == "new_group_local":
-            groups._groups[name] = dist.new_group(plan.group_of(rank, name), use_local_synchronization=True,
-                                                  **options)
-            groups.calls += 1
-        else:
-            for ranks in plan.groups(name):
-                group = dist.new_group(ranks, **options)
-                groups.calls += 1
-                if rank in ranks:
-                    groups._groups[name] = group
+        key: Any = _partition(plan, name) if groups.share else name
+        if groups.share and plan.group_size(name) == world and plan.group_count(name) == 1:
+            key = "world"
+        if key not in owners:
+            owners[key] = []
+            order.append(key)
+        owners[key].append(name)
+        key_of[name] = key
+    start = time.perf_counter()
+    handles: Dict[Any, Optional[_Handle]] = {}
+    try:
+        for key in order:
+            kinds = owners[key]
+            watchdog.step = f"creating the group of kind {'+'.join(kinds)}"
+            if key == "world":
+                handles[key] = _Handle(dist.group.WORLD, owned=False, collective=False)
+            else:
+                handles[key] = _create_kind(groups, kinds[0], _options(backend, deadline, kinds))
+    except RuntimeError as caught:
+        for handle in handles.values():
+            if handle is not None and handle.owned:
+                dist.destroy_process_group(handle.group)
+        cls = _pgroups.TimeoutError if "timeout" in str(caught).lower() or "timed out" in str(caught).lower() \
+            else _pgroups.BackendError
+        raise cls(f"pgroups.torch.create_groups failed at step '{watchdog.step}' on rank {rank}: {caught}") from None
+    for name in names:
+        groups._bind(name, handles[key_of[name]])
     groups.seconds = time.perf_counter() - start
-    return groups
+
+
+def _create_kind(groups: TorchGroups, name: str, options: Dict[str, Any]) -> Optional[_Handle]:
+    """This rank's group of one kind (None for a partial kind it is not in), by the method."""
+    plan, rank, method = groups.plan, groups.rank, groups.method
+    member = plan.is_member(rank, name)
+    if plan.group_size(name) == 1:
+        single = _singleton(rank, name, options)
+        if single is not None:
+            groups.calls += 1
+            return _Handle(single, owned=True, collective=False)
+    local_options = {k: v for k, v in options.items() if k != "group_desc"} if method == "gloo_direct" else options
+    if method == "split_group":
+        split_options = {k: v for k, v in options.items() if k in ("timeout", "group_desc", "backend")}
+        group = dist.split_group(split_ranks=plan.groups(name), **split_options)
+        groups.calls += 1
+        return _Handle(group, owned=True, collective=plan.group_size(name) > 1) if member and group is not None \
+            else None
+    if not member and method in ("gloo_direct", "new_group_local"):
+        return None  # the ranks of a partial kind's groups create them among themselves
+    if method == "gloo_direct":
+        timeout = local_options.get("timeout")
+        group = _gloo_direct_group(plan.group_of(rank, name), rank,
+                                   f"pgroups/{_generation}/{name}/{plan.group_index(rank, name)}", timeout)
+        groups.calls += 1
+        return _Handle(group, owned=True, collective=True)
+    if method == "new_group_local":
+        group = _local_group(plan.group_of(rank, name), rank, f"pgroups_{_generation}_{name}_"
+                             f"{plan.group_index(rank, name)}", options)
+        groups.calls += 1
+        return _Handle(group, owned=True, collective=True)
+    mine = None
+    for ranks in plan.groups(name):
+        group = dist.new_group(ranks, **options)
+        groups.calls += 1
+        if rank in ranks:
+            mine = _Handle(group, owned=True, collective=len(ranks) > 1)
+    return mine
+
+
+def _singleton(rank: int, name: str, options: Dict[str, Any]) -> Any:
+    """This rank's one-rank group, created by this rank alone: the cheapest correct choice
+    of the installed torch; None where only the plain loop is correct."""
+    if _has_local_synchronization():
+        return _local_group([rank], rank, f"pgroups_{_generation}_{name}_r{rank}", options)
+    backend = options.get("backend") or str(dist.get_backend())
+    if gloo_direct_available() and backend == "gloo":
+        return _gloo_direct_group([rank], rank, f"pgroups/{_generation}/{name}/single/{rank}", options.get("timeout"))
+    return None
+
+
+def _local_group(ranks: List[int], rank: int, name: str, options: Dict[str, Any]) -> Any:
+    """``new_group(ranks, use_local_synchronization=True)`` under a name unique in the job.
+
+    torch names such a group by a hash of its ranks and of how many groups this process
+    holds now, so a group created after another with the same ranks was destroyed gets
+    the destroyed one's name, and gloo then reads the dead group's addresses from the
+    store (connection refused). Where torch's helper takes a name, pgroups gives one that
+    never repeats (the call's generation, the kind, the group), and registers the ranks
+    as new_group does; elsewhere the public call."""
+    from torch.distributed import distributed_c10d as c10d
+
+    helper = getattr(c10d, "_new_process_group_helper", None)
+    wanted = ("group_name", "group_desc", "timeout", "backend_options")
+    if helper is None or not all(p in inspect.signature(helper).parameters for p in wanted) or \
+            not hasattr(getattr(c10d, "_world", None), "pg_group_ranks"):
+        return dist.new_group(ranks, use_local_synchronization=True, **options)
+    backend = c10d.Backend(options.get("backend") or str(dist.get_backend()))
+    group, _ = helper(len(ranks), ranks.index(rank), ranks, backend, c10d._get_default_store(), name,
+                      backend_options=None, timeout=options.get("timeout") or c10d.default_pg_timeout,
+                      group_desc=options.get("group_desc"))
+    c10d._world.pg_group_ranks[group] = {global_rank: group_rank for group_rank, global_rank in enumerate(ranks)}
+    return group
 
 
 def _gloo_direct_group(ranks: List[int], rank: int, name: str, timeout: Optional[Any]) -> Any:
@@ -248,36 +364,4 @@ def _gloo_direct_group(ranks: List[int], rank: int, name: str, timeout: Optional
     return pg
 
 
-def _agree(described: str, error: Optional[BaseException], rank: int, world: int) -> None:
-    # One all-reduce (MAX) of (hash, -hash, failed): the hashes agree exactly when the
-    # maximum of h equals the minimum. Every rank then takes the same branch.
-    digest = zlib.crc32(described.encode())
-    device = torch.device("cuda", torch.cuda.current_device()) if str(dist.get_backend()) == "nccl" \
-        else torch.device("cpu")
-    flags = torch.tensor([digest, -digest, 1 if error is not None else 0], dtype=torch.int64, device=device)
-    dist.all_reduce(flags, op=dist.ReduceOp.MAX)
-    if int(flags[0]) != -int(flags[1]):
-        texts: List[Any] = [None] * world
-        dist.all_gather_object(texts, described)
-        holders: Dict[str, List[int]] = {}
-        for r, text in enumerate(texts):
-            holders.setdefault(str(text), []).append(r)
-        parts = "; ".join(f"ranks {_ranges(ranks)} hold {text}" for text, ranks in holders.items())
-        raise _pgroups.MismatchError(f"torch group plan mismatch across ranks: {parts}")
-    if int(flags[2]):
-        if error is not None:
-            raise error
-        raise _pgroups.ConfigError(f"another rank rejected the plan {described} (rank {rank} accepted it)")
-
-
-def _ranges(ranks: Sequence[int]) -> str:
-    out: List[str] = []
-    start = prev = ranks[0]
-    for r in list(ranks[1:]) + [None]:  # type: ignore[list-item]
-        if r is not None and r == prev + 1:
-            prev = r
-            continue
-        out.append(str(start) if start == prev else f"{start}-{prev}")
-        if r is not None:
-            start = prev = r
-    return ",".join(out)
+from ._torch_mesh import device_mesh, mesh_groups  # noqa: E402  (it builds on create_groups)

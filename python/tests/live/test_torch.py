@@ -1,7 +1,11 @@
 """pgroups.torch under mpirun: gloo process groups of a plan, agreed before creation."""
 
+import datetime
+import inspect
 import os
+import re
 import sys
+import time
 
 import pytest
 
@@ -46,7 +50,7 @@ def test_every_group_of_the_2d_plan_all_reduces_its_ranks():
 
 
 def test_method_is_the_fastest_this_torch_offers():
-    expected = "new_group_local" if "use_local_synchronization" in dist.new_group.__code__.co_varnames \
+    expected = "new_group_local" if "use_local_synchronization" in inspect.signature(dist.new_group).parameters \
         else "new_group"
     assert pgt.available_method("gloo") == expected
 
@@ -92,16 +96,18 @@ def test_mode_missing_from_the_plan_is_a_state_error_everywhere():
 @pytest.mark.parametrize("plan_args", [dict(pipeline=2, tensor=4, mode="2d"), dict(tensor=8, mode="2.5d", depth=2)])
 def test_gloo_direct_groups_work_like_new_group_ones(plan_args):
     groups = pgt.create_groups(method="gloo_direct", **plan_args)
-    tensor_group = groups.get_group("tensor")
+    tensor_group = groups.get_group("2d_row" if plan_args["mode"] == "2d" else "2p5d_row")
     try:
         assert "method='gloo_direct'" in repr(groups)
-        assert groups.calls == len(groups.modes)  # one group per mode on this rank
+        # One group per distinct kind on this rank; global is the default group, not created.
+        assert groups.calls <= len(groups.modes) - 1
         for mode in groups.modes:
             assert dist.get_backend(groups.get_group(mode)) == "gloo"
+        assert groups.get_group("global") is dist.group.WORLD
         check_groups(groups)
     finally:
         groups.destroy()
-    # Destroyed groups are gone from torch's registry too.
+    # Destroyed groups are gone from torch's registry too; the default group stays.
     with pytest.raises(RuntimeError):
         dist.get_rank(tensor_group)
 
@@ -127,3 +133,181 @@ def test_mesh_plan_groups_by_token(method):
         check_groups(groups)
     finally:
         groups.destroy()
+
+
+def test_kinds_of_one_partition_share_one_group_and_the_world_is_the_default_group():
+    plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-cp-ep-dp", tp=2, cp=1, ep=1, dp=SIZE // 2),
+                        groups=["tp", "cp", "ep", "dp", "tp-cp", "dp-cp", "tp-dp"])
+    groups = pgt.create_groups(plan)
+    assert groups.get_group("tp-cp") is groups.get_group("tp")
+    assert groups.get_group("dp-cp") is groups.get_group("dp")
+    assert groups.get_group("tp-dp") is dist.group.WORLD
+    assert groups.get_group("cp") is groups.get_group("ep")  # one-rank groups: one partition too
+    assert dist.get_world_size(groups.get_group("cp")) == 1
+    assert groups.shared_kinds("tp") == ["tp", "tp-cp"]
+    # tp and dp created with a collective; cp and ep by this rank alone; tp-dp not at all.
+    assert groups.communicators == {"kinds": 7, "distinct": 3, "singletons": 2, "created": 2}
+    check_groups(groups)
+    # Colossal-AI's destroy loop, kind by kind: the shared group goes once, the default never.
+    for kind in plan.group_kinds:
+        groups.destroy_group(kind)
+    value = torch.ones(1)
+    dist.all_reduce(value)
+    assert int(value) == SIZE
+
+
+def test_share_false_gives_every_kind_its_own_group():
+    plan = pgroups.Plan(SIZE, tensor=2, mode="1d")
+    groups = pgt.create_groups(plan, share=False)
+    try:
+        assert groups.get_group("tensor") is not groups.get_group("1d")
+        assert groups.get_group("global") is not dist.group.WORLD
+        assert groups.communicators["created"] == len(plan.group_kinds)
+        check_groups(groups)
+    finally:
+        groups.destroy()
+    shared = pgt.create_groups(plan)
+    try:
+        assert shared.get_group("tensor") is shared.get_group("1d")
+        assert shared.get_group("global") is dist.group.WORLD
+        assert "share=True" in repr(shared)
+    finally:
+        shared.destroy()
+
+
+def test_group_desc_names_the_kinds_where_torch_has_it():
+    if "group_desc" not in inspect.signature(dist.new_group).parameters:
+        pytest.skip(f"torch {torch.__version__} has no group_desc")
+    groups = pgt.create_groups(pgroups.Plan(SIZE, tensor=2, mode="1d"))
+    try:
+        assert groups.get_group("1d").group_desc == "pgroups:model+tensor+1d"  # pipeline 1: model is tensor
+    finally:
+        groups.destroy()
+
+
+def test_the_per_rank_api_answers_what_parallel_context_answers():
+    plan = pgroups.Plan(SIZE, pipeline=2, tensor=2)
+    groups = pgt.create_groups(plan)
+    try:
+        pipe = plan.group_of(RANK, "pipe")
+        here = pipe.index(RANK)
+        assert groups.get_global_rank() == RANK
+        assert groups.get_next_global_rank("pipe") == pipe[(here + 1) % len(pipe)]
+        assert groups.get_prev_global_rank("pipe") == pipe[here - 1]
+        assert groups.is_first_rank("pipe") == (here == 0)
+        assert groups.is_last_rank("pipe") == (here == len(pipe) - 1)
+        assert groups.is_pipeline_first_stage() == (plan.coordinates(RANK)["pipe"] == 0)
+        assert groups.is_pipeline_last_stage() == (plan.coordinates(RANK)["pipe"] == 1)
+        groups.set_virtual_pipeline_parallel_size(2)
+        groups.set_virtual_pipeline_parallel_rank(1)
+        assert not groups.is_pipeline_first_stage()
+        assert groups.is_pipeline_first_stage(ignore_virtual=True) == (plan.coordinates(RANK)["pipe"] == 0)
+        with pytest.raises(pgroups.ConfigError, match="virtual pipeline rank 2 is invalid"):
+            groups.set_virtual_pipeline_parallel_rank(2)
+        assert groups.get_seed("tensor") == plan.seed(RANK, "tensor")
+        assert groups.seeds[pgroups.ParallelMode.TENSOR] == plan.seed(RANK, "tensor")
+        assert groups.is_member("tensor") and groups.is_initialized("pipe") and not groups.is_initialized("2d_row")
+        assert (groups.data_parallel_size, groups.pipeline_parallel_size, groups.tensor_parallel_size) == \
+            (SIZE // 4, 2, 2)
+        assert groups.get_cpu_group("tensor") is groups.get_group("tensor")
+    finally:
+        groups.destroy()
+
+
+def test_a_type_error_on_one_rank_raises_on_every_rank():
+    tensor = "2" if RANK == SIZE - 1 else 2
+    if RANK == SIZE - 1:
+        with pytest.raises(TypeError, match="tensor must be an int, not str '2'"):
+            pgt.create_groups(tensor=tensor)
+    else:
+        with pytest.raises(TypeError, match=f"rank {SIZE - 1} rejected the call: tensor must be an int"):
+            pgt.create_groups(tensor=tensor)
+
+
+@pytest.mark.parametrize("bad", [True, "5", [5]])
+def test_a_timeout_of_another_type_is_refused_everywhere(bad):
+    with pytest.raises(TypeError, match="timeout must be seconds"):
+        pgt.create_groups(tensor=2, timeout=bad)
+
+
+def test_timeouts_are_seconds_or_timedeltas():
+    for timeout in (30, 30.5, datetime.timedelta(seconds=30), 0):
+        groups = pgt.create_groups(pgroups.Plan(SIZE, tensor=2), timeout=timeout)
+        check_groups(groups)
+        groups.destroy()
+
+
+def test_a_method_this_torch_lacks_is_a_config_error_naming_the_version():
+    lacking = next(m for m in pgt.METHODS if m not in pgt.methods_available())
+    message = f"'{lacking}' is not in torch {torch.__version__}: it has "
+    with pytest.raises(pgroups.ConfigError, match=re.escape(message)):
+        pgt.create_groups(tensor=2, method=lacking)
+    with pytest.raises(pgroups.ConfigError, match="'split_group' needs the nccl backend|'split_group' is not in"):
+        pgt.create_groups(tensor=2, method="split_group")
+
+
+def test_a_late_rank_ends_every_rank_within_the_timeout():
+    late = SIZE - 1
+    MPI.COMM_WORLD.Barrier()
+    start = time.monotonic()
+    if RANK == late:
+        time.sleep(6)
+        with pytest.raises(pgroups.TimeoutError, match="step 'agreement'.*stopped waiting for this rank"):
+            pgt.create_groups(tensor=2, timeout=2)
+        assert time.monotonic() - start < 6 + 3
+    else:
+        with pytest.raises(pgroups.TimeoutError,
+                           match=rf"timed out after 2 s at step 'agreement'.*ranks {late} did not arrive"):
+            pgt.create_groups(tensor=2, timeout=2)
+        assert time.monotonic() - start < 2 + 3
+    MPI.COMM_WORLD.Barrier()
+    groups = pgt.create_groups(tensor=2, timeout=30)  # the next creation works everywhere
+    check_groups(groups)
+    groups.destroy()
+
+
+def test_device_mesh_before_torch_2_4_is_a_clear_config_error():
+    major, minor = (int(p) for p in torch.__version__.split(".")[:2])
+    if (major, minor) >= (2, 4):
+        pytest.skip("torch >= 2.4 has DeviceMesh.from_group (tested under torchrun)")
+    with pytest.raises(pgroups.ConfigError, match=rf"needs torch >= 2.4 .*torch {re.escape(torch.__version__)} is"):
+        pgt.device_mesh(pgroups.Plan(SIZE, tensor=2))
+
+
+def _bad_values():
+    from hypothesis import strategies as st
+
+    return st.one_of(st.booleans(), st.floats(allow_nan=False), st.text(max_size=3), st.none(),
+                     st.lists(st.integers(), max_size=2))
+
+
+def test_sizes_and_flags_of_other_types_raise_type_errors_on_every_rank():
+    hypothesis = pytest.importorskip("hypothesis")
+
+    # derandomize: every rank draws the same values, so each call stays collective.
+    @hypothesis.settings(derandomize=True, max_examples=20, deadline=None, database=None)
+    @hypothesis.given(value=_bad_values(), argument=hypothesis.strategies.sampled_from(["pipeline", "tensor", "share"]))
+    def check(value, argument):
+        if argument == "share" and isinstance(value, bool):
+            return  # a bool is a valid share
+        with pytest.raises(TypeError, match=f"{argument} must be an? (int|bool), not"):
+            pgt.create_groups(**{argument: value})
+
+    check()
+
+
+def test_modes_as_a_bare_string_is_refused_everywhere():
+    with pytest.raises(TypeError, match="modes must be a list of kinds, not 'tensor'"):
+        pgt.create_groups(modes="tensor")
+
+
+def test_a_kind_listed_twice_is_refused_everywhere():
+    plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp", tp=2, dp=SIZE // 2), groups=["tp", "tp-dp"])
+    with pytest.raises(pgroups.ConfigError, match="modes lists the group kind 'tp-dp' twice"):
+        pgt.create_groups(plan, modes=["tp-dp", "dp-tp"])
+
+
+def test_ranks_may_hold_different_timeouts():
+    groups = pgt.create_groups(tensor=2, timeout=30 + RANK)
+    check_groups(groups)
+    groups.destroy()

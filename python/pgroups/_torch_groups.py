@@ -1,0 +1,244 @@
+"""TorchGroups: the torch process groups of one plan on one rank, with ParallelContext's queries."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Union
+
+import torch.distributed as dist
+
+from . import _pgroups
+from ._checks import check_int
+from ._modes import ModeLike, ParallelMode, mode_value
+from ._plan import Plan
+
+
+class _Handle:
+    """One torch group and the kinds that share it. ``owned`` is False for the default
+    group, which pgroups never destroys; ``collective`` says whether its creation took a
+    collective among two or more ranks (what the bill counts as created)."""
+
+    def __init__(self, group: Any, owned: bool, collective: bool) -> None:
+        self.group = group
+        self.owned = owned
+        self.collective = collective
+        self.kinds: List[str] = []
+
+
+class TorchGroups:
+    """The torch process groups of one plan on this rank, answering what
+    :class:`pgroups.ParallelContext` answers, with the same names.
+
+    ``get_group(kind)`` is a ``torch.distributed.ProcessGroup`` (None for a partial kind
+    this rank is not in). Kinds whose groups are the same partition of the world share one
+    torch group, a kind that is the whole world is the default group, unless the groups
+    were created with ``share=False``. ``destroy_group(kind)`` frees a shared group only
+    when the last kind sharing it goes; ``destroy()`` frees every group; neither ever
+    destroys the default group.
+    """
+
+    def __init__(self, plan: Plan, rank: int, method: str, share: bool) -> None:
+        self.plan = plan
+        self.rank = rank
+        self.method = method
+        self.share = share
+        self.seconds = 0.0
+        self.calls = 0
+        self._kinds: Dict[str, Optional[_Handle]] = {}
+        self._virtual_size: Optional[int] = None
+        self._virtual_rank = 0
+
+    # Kinds --------------------------------------------------------------------------
+    def _bind(self, name: str, handle: Optional[_Handle]) -> None:
+        self._kinds[name] = handle
+        if handle is not None:
+            handle.kinds.append(name)
+
+    @property
+    def kinds(self) -> List[str]:
+        """The names of the group kinds created, in creation order."""
+        return list(self._kinds)
+
+    group_kinds = kinds
+
+    @property
+    def modes(self) -> List[ParallelMode]:
+        """The preset modes among kinds."""
+        values = {m.value for m in ParallelMode}
+        return [ParallelMode(name) for name in self._kinds if name in values]
+
+    def _name(self, kind: ModeLike) -> str:
+        name = mode_value(kind)
+        # A mesh token may be written with its dimensions in another order ("dp-tp").
+        if name not in self._kinds and self.plan.has_mode(name):
+            canonical = self.plan._layout.kind_name(name)
+            if canonical in self._kinds:
+                return canonical
+        if name not in self._kinds:
+            raise _pgroups.StateError(
+                f"group kind '{name}' has no torch group here; the kinds created are "
+                f"{', '.join(repr(m) for m in self._kinds) or 'none'}")
+        return name
+
+    def is_initialized(self, kind: ModeLike) -> bool:
+        """Whether the kind was created (and not destroyed)."""
+        try:
+            self._name(kind)
+        except _pgroups.StateError:
+            return False
+        return True
+
+    def is_member(self, kind: ModeLike) -> bool:
+        """False only for a partial kind (``embd``, ``pos_embd``) this rank is not in."""
+        return self._kinds[self._name(kind)] is not None
+
+    def get_group(self, kind: ModeLike) -> Any:
+        """This rank's group of the kind; None when the rank is in no group of a partial kind."""
+        handle = self._kinds[self._name(kind)]
+        return None if handle is None else handle.group
+
+    def get_cpu_group(self, kind: ModeLike) -> Any:
+        """The group for host traffic: the same group when it is a gloo group."""
+        group = self.get_group(kind)
+        if group is not None and str(dist.get_backend(group)) != "gloo":
+            raise _pgroups.StateError(
+                f"group kind '{mode_value(kind)}' has a {dist.get_backend(group)} group; pgroups.torch creates no "
+                "separate gloo copy: create the groups again with backend='gloo' for host traffic")
+        return group
+
+    def shared_kinds(self, kind: ModeLike) -> List[str]:
+        """Every kind whose queries answer from the same torch group as ``kind``."""
+        handle = self._kinds[self._name(kind)]
+        return [] if handle is None else list(handle.kinds)
+
+    # ParallelContext's queries -------------------------------------------------------
+    def get_global_rank(self) -> int:
+        return self.rank
+
+    def get_ranks_in_group(self, kind: ModeLike) -> List[int]:
+        name = self._name(kind)
+        return self.plan.group_of(self.rank, name) if self._kinds[name] is not None else []
+
+    def get_local_rank(self, kind: ModeLike) -> int:
+        name = self._name(kind)
+        return self.plan.local_rank(self.rank, name) if self._kinds[name] is not None else -1
+
+    def get_world_size(self, kind: ModeLike) -> int:
+        name = self._name(kind)
+        return self.plan.group_size(name) if self._kinds[name] is not None else -1
+
+    def get_next_global_rank(self, kind: ModeLike) -> int:
+        ranks = self.get_ranks_in_group(kind)
+        return ranks[(ranks.index(self.rank) + 1) % len(ranks)] if ranks else self.rank
+
+    def get_prev_global_rank(self, kind: ModeLike) -> int:
+        ranks = self.get_ranks_in_group(kind)
+        return ranks[(ranks.index(self.rank) - 1) % len(ranks)] if ranks else self.rank
+
+    def is_first_rank(self, kind: ModeLike) -> bool:
+        return self.get_local_rank(kind) == 0
+
+    def is_last_rank(self, kind: ModeLike) -> bool:
+        return self.get_local_rank(kind) == self.get_world_size(kind) - 1
+
+    def get_seed(self, kind: ModeLike) -> int:
+        """The kind's seed: the base seed, and for TENSOR ``seed + tp_local + 1024 * pp_local``."""
+        name = self._name(kind)
+        return self.plan.seed(self.rank, name) if self._kinds[name] is not None else int(self.plan.config["seed"])
+
+    @property
+    def seeds(self) -> Dict[Union[ParallelMode, str], int]:
+        """Every kind's seed, keyed by ParallelMode for presets, by name for a mesh."""
+        if self.modes:
+            return {mode: self.get_seed(mode) for mode in self.modes}
+        return {kind: self.get_seed(kind) for kind in self._kinds if self._kinds[kind] is not None}
+
+    @property
+    def world_size(self) -> int:
+        return self.plan.world_size
+
+    @property
+    def data_parallel_size(self) -> int:
+        return self.plan.data_parallel_size
+
+    @property
+    def pipeline_parallel_size(self) -> int:
+        return self.plan.pipeline_size
+
+    @property
+    def tensor_parallel_size(self) -> int:
+        return self.plan.tensor_size
+
+    def _pipeline_stage(self) -> int:
+        # The pipeline coordinate, whether or not a pipeline kind was created.
+        return self.plan.coordinates(self.rank).get("pp" if self.plan.is_mesh else "pipe", 0)
+
+    def _pipeline_stages(self) -> int:
+        return self.plan.coordinate_sizes().get("pp" if self.plan.is_mesh else "pipe", 1)
+
+    def is_pipeline_first_stage(self, ignore_virtual: bool = False) -> bool:
+        if not ignore_virtual and self._virtual_size and self._virtual_rank != 0:
+            return False
+        return self._pipeline_stage() == 0
+
+    def is_pipeline_last_stage(self, ignore_virtual: bool = False) -> bool:
+        if not ignore_virtual and self._virtual_size and self._virtual_rank != self._virtual_size - 1:
+            return False
+        return self._pipeline_stage() == self._pipeline_stages() - 1
+
+    def set_virtual_pipeline_parallel_size(self, size: Optional[int]) -> None:
+        size = check_int("size", size, minimum=1, allow_none=True)
+        self._virtual_size = size
+        if size and self._virtual_rank >= size:
+            self._virtual_rank = 0
+
+    def set_virtual_pipeline_parallel_rank(self, rank: int) -> None:
+        rank = check_int("rank", rank, minimum=0)
+        assert rank is not None
+        if self._virtual_size and rank >= self._virtual_size:
+            raise _pgroups.ConfigError(
+                f"virtual pipeline rank {rank} is invalid: the virtual pipeline size is {self._virtual_size}, "
+                "so the rank must be below it")
+        self._virtual_rank = rank
+
+    @property
+    def virtual_pipeline_parallel_size(self) -> Optional[int]:
+        return self._virtual_size
+
+    @property
+    def virtual_pipeline_parallel_rank(self) -> int:
+        return self._virtual_rank
+
+    # The bill ------------------------------------------------------------------------
+    @property
+    def communicators(self) -> Dict[str, int]:
+        """As ``verify --format json`` reports them, for this rank: ``kinds``, ``distinct``
+        partitions with more than one rank per group, ``singletons`` (kinds of one-rank
+        groups), and ``created``: torch groups this rank created with a collective among
+        two or more ranks (the default group is not counted: pgroups did not create it)."""
+        kinds = list(self._kinds)
+        singletons = [k for k in kinds if self.plan.group_size(k) == 1]
+        distinct = {tuple(map(tuple, self.plan.groups(k))) for k in kinds if k not in singletons}
+        handles = {id(h): h for h in self._kinds.values() if h is not None}
+        created = sum(1 for h in handles.values() if h.owned and h.collective)
+        return {"kinds": len(kinds), "distinct": len(distinct), "singletons": len(singletons), "created": created}
+
+    # Lifetime ------------------------------------------------------------------------
+    def destroy_group(self, kind: ModeLike) -> None:
+        """Forgets one kind; its torch group is destroyed when no other kind shares it
+        (never the default group)."""
+        name = self._name(kind)
+        handle = self._kinds.pop(name)
+        if handle is None:
+            return
+        handle.kinds.remove(name)
+        if not handle.kinds and handle.owned:
+            dist.destroy_process_group(handle.group)
+
+    def destroy(self) -> None:
+        """Destroys every group created (not the default group); a second call does nothing."""
+        for name in list(self._kinds):
+            self.destroy_group(name)
+
+    def __repr__(self) -> str:
+        return (f"TorchGroups({self.plan!r}, kinds={len(self._kinds)}, method={self.method!r}, share={self.share}, "
+                f"calls={self.calls}, seconds={self.seconds:.3f})")

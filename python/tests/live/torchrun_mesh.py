@@ -1,0 +1,83 @@
+"""pgroups.torch.device_mesh under torchrun (torch >= 2.4, gloo): the DeviceMesh's groups are
+pgroups' own, none created twice, and DTensor runs on it. Exits non-zero on a failure.
+
+    torchrun --nproc_per_node 8 python/tests/live/torchrun_mesh.py
+"""
+
+import torch
+import torch.distributed as dist
+from torch.distributed import distributed_c10d as c10d
+
+import pgroups
+import pgroups.torch as pgt
+
+dist.init_process_group("gloo")
+RANK, SIZE = dist.get_rank(), dist.get_world_size()
+assert SIZE == 8, "run with --nproc_per_node 8"
+
+
+def live_groups() -> int:
+    return len(c10d._world.pg_map)
+
+
+# A named mesh: dimensions slowest first, every dimension and flattened kind is pgroups' group.
+plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp-pp", tp=2, dp=2, pp=2), groups=["tp", "dp", "pp", "tp-dp"])
+groups = pgt.create_groups(plan)
+before = live_groups()
+mesh = pgt.device_mesh(groups, "cpu")
+assert live_groups() == before, "device_mesh created a group the plan already had"
+assert mesh.mesh_dim_names == ("pp", "dp", "tp"), mesh.mesh_dim_names
+for kind in ("tp", "dp", "pp"):
+    assert mesh[kind].get_group() is groups.get_group(kind), kind
+    assert dist.get_process_group_ranks(mesh[kind].get_group()) == plan.group_of(RANK, kind), kind
+assert mesh["tp-dp"].get_group() is groups.get_group("tp-dp")
+assert mesh["dp", "tp"].mesh.flatten().tolist() == plan.group_of(RANK, "tp-dp")
+assert pgt.mesh_groups(mesh) == [groups]
+
+# DTensor on the mesh: a tensor sharded over tp, gathered back.
+from torch.distributed.tensor import Shard, distribute_tensor  # noqa: E402
+
+full = torch.arange(8.0).reshape(4, 2)
+dtensor = distribute_tensor(full, mesh["tp"], [Shard(0)])
+assert dtensor.to_local().shape == (2, 2)
+assert torch.equal(dtensor.full_tensor(), full)
+assert torch.equal((dtensor * 2).full_tensor(), full * 2)
+
+# A dimension whose one-dimension kind the plan lacks is created for the mesh, and counted.
+partial = pgroups.Plan(mesh=plan.mesh, groups=["tp", "pp"])
+some = pgt.create_groups(partial)
+mesh2 = pgt.device_mesh(some, "cpu")
+backing = pgt.mesh_groups(mesh2)
+assert [g.kinds for g in backing] == [["tp", "pp"], ["dp"]], [g.kinds for g in backing]
+assert mesh2["dp"].get_group() is backing[1].get_group("dp")
+assert backing[1].communicators["created"] == 1
+for g in backing:
+    g.destroy()
+
+# A preset: data, pipe (size 1 here, created for the mesh without a collective), the 2d
+# sub-dimensions, and "tensor" as a flattened dimension over them.
+preset = pgroups.Plan(SIZE, tensor=4, mode="2d")
+mesh3 = pgt.device_mesh(preset, "cpu")
+tensor_groups = pgt.mesh_groups(mesh3)[0]
+assert mesh3.mesh_dim_names == ("data", "pipe", "2d_col", "2d_row"), mesh3.mesh_dim_names
+assert mesh3["pipe"].size() == 1
+assert mesh3["tensor"].get_group() is tensor_groups.get_group("tensor")
+assert mesh3["2d_row"].get_group() is tensor_groups.get_group("2d_row")
+assert dist.get_process_group_ranks(mesh3["tensor"].get_group()) == preset.group_of(RANK, "tensor")
+
+# Errors: the wrong source type, on this rank alone (no collective involved).
+try:
+    pgt.device_mesh("tp", "cpu")
+except TypeError as error:
+    assert "must be a pgroups.Plan" in str(error)
+else:
+    raise AssertionError("device_mesh('tp') did not raise")
+
+tensor_groups.destroy()
+groups.destroy()
+value = torch.ones(1)
+dist.all_reduce(value)
+assert int(value) == SIZE  # the default group survives every destroy
+if RANK == 0:
+    print("device_mesh checks passed", flush=True)
+dist.destroy_process_group()
