@@ -313,12 +313,12 @@ int bench_job(const BenchOptions& options, ContextOptions& base, int rank, int s
 
 int run_bench(const BenchOptions& options) {
   if (options.model) return run_model(options);
-  mpi::Session session;
-  const int rank = session.world().rank();
-  const int size = session.world().size();
+  const std::unique_ptr<mpi::Session> session = start_mpi(options.mpi.timeout);
+  const int rank = session->world().rank();
+  const int size = session->world().size();
   ContextOptions base;
   const int status = bench_job(options, base, rank, size);
-  finish_job(session, base, rank, size);
+  finish_job(*session, base, rank, size);
   return status;
 }
 
@@ -341,7 +341,7 @@ Subcommand add_bench_command(CLI::App& parent) {
       ->check(CLI::IsMember({"mpi", "nccl"}));
   // Each measurement (barrier, baselines, reductions) is the step `measure`.
   options->mpi.add_to(*app, {"measure", "finalize"});
-  return {app, [options] { return run_bench(*options); }};
+  return {app, [options] { return run_bench(*options); }, [options] { return !options->model; }};
 }
 
 }  // namespace pgroups::cli

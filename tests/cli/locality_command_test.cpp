@@ -186,12 +186,13 @@ TEST(InfoLauncher, ReportsTheHostAndWhatTorchrunsVariablesSay) {
                                                  {"node", 1},
                                                  {"nodes", 2},
                                                  {"also_present", nlohmann::json::array()}}));
+  // Under an MPI launcher, info runs on one rank only (more refuse: launcher_refusal_test).
   const auto text = run_command(fmt::format(
-      "env -i SLURM_PROCID=5 SLURM_NTASKS=8 SLURM_LOCALID=1 SLURM_NODEID=1 SLURM_NNODES=2 "
-      "SLURM_STEP_TASKS_PER_NODE='4(x2)' {} info",
+      "env -i SLURM_PROCID=0 SLURM_NTASKS=1 SLURM_LOCALID=0 SLURM_NODEID=0 SLURM_NNODES=1 "
+      "SLURM_STEP_TASKS_PER_NODE='1' {} info",
       PGROUPS_CLI));
   ASSERT_EQ(text.status, 0) << text.err;
-  EXPECT_NE(text.out.find("\n  launcher:  slurm: rank 5 of 8, local rank 1 of 4, node 1 of 2\n"), std::string::npos)
+  EXPECT_NE(text.out.find("\n  launcher:  slurm: rank 0 of 1, local rank 0 of 1, node 0 of 1\n"), std::string::npos)
       << text.out;
   const auto none = run_command(fmt::format("env -i {} info", PGROUPS_CLI));
   EXPECT_NE(none.out.find("\n  launcher:  none (not started by mpirun, srun or torchrun)\n"), std::string::npos)
