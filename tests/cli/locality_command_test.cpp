@@ -199,5 +199,32 @@ TEST(InfoLauncher, ReportsTheHostAndWhatTorchrunsVariablesSay) {
       << none.out;
 }
 
+// Issue 15, item 2: explain at W = 2^62 answers at once with any --gpus-per-node (the
+// closed forms do bounded work; their step counts are checked in topology_test), and a
+// kind that no closed form can judge is said not to be judged.
+TEST(LocalityCommand, ExplainAtTwoToTheSixtyTwoAnswersWithAnyGpusPerNode) {
+  const std::string w = std::to_string(std::int64_t{1} << 62);
+  for (const std::string g : {"1", "8", "3", "2305843009213693952", "4611686018427387904"}) {
+    const auto result = run_command(fmt::format("{} explain -w {} --rank 5 --gpus-per-node {}", PGROUPS_CLI, w, g));
+    if (g == "3") {
+      EXPECT_EQ(result.status, 3) << result.err;  // 2^62 does not fill nodes of 3
+      continue;
+    }
+    EXPECT_EQ(result.status, 0) << g << ": " << result.err;
+    EXPECT_NE(result.out.find("GPUs per node), local index"), std::string::npos) << result.out;
+  }
+  const auto mode_2d =
+      run_command(fmt::format("{} explain -w {} -t 16 -m 2d --rank 0 --gpus-per-node 8", PGROUPS_CLI, w));
+  EXPECT_EQ(mode_2d.status, 0) << mode_2d.err;
+  EXPECT_NE(mode_2d.err.find("pgroups: warning: tensor groups cross nodes: 288230376151711744 of 288230376151711744 "
+                             "groups of 16 ranks"),
+            std::string::npos)
+      << mode_2d.err;
+  EXPECT_NE(mode_2d.err.find("pgroups: warning: 2d_col groups are not judged by node: above 4194304 ranks only groups "
+                             "of consecutive ranks are, and these are not"),
+            std::string::npos)
+      << mode_2d.err;
+}
+
 }  // namespace
 }  // namespace pgroups
