@@ -6,7 +6,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
 #include <optional>
@@ -93,9 +96,10 @@ int run(int argc, char** argv) {
     std::fputs(error_line(error.what()).c_str(), stderr);
     return static_cast<int>(error.exit_code());
   } catch (const std::bad_alloc&) {
-    // Memory ran out (outputs check their size first, docs/errors.md "Memory"): a clean
-    // error, not std::terminate.
-    std::fputs("pgroups: error: out of memory\n", stderr);
+    // A std::bad_alloc not from operator new (which out_of_memory handles), e.g. a
+    // container's length_error-like refusal: the same clean error.
+    std::fputs("pgroups: error: out of memory: an allocation failed (the machine's or the process's memory limit)\n",
+               stderr);
     return static_cast<int>(ExitCode::config);
   } catch (const std::exception& error) {
     std::fputs(error_line(error.what(), "pgroups: internal error: ").c_str(), stderr);
@@ -103,9 +107,22 @@ int run(int argc, char** argv) {
   }
 }
 
+// An allocation that fails, wherever it is (a noexcept path included, where a
+// std::bad_alloc would reach std::terminate), ends the process with a clean error and a
+// status below 128. Outputs that grow with the work check their size first
+// (output_file.hpp), so this is the machine's own limit (ulimit -v, a container's).
+[[noreturn]] void out_of_memory() {
+  static constexpr char kMessage[] =
+      "pgroups: error: out of memory: an allocation failed (the machine's or the process's memory limit)\n";
+  // write(2), not stdio: nothing may be allocated here.
+  static_cast<void>(::write(STDERR_FILENO, kMessage, sizeof kMessage - 1));
+  std::_Exit(static_cast<int>(pgroups::ExitCode::config));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::set_new_handler(out_of_memory);
   pgroups::cli::report_closed_pipes_as_errors();
   int status = run(argc, argv);
   // Whatever reached standard output outside write_output (help, a library's print) is

@@ -168,7 +168,8 @@ TEST(PlanPicture, WorldTooLargeToDrawIsAConfigErrorAndAnUnwritableFileAnIoError)
       << large.err;
   const auto unwritable = run_command(fmt::format("{} plan -w 8 --html /nonexistent/dir/p.html", PGROUPS_CLI));
   EXPECT_EQ(unwritable.status, 5);
-  EXPECT_EQ(unwritable.err, "pgroups: error: cannot write the picture to '/nonexistent/dir/p.html'\n");
+  EXPECT_EQ(unwritable.err, "pgroups: error: cannot write --html to '/nonexistent/dir/p.html': create a temporary file beside it failed: No "
+            "such file or directory\n");
 }
 
 TEST(InfoLauncher, ReportsTheHostAndWhatTorchrunsVariablesSay) {
