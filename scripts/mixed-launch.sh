@@ -16,8 +16,8 @@ count=${2:-20}
 limit=${3:-3}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset PGROUPS_TIMEOUT
-mpirun_flags=(--oversubscribe)
-if mpirun --version 2>&1 | grep -q "Open MPI"; then mpirun_flags+=(--mca mpi_yield_when_idle 1); fi
+mpirun_flags=()
+if mpirun --version 2>&1 | grep -q "Open MPI"; then mpirun_flags+=(--oversubscribe --mca mpi_yield_when_idle 1); fi
 bound=$((limit + 5))
 
 cases=(
