@@ -42,8 +42,7 @@ ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_
   if (world_size_option_ && world_size_option_->count()) {
     // 0 is the library's "not given"; written by the user it is a size, and an invalid one.
     if (world_size_ == 0) {
-      throw ConfigError("world size 0 is invalid: it must be a positive integer (leave --world-size out to take a "
-                        "mesh's product)");
+      throw ConfigError("world size 0 is invalid: it must be a positive integer");
     }
     config.world_size = world_size_;
   }
