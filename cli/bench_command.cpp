@@ -41,6 +41,7 @@ struct BenchOptions {
   std::string format = "text";
   bool model = false;
   std::int64_t max_world = std::int64_t{1} << 20;
+  CLI::Option* max_world_option = nullptr;
   std::string backend = "mpi";
   MpiOptions mpi;  // --timeout and the --inject-* testing flags
 };
@@ -199,6 +200,11 @@ int run_model(const BenchOptions& options) {
     config.world_size = 0;
     unit = Layout(config).world_size();
     largest = unit;
+    if (options.max_world_option != nullptr && options.max_world_option->count()) {
+      throw ConfigError(fmt::format("--max-world does not apply to a mesh: a mesh fixes its world (W={}, the product "
+                                    "of its sizes), so the model has one row; leave --max-world out",
+                                    unit));
+    }
   } else {
     if (config.pipeline < 1 || config.tensor_size < 1 ||
         __builtin_mul_overflow(config.pipeline, config.tensor_size, &unit)) {
@@ -313,12 +319,12 @@ int bench_job(const BenchOptions& options, ContextOptions& base, int rank, int s
 
 int run_bench(const BenchOptions& options) {
   if (options.model) return run_model(options);
-  mpi::Session session;
-  const int rank = session.world().rank();
-  const int size = session.world().size();
+  const std::unique_ptr<mpi::Session> session = start_mpi(options.mpi.timeout);
+  const int rank = session->world().rank();
+  const int size = session->world().size();
   ContextOptions base;
   const int status = bench_job(options, base, rank, size);
-  finish_job(session, base, rank, size);
+  finish_job(*session, base, rank, size);
   return status;
 }
 
@@ -335,13 +341,13 @@ Subcommand add_bench_command(CLI::App& parent) {
       ->check(CLI::IsMember({"text", "json"}));
   app->add_flag("--model", options->model,
                 "Print the cost model (calls and collectives per rank) for W up to --max-world, without MPI");
-  add_integer_option(*app, "--max-world", options->max_world, "Largest world of the cost model (default 1048576)");
+  options->max_world_option = add_integer_option(*app, "--max-world", options->max_world, "Largest world of the cost model (default 1048576)");
   app->add_option("--backend", options->backend,
                   "mpi, or nccl: each strategy's context also creates the NCCL world and one split per mode")
       ->check(CLI::IsMember({"mpi", "nccl"}));
   // Each measurement (barrier, baselines, reductions) is the step `measure`.
   options->mpi.add_to(*app, {"measure", "finalize"});
-  return {app, [options] { return run_bench(*options); }};
+  return {app, [options] { return run_bench(*options); }, [options] { return !options->model; }};
 }
 
 }  // namespace pgroups::cli

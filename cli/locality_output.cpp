@@ -81,22 +81,30 @@ std::string locality_text(const LocalityReport& report) {
 
 void print_locality_warnings(const Layout& layout, const LocalityReport& report) {
   std::vector<ModeLocality> modes = report.modes;
+  std::vector<std::string> not_judged;
   if (!report.counted) {
-    // The tensor groups alone, in closed form: blocks [kT, kT + T) against node
-    // boundaries at multiples of G repeat every lcm(T, G) ranks, which divides W.
-    const std::int64_t t = layout.tensor_size();
-    const std::int64_t g = *report.nodes.gpus_per_node();
-    const std::int64_t period = std::lcm(t, g);
-    ModeLocality tensor{"tensor", t, 0, 0, true};
-    for (std::int64_t first = 0; first < period; first += t) {
-      ++(first / g == (first + t - 1) / g ? tensor.groups_within_node : tensor.groups_across_nodes);
+    // Above the counting limit only closed forms judge, in bounded work: each
+    // bandwidth-hungry kind whose groups are consecutive blocks (block_locality checks
+    // it); any other one is said not to be judged rather than silently passed.
+    modes.clear();
+    const auto kinds = layout.group_kinds();
+    for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
+      if (!is_bandwidth_hungry(kinds[kind].name)) continue;
+      if (auto entry = block_locality(layout, kind, *report.nodes.gpus_per_node())) {
+        modes.push_back(std::move(*entry));
+      } else {
+        not_judged.push_back(kinds[kind].name);
+      }
     }
-    tensor.groups_within_node *= layout.world_size() / period;
-    tensor.groups_across_nodes *= layout.world_size() / period;
-    modes.assign(1, tensor);
   }
   for (const std::string& warning : locality_warnings(layout, report.nodes, modes)) {
     fmt::print(stderr, "pgroups: warning: {}\n", warning);
+  }
+  for (const std::string& name : not_judged) {
+    fmt::print(stderr,
+               "pgroups: warning: {} groups are not judged by node: above {} ranks only groups of consecutive ranks "
+               "are, and these are not\n",
+               name, kMaxLocalityWorldSize);
   }
 }
 

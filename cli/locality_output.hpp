@@ -43,8 +43,9 @@ struct LocalityReport {
 [[nodiscard]] std::string locality_text(const LocalityReport& report);
 
 /// Prints each of locality_warnings() on stderr as "pgroups: warning: ...". When the
-/// groups were not counted, only `tensor` is judged, by its rule: its groups are blocks
-/// of T consecutive ranks, so one crosses a node boundary iff T does not divide G.
+/// groups were not counted, each bandwidth-hungry kind is judged by block_locality's
+/// closed form (bounded work at any W and G) when its groups are consecutive ranks, and
+/// a warning says that it is not judged otherwise.
 void print_locality_warnings(const Layout& layout, const LocalityReport& report);
 
 /// explain: "node 3 of 128 (8 GPUs per node), local index 2".

@@ -23,7 +23,6 @@ void PlanOptions::add_mesh_to(CLI::App& app) {
   app.add_option("--group", groups_,
                  "A group kind to build on the mesh: dimension names joined by '-' (tp-dp), or embd / pos_embd "
                  "(Megatron's embedding groups); repeat it or separate by ','. Default: one per dimension")
-      ->delimiter(',')
       ->group(kMeshGroup);
   order_option_ = app.add_option("--order", order_,
                                  "Megatron-LM's spelling: dimension names fastest first (default tp-cp-ep-dp-pp "
@@ -96,7 +95,19 @@ void PlanOptions::apply_mesh(ConfigOverrides& overrides, bool file_has_mesh, std
                                     "--order with sizes, or a [mesh] table in the config file",
                                     groups_.front()));
     }
-    overrides.groups = groups_;
+    // Split here, not by CLI11 (which drops empty items): `--group tp,,dp` holds an
+    // empty token, an error as `--group ''` is (Layout's rule).
+    std::vector<std::string> tokens;
+    for (const std::string& given : groups_) {
+      std::size_t start = 0;
+      for (;;) {
+        const std::size_t comma = given.find(',', start);
+        tokens.push_back(given.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    }
+    overrides.groups = std::move(tokens);
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include "output.hpp"
 #include "pgroups/error.hpp"
+#include "pgroups/launcher.hpp"
 #include "pgroups/mpi/error.hpp"
 #include "pgroups/mpi/session.hpp"
 #include "pgroups/timeout.hpp"
@@ -33,7 +34,27 @@ mpi::Deadline announce(const ContextOptions& options, const mpi::Step& step) {
   return mpi::Deadline(options.timeout.value_or(kDefaultTimeout));
 }
 
+std::chrono::milliseconds start_up_timeout(const std::optional<std::string>& timeout) {
+  try {
+    return resolve_timeout(timeout ? std::optional(parse_timeout_seconds(*timeout, "--timeout")) : std::nullopt);
+  } catch (const ConfigError&) {
+    return kDefaultTimeout;
+  }
+}
+
 }  // namespace
+
+std::unique_ptr<mpi::Session> start_mpi(const std::optional<std::string>& timeout) {
+  const LauncherInfo launcher = detect_launcher();
+  const bool placed = launcher.rank && launcher.world_size && *launcher.world_size <= INT32_MAX;
+  const int rank = placed ? static_cast<int>(*launcher.rank) : -1;
+  const int size = placed ? static_cast<int>(*launcher.world_size) : 0;
+  mpi::Watchdog watchdog(mpi::Deadline(start_up_timeout(timeout)), rank, size,
+                         [](const std::string& message) { mpi::end_process_on_timeout(message, false); });
+  const mpi::Watchdog::Guard guard =
+      watchdog.enter({"init", "the start of MPI (MPI_Init_thread), which every rank of the launch must call"});
+  return std::make_unique<mpi::Session>();
+}
 
 int exit_status_of(const std::exception& error) {
   if (const auto* known = dynamic_cast<const Error*>(&error)) return static_cast<int>(known->exit_code());

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -19,6 +20,17 @@
 #include "pgroups/mpi/watchdog.hpp"
 
 namespace pgroups::cli {
+
+/// MPI's start (a Session: MPI_Init_thread) under a watchdog. MPI_Init waits for every
+/// rank of the launch, so a rank that never calls it (a command that needs no MPI started
+/// beside this one, a rank that died first) would keep this one waiting forever. The
+/// timeout is the job's (`timeout`: --timeout as given, else PGROUPS_TIMEOUT, else
+/// kDefaultTimeout; a malformed PGROUPS_TIMEOUT counts as the default here, and
+/// MpiOptions::apply reports it once MPI runs). Past it, this rank prints the timeout
+/// message naming the step 'init' and ends the process with ExitCode::timeout, calling no
+/// MPI (none may be called while MPI_Init runs). The rank and size in the message are
+/// the launcher's, when it tells them.
+[[nodiscard]] std::unique_ptr<mpi::Session> start_mpi(const std::optional<std::string>& timeout);
 
 /// A local step's failure: the exit status and the message.
 struct LocalFailure {

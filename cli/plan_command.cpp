@@ -3,9 +3,13 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "locality_output.hpp"
 #include "output.hpp"
+#include "output_file.hpp"
 #include "plan_options.hpp"
 #include "plan_output.hpp"
 #include "plan_picture.hpp"
@@ -17,8 +21,8 @@ Subcommand add_plan_command(CLI::App& parent) {
   struct Options {
     PlanOptions plan;
     std::string format = "text";
-    std::string svg_file;
-    std::string html_file;
+    std::optional<std::string> svg_file;
+    std::optional<std::string> html_file;
   };
   auto options = std::make_shared<Options>();
   CLI::App* app = parent.add_subcommand("plan", "Print every process group of a configuration (no communication)");
@@ -27,6 +31,13 @@ Subcommand add_plan_command(CLI::App& parent) {
   options->plan.add_gpus_per_node_to(*app);
   add_picture_options(*app, options->svg_file, options->html_file);
   return {app, [options] {
+            // Outputs are checked against the inputs and each other before anything is read or written.
+            std::vector<NamedFile> outputs;
+            if (options->svg_file) outputs.push_back({"--svg", *options->svg_file});
+            if (options->html_file) outputs.push_back({"--html", *options->html_file});
+            std::vector<NamedFile> inputs;
+            if (const std::string* config = options->plan.config_path()) inputs.push_back({"--config", *config});
+            check_outputs(outputs, inputs);
             const Layout layout(options->plan.resolve());
             const std::optional<LocalityReport> locality = planned_locality(layout);
             write_pictures(layout, locality, options->svg_file, options->html_file);

@@ -41,7 +41,11 @@ ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_
   }
   const ParallelConfig file = config_option_->count() ? read_config_file(config_file_) : ParallelConfig{};
   ConfigOverrides overrides;
-  if (world_size_option_ && world_size_option_->count()) overrides.world_size = world_size_;
+  if (world_size_option_ && world_size_option_->count()) {
+    // 0 is the library's "not given"; written by the user it is a size, and an invalid one.
+    if (world_size_ == 0) throw ConfigError("world size 0 is invalid: it must be a positive integer");
+    overrides.world_size = world_size_;
+  }
   if (pipeline_option_->count()) overrides.pipeline = pipeline_;
   if (tensor_option_->count()) overrides.tensor = tensor_;
   if (mode_option_->count()) overrides.mode = parse_tensor_mode(mode_);

@@ -27,6 +27,11 @@ class PlanOptions {
   /// when given, overrides the file's `gpus_per_node` in resolve().
   void add_gpus_per_node_to(CLI::App& app);
 
+  /// The --config path as given, when --config was given (empty text included).
+  [[nodiscard]] const std::string* config_path() const {
+    return config_option_ != nullptr && config_option_->count() ? &config_file_ : nullptr;
+  }
+
   [[nodiscard]] ParallelConfig resolve(std::optional<std::int64_t> world_size_from_runtime = std::nullopt) const;
 
  private:

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "output_file.hpp"
 #include "pgroups/error.hpp"
 
 namespace pgroups::cli {
@@ -45,6 +46,8 @@ nlohmann::json plan_json(const Layout& layout) {
                                   "use --format text, or `pgroups explain --rank R` for one rank",
                                   w, kMaxJsonWorldSize));
   }
+  // Two values per rank and kind: a tree node each, and their text.
+  check_output_estimate("the JSON plan", w, static_cast<std::int64_t>(layout.group_kinds().size()), kJsonBytesPerCell);
   nlohmann::json modes = nlohmann::json::object();
   for (std::size_t kind = 0; kind < layout.group_kinds().size(); ++kind) {
     nlohmann::json local = nlohmann::json::array();

@@ -14,13 +14,18 @@ namespace pgroups::cli {
 
 /// Largest world that `--format json` enumerates: the output holds O(W * modes) numbers.
 inline constexpr std::int64_t kMaxJsonWorldSize = std::int64_t{1} << 22;
+/// What one rank in one kind costs a JSON plan while it is built: two values of the tree
+/// (16 bytes each, and their arrays' slack) and their text. W x kinds x this is checked
+/// against kMaxOutputBytes (output_file.hpp) before the tree is allocated.
+inline constexpr std::int64_t kJsonBytesPerCell = 64;
 
 /// docs/spec.md §4's "config" object; for a mesh {"world_size", "mesh": {"order", "sizes"}, "groups"}.
 [[nodiscard]] nlohmann::json config_json(const ParallelConfig& config);
 
 /// The whole plan in docs/spec.md §4's schema, "modes" keyed by group kind (a mesh's tokens as
 /// given); a rank outside a partial kind (embd) has null local_rank and world_size.
-/// Throws ConfigError above kMaxJsonWorldSize.
+/// Throws ConfigError above kMaxJsonWorldSize, or when W x kinds x kJsonBytesPerCell is
+/// above kMaxOutputBytes.
 [[nodiscard]] nlohmann::json plan_json(const Layout& layout);
 
 /// "[0, 1, 2, ..., 14, 15]": members by position, the middle elided past `keep` * 2.

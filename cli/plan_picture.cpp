@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <fstream>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "output_file.hpp"
 #include "pgroups/error.hpp"
 #include "plan_output.hpp"
 
@@ -298,6 +298,9 @@ std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& 
                                   "`pgroups explain --rank R` for one rank",
                                   world, kMaxPictureWorldSize));
   }
+  // A cell (a rect and its label) per rank in every panel, one panel per kind.
+  check_output_estimate("the picture", world, static_cast<std::int64_t>(layout.group_kinds().size()),
+                        kPictureBytesPerCell);
   const std::vector<Dim> dims = dims_fastest_first(layout);
   const auto modes = layout.group_kinds();
   const Geometry g = geometry(dims, world, modes.size());
@@ -369,21 +372,19 @@ std::string plan_html(const Layout& layout, const std::optional<LocalityReport>&
       escape(title_of(layout, locality)), plan_svg(layout, locality));
 }
 
-void add_picture_options(CLI::App& app, std::string& svg_file, std::string& html_file) {
+void add_picture_options(CLI::App& app, std::optional<std::string>& svg_file, std::optional<std::string>& html_file) {
   app.add_option("--svg", svg_file, "Also write a picture of the plan as SVG to FILE");
   app.add_option("--html", html_file, "Also write the picture as a self-contained HTML page to FILE");
 }
 
-void write_pictures(const Layout& layout, const std::optional<LocalityReport>& locality, const std::string& svg_file,
-                    const std::string& html_file) {
-  auto write = [](const std::string& path, const std::string& text) {
-    std::ofstream file(path, std::ios::binary | std::ios::trunc);
-    file << text;
-    file.close();
-    if (!file) throw IoError(fmt::format("cannot write the picture to '{}'", path));
-  };
-  if (!svg_file.empty()) write(svg_file, plan_svg(layout, locality));
-  if (!html_file.empty()) write(html_file, plan_html(layout, locality));
+void write_pictures(const Layout& layout, const std::optional<LocalityReport>& locality,
+                    const std::optional<std::string>& svg_file, const std::optional<std::string>& html_file) {
+  // Both pictures are drawn before either is written: a picture that cannot be drawn
+  // leaves no file behind.
+  const std::string svg = svg_file ? plan_svg(layout, locality) : std::string();
+  const std::string html = html_file ? plan_html(layout, locality) : std::string();
+  if (svg_file) write_file({"--svg", *svg_file}, svg);
+  if (html_file) write_file({"--html", *html_file}, html);
 }
 
 }  // namespace pgroups::cli

@@ -27,6 +27,10 @@ namespace pgroups::cli {
 
 /// Largest world drawn: the picture holds O(W * modes) elements.
 inline constexpr std::int64_t kMaxPictureWorldSize = 16384;
+/// What one rank in one kind's panel costs the picture (a rect and its label, about 150
+/// bytes, and the HTML copy's share); W x kinds x this is checked against
+/// kMaxOutputBytes (output_file.hpp) before drawing.
+inline constexpr std::int64_t kPictureBytesPerCell = 256;
 
 /// The picture as an SVG document. Throws ConfigError above kMaxPictureWorldSize.
 [[nodiscard]] std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& locality);
@@ -35,11 +39,12 @@ inline constexpr std::int64_t kMaxPictureWorldSize = 16384;
 [[nodiscard]] std::string plan_html(const Layout& layout, const std::optional<LocalityReport>& locality);
 
 /// Registers --svg FILE and --html FILE on `app`.
-void add_picture_options(CLI::App& app, std::string& svg_file, std::string& html_file);
+void add_picture_options(CLI::App& app, std::optional<std::string>& svg_file, std::optional<std::string>& html_file);
 
-/// Writes the pictures asked for (an empty name: none). Throws ConfigError as plan_svg,
-/// IoError naming the file when it cannot be written.
-void write_pictures(const Layout& layout, const std::optional<LocalityReport>& locality, const std::string& svg_file,
-                    const std::string& html_file);
+/// Writes the pictures asked for (absent: none) with write_file, after drawing both.
+/// The caller has checked the paths (check_outputs). Throws ConfigError as plan_svg,
+/// IoError naming the option, the file and the reason when it cannot be written.
+void write_pictures(const Layout& layout, const std::optional<LocalityReport>& locality,
+                    const std::optional<std::string>& svg_file, const std::optional<std::string>& html_file);
 
 }  // namespace pgroups::cli

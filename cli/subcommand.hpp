@@ -12,6 +12,10 @@ struct Subcommand {
   CLI::App* app = nullptr;
   /// Runs the command after a successful parse; returns the process exit status.
   std::function<int()> run;
+  /// Whether the parsed command starts MPI (verify; bench without --model). One that
+  /// does not refuses to run as one of several ranks of an MPI launch (main.cpp). Unset:
+  /// it needs no MPI.
+  std::function<bool()> needs_mpi = {};
 };
 
 Subcommand add_plan_command(CLI::App& parent);

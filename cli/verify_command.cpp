@@ -326,12 +326,12 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
 }
 
 int run_verify(const VerifyOptions& options) {
-  mpi::Session session;
-  const int rank = session.world().rank();
-  const int size = session.world().size();
+  const std::unique_ptr<mpi::Session> session = start_mpi(options.mpi.timeout);
+  const int rank = session->world().rank();
+  const int size = session->world().size();
   ContextOptions context_options;
   const int status = verify_job(options, context_options, rank, size);
-  finish_job(session, context_options, rank, size);
+  finish_job(*session, context_options, rank, size);
   return status;
 }
 
@@ -353,7 +353,7 @@ Subcommand add_verify_command(CLI::App& parent) {
   app->add_option("--format", options->format, "Output format; the same on every rank (agreed: status 7 otherwise)")
       ->check(CLI::IsMember({"text", "json"}));
   options->mpi.add_to(*app, {"check", "destroy", "finalize"});
-  return {app, [options] { return run_verify(*options); }};
+  return {app, [options] { return run_verify(*options); }, [] { return true; }};
 }
 
 }  // namespace pgroups::cli

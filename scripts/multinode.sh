@@ -40,6 +40,9 @@ done
 mpirun --version 2>/dev/null | grep -q "Open MPI" || skip "mpirun is not Open MPI (the launch agent is Open MPI's plm_rsh_agent)"
 
 tag="pgmn$$"
+# Every process of this run carries the tag in its environment, so that the final check
+# judges this run's processes only, while other jobs run pgroups on the machine.
+export PGROUPS_MULTINODE_TAG=$tag
 hub="${tag}-hub"
 work=$(mktemp -d "/tmp/${tag}.XXXXXX")
 ns() { echo "${tag}-$1"; }
@@ -214,8 +217,15 @@ sleep 0.5
 for ((i = 0; i < nodes; i++)); do
   [[ -z $(ip netns pids "$(ns "$i")") ]] || fail "processes left in node$i: $(ip netns pids "$(ns "$i")" | xargs)"
 done
-if pgrep -f "$pgroups verify" >/dev/null || pgrep -f "plm_rsh_agent $work/agent" >/dev/null; then
-  fail "processes of the job are left: $(pgrep -af "$pgroups verify|$work/agent")"
-fi
+# This run's processes: those carrying its tag (not every `pgroups verify` of the machine).
+ours() {
+  local pid
+  for pid in $(pgrep -f "$pgroups verify|$work/agent"); do
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "PGROUPS_MULTINODE_TAG=$tag" && echo "$pid"
+  done
+  return 0
+}
+left=$(ours)
+[[ -z $left ]] || fail "processes of the job are left: $(ps -o pid=,args= -p "$(echo $left | tr ' ' ,)" | paste -sd';' -)"
 step "no process of the job is left"
 step "PASS"

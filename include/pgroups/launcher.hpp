@@ -13,10 +13,15 @@
 /// When several are present (mpirun inside a Slurm allocation sets both), the one that
 /// started this process wins, in the order above: mpirun's own variables describe its
 /// ranks, while the allocation's SLURM_* ones describe mpirun's daemons. Pure: no MPI.
+///
+/// This is the one list of launcher variables in pgroups (launcher_variables()): the
+/// CLI, the node query (mpi::node_info_from_launcher) and the choice of a GPU
+/// (nccl::choose_device) all read it.
 
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,9 +33,21 @@ enum class Launcher : std::uint8_t { none, open_mpi, mpich_hydra, slurm, torchru
 /// "none", "open_mpi", "mpich_hydra", "slurm", "torchrun".
 [[nodiscard]] std::string_view launcher_name(Launcher launcher) noexcept;
 
+/// The variables one launcher sets, field by field; empty where it has none.
+struct LauncherVariables {
+  Launcher launcher;
+  std::string_view rank, world_size, local_rank, local_size, node, nodes;
+};
+
+/// Every launcher's variables, in the order of precedence above.
+[[nodiscard]] std::span<const LauncherVariables> launcher_variables() noexcept;
+
 /// What one launcher's variables say; a field is empty when the launcher does not set
-/// it or its value is malformed (not a non-negative integer, or a local rank not below
-/// the local size).
+/// it or its value is malformed (not a non-negative integer). Variables that contradict
+/// each other are unknown, all of them, never taken as facts: a rank not below the world
+/// size, a local rank not below the local size, a node not below the node count, more
+/// processes on a node or more nodes than in the world, and Slurm's SLURM_NTASKS and
+/// SLURM_NPROCS when they differ.
 struct LauncherInfo {
   Launcher launcher = Launcher::none;
   std::optional<std::int64_t> rank;

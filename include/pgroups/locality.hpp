@@ -84,12 +84,26 @@ struct ModeLocality {
 /// materialised.
 [[nodiscard]] std::vector<ModeLocality> mode_locality(const Layout& layout, const NodeMap& nodes);
 
+/// The closed form for nodes of `gpus_per_node` consecutive ranks: kind `kind`'s groups
+/// within one node and across nodes, in O(dimensions) whatever W, G and the sizes (up to
+/// 2^62), when its groups are consecutive blocks of ranks (checked: a non-partial kind
+/// whose first group is [0, S)). Nothing when they are not, or the world does not fill
+/// whole nodes: then this form cannot judge, and the caller counts (mode_locality) or
+/// says that it did not. `steps`, when given, is increased by the work done (1 here), for
+/// tests of the bound.
+[[nodiscard]] std::optional<ModeLocality> block_locality(const Layout& layout, std::size_t kind,
+                                                         std::int64_t gpus_per_node, std::int64_t* steps = nullptr);
+
 /// One warning per bandwidth-hungry mode with a group across nodes, naming the mode, how
 /// many of its groups cross, and a fix (a tensor size that divides G, valid for this
 /// configuration when one exists, or a G that the tensor size divides), e.g. "tensor
 /// groups cross nodes: 64 of 64 groups of 16 ranks span more than one node of 8 GPUs, so
-/// tensor-parallel traffic leaves the node (NVLink) ...". No "warning:" prefix.
+/// tensor-parallel traffic leaves the node (NVLink) ...". For a mesh group the fix names
+/// the group's own dimensions. No "warning:" prefix. Bounded work: O(modes) plus at most
+/// ~200 O(1) checks for the suggested tensor size, whatever W and G; `steps`, when
+/// given, is increased by each of them.
 [[nodiscard]] std::vector<std::string> locality_warnings(const Layout& layout, const NodeMap& nodes,
-                                                         const std::vector<ModeLocality>& modes);
+                                                         const std::vector<ModeLocality>& modes,
+                                                         std::int64_t* steps = nullptr);
 
 }  // namespace pgroups

@@ -75,6 +75,11 @@ class TableReader {
         read_tensor(entry.value, config);
       } else if (entry.key == "world_size") {
         config.world_size = integer(entry.value, "parallel.world_size");
+        // 0 is the library's "not given"; written in a file it is a size, and an invalid one.
+        if (config.world_size == 0) {
+          throw ConfigError("parallel.world_size 0 is invalid: it must be a positive integer (leave it out to take "
+                            "a mesh's product)");
+        }
       } else if (entry.key == "legacy_sequence_dp") {
         if (entry.value.kind != ValueKind::boolean) wrong_type(entry.value, "parallel.legacy_sequence_dp", "a boolean");
         config.legacy_sequence_dp = entry.value.boolean;
@@ -122,7 +127,8 @@ class TableReader {
                                        words_.quote, words_.quote));
     }
     try {
-      mesh.dims = mesh_dims_from_order(printable_excerpt(order->text, 200), sizes);
+      // Read whole: only the excerpts that messages quote are cut.
+      mesh.dims = mesh_dims_from_order(order->text, sizes);
     } catch (const ConfigError& error) {
       throw ConfigError(located(source_, order->position, error.what()));
     }
@@ -140,7 +146,7 @@ class TableReader {
     for (std::size_t i = 0; i < value.entries.size(); ++i) {
       const ConfigValue& element = value.entries[i].value;
       if (element.kind != ValueKind::string) wrong_type(element, fmt::format("mesh.groups[{}]", i), "a string");
-      mesh.groups.push_back(printable_excerpt(element.text, 200));
+      mesh.groups.push_back(element.text);
     }
   }
 

@@ -14,13 +14,8 @@ std::optional<std::int64_t> to_count(std::string_view text) {
   return value;
 }
 
-struct Names {
-  Launcher launcher;
-  std::string_view rank, world_size, local_rank, local_size, node, nodes;
-};
-
 // The variable each launcher uses for each field; empty where it has none.
-constexpr std::array<Names, 4> kNames = {{
+constexpr std::array<LauncherVariables, 4> kNames = {{
     {Launcher::open_mpi, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
      "OMPI_COMM_WORLD_LOCAL_SIZE", "", ""},
     {Launcher::mpich_hydra, "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "", ""},
@@ -28,7 +23,38 @@ constexpr std::array<Names, 4> kNames = {{
     {Launcher::torchrun, "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE"},
 }};
 
+// Two values that cannot both hold say nothing about which one is wrong: both become
+// unknown, so that no caller (the refusal of a non-MPI command, a node count) acts on a
+// guess.
+void drop_unless_below(std::optional<std::int64_t>& low, std::optional<std::int64_t>& high) {
+  if (low && high && *low >= *high) {
+    low.reset();
+    high.reset();
+  }
+}
+
+void drop_contradictions(LauncherInfo& info) {
+  const std::optional<std::int64_t> world = info.world_size;
+  bool world_known = true;
+  if (info.local_size && world && *info.local_size > *world) {
+    world_known = false;
+    info.local_size.reset();
+    info.local_rank.reset();
+  }
+  if (info.nodes && world && *info.nodes > *world) {
+    world_known = false;
+    info.nodes.reset();
+    info.node.reset();
+  }
+  if (!world_known) info.world_size.reset();
+  drop_unless_below(info.rank, info.world_size);
+  drop_unless_below(info.local_rank, info.local_size);
+  drop_unless_below(info.node, info.nodes);
+}
+
 }  // namespace
+
+std::span<const LauncherVariables> launcher_variables() noexcept { return kNames; }
 
 std::string_view launcher_name(Launcher launcher) noexcept {
   constexpr std::array<std::string_view, 5> names = {"none", "open_mpi", "mpich_hydra", "slurm", "torchrun"};
@@ -71,7 +97,7 @@ LauncherInfo detect_launcher(const EnvironmentLookup& lookup) {
     return text ? to_count(*text) : std::nullopt;
   };
   LauncherInfo info;
-  for (const Names& names : kNames) {
+  for (const LauncherVariables& names : kNames) {
     // A launcher is present when it gave this process a rank; torchrun's plain RANK is
     // only trusted together with LOCAL_RANK, as many programs set RANK on their own.
     const bool present = read(names.rank).has_value() &&
@@ -94,10 +120,15 @@ LauncherInfo detect_launcher(const EnvironmentLookup& lookup) {
         if (text && !info.local_size) info.local_size = slurm_tasks_on_node(*text, *info.node);
       }
     }
-    if (!info.world_size && names.launcher == Launcher::slurm) info.world_size = read("SLURM_NPROCS");
-    if (info.rank && info.world_size && *info.rank >= *info.world_size) info.rank.reset();
-    if (info.local_rank && info.local_size && *info.local_rank >= *info.local_size) info.local_rank.reset();
-    if (info.node && info.nodes && *info.node >= *info.nodes) info.node.reset();
+    if (names.launcher == Launcher::slurm) {
+      const auto procs = read("SLURM_NPROCS");
+      if (!info.world_size) {
+        info.world_size = procs;
+      } else if (procs && *procs != *info.world_size) {
+        info.world_size.reset();
+      }
+    }
+    drop_contradictions(info);
   }
   return info;
 }

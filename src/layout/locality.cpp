@@ -1,6 +1,7 @@
 #include "pgroups/locality.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -124,6 +125,35 @@ std::vector<ModeLocality> mode_locality(const Layout& layout, const NodeMap& nod
   return result;
 }
 
+std::optional<ModeLocality> block_locality(const Layout& layout, std::size_t kind, std::int64_t gpus_per_node,
+                                           std::int64_t* steps) {
+  const GroupKind& group_kind = layout.group_kinds()[kind];
+  const std::int64_t size = layout.group_size(kind);
+  const std::int64_t w = layout.world_size();
+  const std::int64_t g = gpus_per_node;
+  if (steps != nullptr) ++*steps;
+  if (g < 1 || w % g != 0) return std::nullopt;
+  // The precondition of the closed form: the groups are the consecutive blocks [kS,
+  // (k+1)S). A kind is the set of ranks varying some mesh dimensions, so its groups are
+  // translates of the first one; when the first is [0, S) they all are blocks. A partial
+  // kind (embd) is no such set, and is never judged here.
+  if (group_kind.partial || layout.group_member(0, kind, size - 1) != size - 1) return std::nullopt;
+  ModeLocality entry;
+  entry.name = group_kind.name;
+  entry.group_size = size;
+  entry.bandwidth_hungry = is_bandwidth_hungry(entry.name);
+  // Block k starts at kS and stays on its node iff kS mod G <= G - S. The starts mod G
+  // run through the multiples of d = gcd(S, G), each once per G/d blocks, and W/S is a
+  // multiple of G/d (W is a multiple of both S and G): so, in O(1) and without overflow,
+  // (W/S) / (G/d) periods with (G - S)/d + 1 good starts each when S <= G, none otherwise.
+  const std::int64_t d = std::gcd(size, g);
+  const std::int64_t groups = w / size;
+  const std::int64_t periods = groups / (g / d);
+  entry.groups_within_node = size <= g ? periods * ((g - size) / d + 1) : 0;
+  entry.groups_across_nodes = groups - entry.groups_within_node;
+  return entry;
+}
+
 namespace {
 
 bool is_preset_tensor_mode(std::string_view name) {
@@ -131,35 +161,56 @@ bool is_preset_tensor_mode(std::string_view name) {
          name.starts_with("2p5d_") || name.starts_with("3d_");
 }
 
-// The largest tensor size below the current one that divides G and makes a valid
-// configuration with everything else unchanged; nothing when there is none but 1.
-std::optional<std::int64_t> tensor_size_that_fits(const ParallelConfig& config, std::int64_t gpus_per_node) {
-  for (std::int64_t size = std::min(gpus_per_node, config.tensor_size - 1); size > 1; --size) {
-    if (gpus_per_node % size != 0) continue;
+// A tensor size below the current one that divides G and makes a valid configuration
+// with everything else unchanged: the largest of a bounded set of candidates, gcd(T, G)
+// and the powers of two and depth times powers of four that divide G (which hold every
+// square, cube and depth * square the tensor modes accept among G's power-of-two
+// divisors). At most ~190 candidates, each checked in O(1): no loop down from G, which
+// may be 2^62. Nothing when none but 1 fits.
+std::optional<std::int64_t> tensor_size_that_fits(const ParallelConfig& config, std::int64_t gpus_per_node,
+                                                  std::int64_t* steps) {
+  std::vector<std::int64_t> candidates = {std::gcd(config.tensor_size, gpus_per_node)};
+  for (std::int64_t power = 2; power > 0 && power <= gpus_per_node; power = power <= INT64_MAX / 2 ? power * 2 : 0) {
+    candidates.push_back(power);
+    if (config.depth && *config.depth > 1 && power <= INT64_MAX / *config.depth) {
+      candidates.push_back(*config.depth * power);
+    }
+  }
+  std::optional<std::int64_t> best;
+  for (const std::int64_t size : candidates) {
+    if (steps != nullptr) ++*steps;
+    if (size <= 1 || size >= config.tensor_size || gpus_per_node % size != 0 || (best && size <= *best)) continue;
     ParallelConfig candidate = config;
     candidate.tensor_size = size;
     try {
       validate(candidate);
-      return size;
+      best = size;
     } catch (const ConfigError&) {
     }
   }
-  return std::nullopt;
+  return best;
 }
 
-// The smallest node size of at least G that the tensor size divides and that divides W.
+// A node size of at least G that the tensor size divides and that divides W, in O(1):
+// the next multiple of T from G when it divides W, otherwise lcm(T, G), which always
+// does (W is a multiple of both). Not always the smallest such size (finding that needs
+// W's divisors), but always a valid one.
 std::int64_t node_size_that_fits(std::int64_t world_size, std::int64_t tensor_size, std::int64_t gpus_per_node) {
-  for (std::int64_t size = tensor_size * ((gpus_per_node + tensor_size - 1) / tensor_size); size < world_size;
-       size += tensor_size) {
-    if (world_size % size == 0) return size;
-  }
-  return world_size;
+  const std::int64_t next = tensor_size * ((gpus_per_node + tensor_size - 1) / tensor_size);
+  if (next <= world_size && world_size % next == 0) return next;
+  return std::lcm(tensor_size, gpus_per_node);
 }
 
-std::string fix_for(const Layout& layout, const NodeMap& nodes, const ModeLocality& mode) {
+std::string fix_for(const Layout& layout, const NodeMap& nodes, const ModeLocality& mode, std::int64_t* steps) {
   const std::int64_t t = layout.tensor_size();
-  if (!is_preset_tensor_mode(mode.name)) {
-    return "list the group's dimensions first in --mesh, with sizes whose product divides the ranks per node";
+  if (!is_preset_tensor_mode(mode.name) || layout.is_mesh()) {
+    // A mesh group: speak of its own dimensions, whatever they are called.
+    const auto kind = layout.find_group_kind(mode.name);
+    const std::string dims = kind ? fmt::format("{}", fmt::join(layout.group_kinds()[*kind].dims, ", ")) : mode.name;
+    const std::string per_node = nodes.gpus_per_node() ? fmt::format("the {} ranks per node", *nodes.gpus_per_node())
+                                                       : std::string("the ranks per node");
+    return fmt::format("list {} first in --mesh (the fastest dimensions), with sizes whose product ({}) divides {}",
+                       dims, mode.group_size, per_node);
   }
   if (!nodes.gpus_per_node()) {
     return fmt::format(
@@ -169,7 +220,7 @@ std::string fix_for(const Layout& layout, const NodeMap& nodes, const ModeLocali
   }
   const std::int64_t g = *nodes.gpus_per_node();
   std::string fix = fmt::format("a tensor size that divides {}", g);
-  if (const auto size = tensor_size_that_fits(layout.config(), g)) {
+  if (const auto size = tensor_size_that_fits(layout.config(), g, steps)) {
     fix += fmt::format(" (--tensor {} is valid here)", *size);
   }
   return fix + fmt::format(", or nodes of a multiple of {} GPUs (--gpus-per-node {})", t,
@@ -179,17 +230,18 @@ std::string fix_for(const Layout& layout, const NodeMap& nodes, const ModeLocali
 }  // namespace
 
 std::vector<std::string> locality_warnings(const Layout& layout, const NodeMap& nodes,
-                                           const std::vector<ModeLocality>& modes) {
+                                           const std::vector<ModeLocality>& modes, std::int64_t* steps) {
   std::vector<std::string> warnings;
   const std::string node_text =
       nodes.gpus_per_node() ? fmt::format("one node of {} GPUs", *nodes.gpus_per_node()) : std::string("one node");
   for (const ModeLocality& mode : modes) {
+    if (steps != nullptr) ++*steps;
     if (!mode.bandwidth_hungry || mode.groups_across_nodes == 0) continue;
     warnings.push_back(fmt::format(
         "{} groups cross nodes: {} of {} groups of {} ranks span more than {}, so tensor-parallel traffic leaves "
         "the node (NVLink) for the network; fix: {}",
         mode.name, mode.groups_across_nodes, mode.groups_within_node + mode.groups_across_nodes, mode.group_size,
-        node_text, fix_for(layout, nodes, mode)));
+        node_text, fix_for(layout, nodes, mode, steps)));
   }
   return warnings;
 }

@@ -5,6 +5,7 @@
 
 #include <limits>
 
+#include "../common/printable.hpp"
 #include "pgroups/error.hpp"
 
 namespace pgroups {
@@ -54,7 +55,16 @@ std::size_t Mesh::dim_index(std::string_view name) const {
 
 DimMask Mesh::mask_of(std::span<const std::string_view> names) const {
   DimMask mask = 0;
-  for (std::string_view name : names) mask |= DimMask{1} << dim_index(name);
+  for (std::string_view name : names) {
+    const DimMask bit = DimMask{1} << dim_index(name);
+    // The rule Layout applies to a group token: a dimension named twice is an error,
+    // never the same group silently.
+    if ((mask & bit) != 0) {
+      throw ConfigError(fmt::format("dimension '{}' appears twice in group '{}'", detail::printable_excerpt(name),
+                                    detail::printable_excerpt(fmt::format("{}", fmt::join(names, "-")))));
+    }
+    mask |= bit;
+  }
   return mask;
 }
 

@@ -77,9 +77,10 @@ std::vector<MeshDim> mesh_dims_from_order(std::string_view order, std::span<cons
       }
     }
     if (!found && given.size != 1) {
-      throw ConfigError(fmt::format("size {}={} is given, but '{}' is not in the order '{}'; a name missing from the "
+      throw ConfigError(fmt::format("size {}={} is given, but {} is not in the order {}; a name missing from the "
                                     "order must have size 1",
-                                    given.name, given.size, given.name, order));
+                                    detail::printable_excerpt(given.name, 40), given.size,
+                                    detail::quoted_excerpt(given.name), detail::quoted_excerpt(order)));
     }
   }
   return dims;

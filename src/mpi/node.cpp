@@ -1,8 +1,6 @@
 #include "pgroups/mpi/node.hpp"
 
-#include <cerrno>
-#include <cstdlib>
-
+#include "pgroups/launcher.hpp"
 #include "pgroups/mpi/error.hpp"
 
 namespace pgroups::mpi {
@@ -15,26 +13,19 @@ NodeInfo node_info(const Communicator& comm) {
   return {node.size(), node.rank()};
 }
 
-namespace {
-std::optional<std::int64_t> non_negative_env(const char* name) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const long long value = std::strtoll(text, &end, 10);
-  if (errno != 0 || *end != '\0' || value < 0) return std::nullopt;
-  return value;
-}
-}  // namespace
-
 std::optional<NodeInfo> node_info_from_launcher(const Communicator& comm) {
   int relation = MPI_UNEQUAL;
   check(MPI_Comm_compare(comm.get(), MPI_COMM_WORLD, &relation), "MPI_Comm_compare");
   if (relation != MPI_IDENT && relation != MPI_CONGRUENT) return std::nullopt;
-  const auto local_rank = non_negative_env("OMPI_COMM_WORLD_LOCAL_RANK");
-  const auto local_size = non_negative_env("OMPI_COMM_WORLD_LOCAL_SIZE");
-  if (!local_rank || !local_size || *local_rank >= *local_size) return std::nullopt;
-  return NodeInfo{*local_size, *local_rank};
+  // Only an MPI launcher's variables describe MPI_COMM_WORLD (torchrun starts no MPI
+  // job), and only when they name this very rank of this world: variables inherited
+  // from another job (a launcher started from inside one) would otherwise be taken as
+  // this job's.
+  const LauncherInfo launcher = detect_launcher();
+  if (launcher.launcher == Launcher::none || launcher.launcher == Launcher::torchrun) return std::nullopt;
+  if (launcher.rank != comm.rank() || launcher.world_size != comm.size()) return std::nullopt;
+  if (!launcher.local_rank || !launcher.local_size) return std::nullopt;
+  return NodeInfo{*launcher.local_size, *launcher.local_rank};
 }
 
 }  // namespace pgroups::mpi

@@ -7,6 +7,7 @@
 
 #include "check.hpp"
 #include "pgroups/error.hpp"
+#include "pgroups/launcher.hpp"
 
 namespace pgroups::nccl {
 namespace {
@@ -56,7 +57,8 @@ DeviceChoice choose_device(const DeviceRequest& request, int visible_devices, co
                         visible_devices)};
   }
   if (env) {
-    for (std::string_view variable : kLocalRankEnvVars) {
+    for (const LauncherVariables& launcher : launcher_variables()) {
+      const std::string_view variable = launcher.local_rank;
       const std::optional<std::string> value = env(variable);
       if (!value || value->empty()) continue;
       const std::int64_t local = parse_local_rank(variable, *value);

@@ -97,11 +97,52 @@ TEST(DetectLauncher, MalformedOrInconsistentValuesAreDropped) {
                                     {"OMPI_COMM_WORLD_LOCAL_RANK", "x1"},
                                     {"OMPI_COMM_WORLD_LOCAL_SIZE", "-2"}});
   EXPECT_EQ(info.launcher, Launcher::open_mpi);
-  EXPECT_FALSE(info.rank);  // 9 is not below the world size 4
-  EXPECT_EQ(info.world_size, 4);
+  // 9 is not below the world size 4: which one is wrong is unknown, so neither is kept.
+  EXPECT_FALSE(info.rank);
+  EXPECT_FALSE(info.world_size);
   EXPECT_FALSE(info.local_rank);
   EXPECT_FALSE(info.local_size);
   EXPECT_FALSE(info.node_count());
+}
+
+TEST(DetectLauncher, ContradictoryVariablesAreUnknownNotFacts) {
+  const LauncherInfo local = detect({{"OMPI_COMM_WORLD_RANK", "1"},
+                                     {"OMPI_COMM_WORLD_SIZE", "4"},
+                                     {"OMPI_COMM_WORLD_LOCAL_RANK", "3"},
+                                     {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}});
+  EXPECT_EQ(local.rank, 1);
+  EXPECT_EQ(local.world_size, 4);
+  EXPECT_FALSE(local.local_rank);
+  EXPECT_FALSE(local.local_size);
+  EXPECT_FALSE(local.node_count());
+
+  // More processes on one node than in the world: neither size is known.
+  const LauncherInfo crowded = detect({{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}, {"MPI_LOCALRANKID", "0"},
+                                       {"MPI_LOCALNRANKS", "8"}});
+  EXPECT_FALSE(crowded.world_size);
+  EXPECT_FALSE(crowded.local_size);
+  EXPECT_FALSE(crowded.node_count());
+
+  const LauncherInfo nodes = detect({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "4"}, {"SLURM_NODEID", "5"},
+                                     {"SLURM_NNODES", "3"}});
+  EXPECT_EQ(nodes.world_size, 4);
+  EXPECT_FALSE(nodes.node);
+  EXPECT_FALSE(nodes.nodes);
+
+  const LauncherInfo tasks = detect({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "4"}, {"SLURM_NPROCS", "8"}});
+  EXPECT_EQ(tasks.rank, 0);
+  EXPECT_FALSE(tasks.world_size);
+  EXPECT_EQ(detect({{"SLURM_PROCID", "0"}, {"SLURM_NPROCS", "8"}}).world_size, 8);
+}
+
+TEST(LauncherVariables, AreTheOneListInPrecedenceOrder) {
+  const auto all = launcher_variables();
+  ASSERT_EQ(all.size(), 4U);
+  EXPECT_EQ(all[0].launcher, Launcher::open_mpi);
+  EXPECT_EQ(all[0].world_size, "OMPI_COMM_WORLD_SIZE");
+  EXPECT_EQ(all[1].local_rank, "MPI_LOCALRANKID");
+  EXPECT_EQ(all[2].world_size, "SLURM_NTASKS");
+  EXPECT_EQ(all[3].local_rank, "LOCAL_RANK");
 }
 
 TEST(SlurmTasksOnNode, ExpandsRepeatsAndRejectsMalformedLists) {

@@ -1,10 +1,12 @@
 // Node placement and the per-mode locality counts, checked against the groups
 // themselves for every rank of many configurations.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "pgroups/error.hpp"
@@ -185,6 +187,97 @@ TEST(ModeLocality, ObservedPlacementWarnsWithAPlacementFix) {
 TEST(ModeLocality, MapOfAnotherWorldSizeIsAConfigError) {
   const Layout layout(config(16, 1, 4, TensorMode::tensor_1d));
   EXPECT_THROW((void)mode_locality(layout, NodeMap::blocks(32, 8)), ConfigError);
+}
+
+// Issue 15, items 2 and 3: the closed form holds only for groups of consecutive ranks;
+// it checks that, and agrees with the count by definition wherever it answers.
+TEST(BlockLocality, AgreesWithTheCountWhereItAnswersAndRefusesOtherShapes) {
+  int answered = 0;
+  int refused = 0;
+  for (const auto& [p, t, mode, depth] :
+       std::vector<std::tuple<std::int64_t, std::int64_t, TensorMode, std::optional<std::int64_t>>>{
+           {1, 3, TensorMode::tensor_1d, std::nullopt},
+           {2, 4, TensorMode::tensor_2d, std::nullopt},
+           {1, 8, TensorMode::tensor_2p5d, 2},
+           {2, 8, TensorMode::tensor_3d, std::nullopt},
+           {3, 2, TensorMode::tensor_1d, std::nullopt}}) {
+    for (std::int64_t w = p * t; w <= 96; w += p * t) {
+      for (std::int64_t g = 1; g <= w; ++g) {
+        if (w % g != 0) continue;
+        const Layout layout(config(w, p, t, mode, depth));
+        const NodeMap nodes = NodeMap::blocks(w, g);
+        const auto counted = mode_locality(layout, nodes);
+        for (std::size_t kind = 0; kind < layout.group_kinds().size(); ++kind) {
+          const auto closed = block_locality(layout, kind, g);
+          const ModeLocality& truth = counted[kind];
+          if (!closed) {
+            ++refused;
+            // Refused only where the groups are not consecutive blocks.
+            const auto first = layout.group_of(0, kind);
+            EXPECT_NE(first.back() - first.front() + 1, static_cast<std::int64_t>(first.size())) << truth.name;
+            continue;
+          }
+          ++answered;
+          EXPECT_EQ(closed->groups_within_node, truth.groups_within_node) << truth.name << " W=" << w << " G=" << g;
+          EXPECT_EQ(closed->groups_across_nodes, truth.groups_across_nodes) << truth.name << " W=" << w << " G=" << g;
+        }
+      }
+    }
+  }
+  EXPECT_GT(answered, 100);
+  EXPECT_GT(refused, 10);
+}
+
+TEST(BlockLocality, AnswersAtTwoToTheSixtyTwoInOneStep) {
+  constexpr std::int64_t kHuge = std::int64_t{1} << 62;
+  // Blocks of 3 against nodes of 2^60: two groups straddle the one node boundary.
+  const Layout odd(config(3 * (std::int64_t{1} << 60), 1, 3, TensorMode::tensor_1d));
+  std::int64_t steps = 0;
+  const auto tensor = block_locality(odd, odd.kind_of(ParallelMode::tensor), std::int64_t{1} << 60, &steps);
+  ASSERT_TRUE(tensor);
+  EXPECT_EQ(tensor->groups_across_nodes, 2);
+  EXPECT_EQ(tensor->groups_within_node, (std::int64_t{1} << 60) - 2);
+  EXPECT_EQ(steps, 1);
+  for (const std::int64_t g : {std::int64_t{1}, std::int64_t{8}, kHuge / 2, kHuge}) {
+    const Layout layout(config(kHuge, 4, 16, TensorMode::tensor_2d));
+    steps = 0;
+    const auto entry = block_locality(layout, layout.kind_of(ParallelMode::tensor), g, &steps);
+    ASSERT_TRUE(entry);
+    EXPECT_EQ(entry->groups_within_node, g >= 16 ? kHuge / 16 : 0) << g;
+    EXPECT_EQ(steps, 1);
+    // 2d_col groups are no consecutive ranks: the closed form cannot judge them.
+    EXPECT_FALSE(block_locality(layout, layout.kind_of(ParallelMode::tensor_2d_col), g));
+  }
+}
+
+TEST(LocalityWarnings, TheFixIsFoundInBoundedStepsAtAnySize) {
+  constexpr std::int64_t kHuge = std::int64_t{1} << 62;
+  for (const std::int64_t g : {std::int64_t{2}, std::int64_t{1} << 31, kHuge / 4}) {
+    const Layout layout(config(kHuge, 2, kHuge / 2, TensorMode::tensor_1d));
+    const NodeMap nodes = NodeMap::blocks(kHuge, g);
+    std::vector<ModeLocality> modes = {*block_locality(layout, layout.kind_of(ParallelMode::tensor), g)};
+    std::int64_t steps = 0;
+    const auto warnings = locality_warnings(layout, nodes, modes, &steps);
+    ASSERT_EQ(warnings.size(), 1U);
+    // The largest valid 1d tensor size below T that divides G is G itself (G < T).
+    EXPECT_NE(warnings[0].find(fmt::format("(--tensor {} is valid here)", g)), std::string::npos) << warnings[0];
+    EXPECT_NE(warnings[0].find(fmt::format("--gpus-per-node {})", kHuge / 2)), std::string::npos) << warnings[0];
+    EXPECT_LE(steps, 200) << g;
+  }
+}
+
+TEST(LocalityWarnings, AMeshGroupsFixNamesItsOwnDimensions) {
+  ParallelConfig c;
+  c.mesh = MeshConfig{parse_mesh_dims("dp=2,tp=4,x=2"), {"x-tp"}};
+  const Layout layout(c);
+  const NodeMap nodes = NodeMap::blocks(16, 4);
+  const auto warnings = locality_warnings(layout, nodes, mode_locality(layout, nodes));
+  ASSERT_EQ(warnings.size(), 1U);
+  EXPECT_NE(warnings[0].find("fix: list tp, x first in --mesh (the fastest dimensions), with sizes whose product (8) "
+                             "divides the 4 ranks per node"),
+            std::string::npos)
+      << warnings[0];
+  EXPECT_EQ(warnings[0].rfind("x-tp groups cross nodes: 2 of 2 groups of 8 ranks", 0), 0U) << warnings[0];
 }
 
 TEST(BandwidthHungry, TensorFamilySequenceAndMeshTokensWithTp) {

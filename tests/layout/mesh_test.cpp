@@ -32,6 +32,19 @@ TEST(Mesh, GroupsAreOrderedByFirstRank) {
   EXPECT_EQ(mesh.groups(0), (std::vector<std::vector<std::int64_t>>{{0}, {1}, {2}, {3}}));
 }
 
+// The rule Layout applies to a group token holds for a list of names too (Python's
+// Mesh.groups binds this): a dimension named twice is an error, not the same group.
+TEST(Mesh, ADimensionNamedTwiceInAGroupIsAnErrorAsInALayout) {
+  const Mesh mesh({{"tp", 2}, {"dp", 2}});
+  EXPECT_EQ(mesh.mask_of({"tp", "dp"}), DimMask{3});
+  try {
+    (void)mesh.mask_of({"tp", "dp", "tp"});
+    FAIL() << "no error";
+  } catch (const ConfigError& error) {
+    EXPECT_STREQ(error.what(), "dimension 'tp' appears twice in group 'tp-dp-tp'");
+  }
+}
+
 TEST(Mesh, BadDimensionsAreRejectedWithTheirNames) {
   EXPECT_THROW(Mesh({{"x", 0}}), ConfigError);
   EXPECT_THROW(Mesh({{"x", 2}, {"x", 2}}), ConfigError);

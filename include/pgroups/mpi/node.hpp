@@ -20,10 +20,12 @@ struct NodeInfo {
 /// Throws BackendError.
 [[nodiscard]] NodeInfo node_info(const Communicator& comm);
 
-/// The same answer without communication, from what the launcher told this process:
-/// Open MPI's OMPI_COMM_WORLD_LOCAL_RANK and OMPI_COMM_WORLD_LOCAL_SIZE, valid only for
-/// a communicator congruent to MPI_COMM_WORLD. Nothing when `comm` is another
-/// communicator or the variables are absent or malformed. Local; O(1).
+/// The same answer without communication, from what the MPI launcher told this process
+/// (detect_launcher, pgroups/launcher.hpp: Open MPI's, MPICH Hydra's or Slurm's local
+/// rank and size), valid only for a communicator congruent to MPI_COMM_WORLD and only
+/// when the launcher's rank and world size are this rank's in `comm`. Nothing when
+/// `comm` is another communicator or the variables are absent, malformed, contradictory
+/// or another job's. Local; O(1).
 [[nodiscard]] std::optional<NodeInfo> node_info_from_launcher(const Communicator& comm);
 
 }  // namespace pgroups::mpi

@@ -36,17 +36,15 @@ using EnvLookup = std::function<std::optional<std::string>(std::string_view name
 /// The process environment (std::getenv).
 [[nodiscard]] std::optional<std::string> process_env(std::string_view name);
 
-/// The launchers' node-local-rank variables, in the order they are consulted.
-inline constexpr std::string_view kLocalRankEnvVars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID",
-                                                         "LOCAL_RANK"};
-
 /// Chooses the device, first rule that applies:
 /// 1. request.device: must be in [0, visible_devices), else ConfigError;
 /// 2. request.node_local_rank, modulo visible_devices: an MPI shared-memory split counts
 ///    the processes actually on the node, so it wins over variables a launcher may have
 ///    left in the environment (e.g. SLURM_LOCALID=0 inherited by every rank of an
 ///    mpiexec run inside a batch step);
-/// 3. the first of kLocalRankEnvVars that is set and non-empty, modulo visible_devices;
+/// 3. the first launcher's local-rank variable (pgroups/launcher.hpp, launcher_variables():
+///    OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID, LOCAL_RANK) that is set
+///    and non-empty, modulo visible_devices;
 ///    a value that is not a non-negative decimal integer is a ConfigError naming the
 ///    variable and the value;
 /// 4. request.global_rank modulo visible_devices;
