@@ -63,6 +63,7 @@
 #include <vector>
 
 #include "pgroups/backend.hpp"
+#include "pgroups/communicator_sharing.hpp"
 #include "pgroups/context_options.hpp"
 #include "pgroups/group_check.hpp"
 #include "pgroups/group_handle.hpp"
@@ -252,6 +253,11 @@ class ParallelContext {
   /// rule also holds for round-robin placement and nodes of different sizes.
   [[nodiscard]] std::int64_t device() const noexcept;
 
+  /// What this context cost this rank in communicators (communicator_bill(layout(),
+  /// global_rank(), options().share_communicators)); created counts the MPI ones, and
+  /// with the NCCL backend as many NCCL ones were created. Valid after destroy().
+  [[nodiscard]] CommunicatorBill communicator_bill() const;
+
   /// Frees every communicator, in reverse creation order: the NCCL ones first (finalized
   /// and destroyed, aborted on failure), then the MPI ones. Afterwards is_initialized is
   /// false for every mode; a second call does nothing. Every handle is freed even if
@@ -263,7 +269,8 @@ class ParallelContext {
  private:
   // One group kind's MPI side; indexed by kind in groups_.
   struct KindGroup {
-    mpi::Communicator comm;  // null outside every group of a partial kind
+    mpi::Communicator comm;  // null outside every group of a partial kind; borrowed when shared
+    KindSharing sharing;
     bool member = true;
     std::int64_t local_rank = 0;
     std::int64_t size = 1;
@@ -283,6 +290,7 @@ class ParallelContext {
   [[nodiscard]] bool destroyed() const noexcept { return groups_.empty(); }
   [[nodiscard]] std::int64_t pipeline_stage() const;
   void destroy_quietly() noexcept;
+  void name_communicators(const mpi::Communicator& world, const std::vector<KindGroup>& created) const;
 
   std::optional<Layout> layout_;
   ContextOptions options_;
