@@ -18,7 +18,10 @@ using mpi::Communicator;
 
 TEST(ParallelContextLifetime, DestroyFreesEveryCommunicatorAndASecondDestroyIsHarmless) {
   const std::int64_t before = Communicator::live_count();
-  ParallelContext context(test::richest_config(), MPI_COMM_WORLD);
+  // Sharing off: one communicator per mode (context_sharing_test counts the shared ones).
+  ContextOptions separate;
+  separate.share_communicators = false;
+  ParallelContext context(test::richest_config(), MPI_COMM_WORLD, separate);
   EXPECT_EQ(Communicator::live_count(), before + static_cast<std::int64_t>(context.modes().size()));
   context.destroy();
   EXPECT_EQ(Communicator::live_count(), before);
