@@ -308,7 +308,7 @@ int bench_job(const BenchOptions& options, ContextOptions& base, int rank, int s
   }
   // The default strategy with sharing off (one communicator per kind), against sharing on
   // in the same run.
-  entries.emplace_back(std::string(kNoShareEntry), std::string(call_of(mpi::kDefaultCreationStrategy)) + ", no sharing",
+  entries.emplace_back(std::string(kNoShareEntry), std::string(mpi::strategy_name(mpi::kDefaultCreationStrategy)) + ", sharing off",
                        mpi::kDefaultCreationStrategy);
   entries.back().share = false;
   entries.emplace_back("limit", fmt::format("{} x MPI_Comm_dup", k));
