@@ -212,7 +212,7 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
             [&created, &layout](std::string_view group) {
               return created[layout.group_kind_index(group)].comm.get();
             },
-            step_limit);
+            step_limit, sharing);
         break;
       }
       case StepKind::duplicate:
