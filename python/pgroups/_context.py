@@ -34,6 +34,11 @@ class ParallelContext:
     wrapping the context's own communicators (``MPI.Comm.Compare`` says IDENT across
     calls): never ``Free()`` them; ``destroy()`` (or leaving a ``with`` block) frees them,
     collectively, after which they must not be used.
+
+    ``share_communicators`` (default True, the same on every rank): kinds with the same
+    groups share one communicator, a whole-world kind is the world's duplicate, a kind of
+    one-rank groups gets a local one (docs/context.md); ``communicators()`` gives the bill.
+    Operations on two kinds that share a communicator are ordered on it.
     """
 
     def __init__(
@@ -53,6 +58,7 @@ class ParallelContext:
         *,
         mesh: Any = None,
         groups: Optional[List[str]] = None,
+        share_communicators: bool = True,
     ) -> None:
         if not getattr(_pgroups, "with_mpi", False):
             raise _pgroups.ConfigError(
@@ -74,7 +80,8 @@ class ParallelContext:
             int(settings["world_size"]), int(settings["pipeline"]), int(settings["tensor"]), settings["mode"],
             settings["depth"], bool(settings["legacy_sequence_dp"]), int(settings["seed"]), settings["mesh"],
             settings["groups"] or [], comm, strategy,
-            None if timeout is None else float(timeout), device, int(devices_per_node))
+            None if timeout is None else float(timeout), device, int(devices_per_node),
+            bool(share_communicators))
         self._plan = Plan._from_config_dict(self._context.layout().config())
 
     # The plan and sizes ---------------------------------------------------------------
@@ -102,6 +109,14 @@ class ParallelContext:
     @property
     def strategy(self) -> str:
         return self._context.strategy()
+
+    @property
+    def share_communicators(self) -> bool:
+        return self._context.share_communicators()
+
+    def communicators(self) -> Dict[str, object]:
+        """This rank's communicator bill, as ``pgroups verify`` reports it."""
+        return self._plan.communicators(self.get_global_rank(), self.share_communicators)
 
     @property
     def timeout(self) -> float:

@@ -223,7 +223,8 @@ class Plan:
                                for r, member in zip(ranks, members)],
                 "world_size": [size if member else None for member in members],
             }
-        return {"config": out_config, "data_parallel_size": self.data_parallel_size, "modes": modes}
+        return {"config": out_config, "data_parallel_size": self.data_parallel_size, "modes": modes,
+                "communicators": self.communicators()}
 
     def to_json(self, indent: Optional[int] = None) -> str:
         """``to_dict()`` as JSON text, keys sorted; compact, byte for byte what
@@ -250,6 +251,7 @@ class Plan:
             group = self._layout.group_of(rank, name)
             lines.append(f"{name:<{width}} {self._layout.local_rank(rank, name):>12} {len(group):>12}  "
                          f"{_elided(group)}")
+        lines += ["", "communicators: " + _pgroups.communicator_bill_text(self._layout, rank)]
         return "\n".join(lines) + "\n"
 
     def describe(self) -> str:

@@ -38,6 +38,13 @@ void bind_bill(py::module_& m) {
         return out;
       },
       py::arg("layout"), py::arg("rank") = py::none(), py::arg("share") = true, py::arg("backend") = "mpi");
+  // The line `pgroups explain` and `plan` print after "communicators: ".
+  m.def(
+      "communicator_bill_text",
+      [](const Layout& layout, std::int64_t rank, bool share) {
+        return bill_text(communicator_bill(layout, rank, share));
+      },
+      py::arg("layout"), py::arg("rank"), py::arg("share") = true);
   m.def(
       "communicator_sharing",
       [](const Layout& layout, bool share) {
