@@ -28,6 +28,8 @@
 #include "pgroups/timeout.hpp"
 #include "plan_options.hpp"
 #include "plan_output.hpp"
+#include "megatron_comparison.hpp"
+#include "pgroups/communicator_sharing.hpp"
 #include "subcommand.hpp"
 
 namespace pgroups::cli {
@@ -54,6 +56,7 @@ struct Entry {
   std::string name;
   std::string call;
   std::optional<CreationStrategy> strategy;  // none for the baselines
+  bool share = true;  // ContextOptions::share_communicators (issue 17: on against off)
   std::vector<double> seconds;
   std::map<std::string, std::vector<double>> mode_seconds;  // strategies only, by group kind
   std::vector<double> rest_seconds;  // strategies only: agreement, node query, bookkeeping
@@ -89,6 +92,7 @@ void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, const C
     const double start = MPI_Wtime();
     ContextOptions context_options = base;
     context_options.strategy = *entry.strategy;
+    context_options.share_communicators = entry.share;
     ParallelContext context(config, world, context_options);
     const double elapsed = MPI_Wtime() - start;
     std::map<std::string, double> per_mode;
@@ -137,6 +141,8 @@ std::string_view call_of(CreationStrategy strategy) {
   return "";
 }
 
+constexpr std::string_view kNoShareEntry = "no_share";
+
 const Entry& find(const std::vector<Entry>& entries, std::string_view name) {
   return *std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.name == name; });
 }
@@ -151,7 +157,14 @@ nlohmann::json bench_json(const std::vector<Entry>& entries, std::int64_t w, std
   const std::string default_name(mpi::strategy_name(mpi::kDefaultCreationStrategy));
   strategies["split"] = strategies[default_name];
   strategies["split"]["strategy"] = default_name;
+  const Entry& shared = find(entries, default_name);
+  const Entry& separate = find(entries, kNoShareEntry);
   return {{"world_size", w},
+          {"sharing", {{"on_median_s", shared.median()},
+                       {"off_median_s", separate.median()},
+                       {"on_over_off", shared.median() / separate.median()},
+                       {"communicators", {{"on", communicator_bill(Layout(config), 0, true).created},
+                                          {"off", communicator_bill(Layout(config), 0, false).created}}}}},
           {"modes", k},
           {"repeats", repeats},
           {"config", config_json(config)},
@@ -178,6 +191,9 @@ std::string bench_text(const std::vector<Entry>& entries, const Layout& layout, 
                      "{} / limit: {:.2f}x\n",
                      default_name, find(entries, "per_group").median() / chosen.median(), default_name,
                      chosen.median() / limit.median());
+  out += fmt::format("sharing on / off ({}, median): {:.2f}x ({} against {} communicators per rank on rank 0)\n",
+                     default_name, chosen.median() / find(entries, kNoShareEntry).median(),
+                     communicator_bill(layout, 0, true).created, communicator_bill(layout, 0, false).created);
   out += fmt::format("\nwhere the time goes ({}, median of the slowest rank per mode):\n", default_name);
   for (const GroupKind& kind : layout.group_kinds()) {
     const std::string& mode = kind.name;
@@ -251,9 +267,13 @@ int run_model(const BenchOptions& options) {
     if (w > largest / 2) break;
   }
   if (options.format == "json") {
-    write_output(nlohmann::json{{"config", config_json(config)}, {"model", rows}}.dump() + '\n');
+    write_output(nlohmann::json{{"config", config_json(config)},
+                                {"model", rows},
+                                {"megatron", megatron_json(megatron_comparisons())}}
+                     .dump() +
+                 '\n');
   } else {
-    write_output(text);
+    write_output(text + megatron_text(megatron_comparisons()));
   }
   return 0;
 }
@@ -292,6 +312,11 @@ int bench_job(const BenchOptions& options, ContextOptions& base, int rank, int s
   for (CreationStrategy strategy : mpi::kAllCreationStrategies) {
     entries.emplace_back(std::string(mpi::strategy_name(strategy)), std::string(call_of(strategy)), strategy);
   }
+  // The default strategy with sharing off (one communicator per kind), against sharing on
+  // in the same run.
+  entries.emplace_back(std::string(kNoShareEntry), std::string(mpi::strategy_name(mpi::kDefaultCreationStrategy)) + ", sharing off",
+                       mpi::kDefaultCreationStrategy);
+  entries.back().share = false;
   entries.emplace_back("limit", fmt::format("{} x MPI_Comm_dup", k));
   entries.emplace_back("allreduce", fmt::format("{} x MPI_Allreduce(1 int)", k));
 

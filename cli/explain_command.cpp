@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "bill_output.hpp"  // issue 17
 #include "integer_option.hpp"
 #include "locality_output.hpp"
 #include "output.hpp"
@@ -17,6 +18,7 @@ Subcommand add_explain_command(CLI::App& parent) {
     PlanOptions plan;
     std::int64_t rank = 0;
     std::string format = "text";
+    BillOptions bill;  // issue 17
   };
   auto options = std::make_shared<Options>();
   CLI::App* app = parent.add_subcommand("explain", "Show one rank's coordinates and its group in every mode");
@@ -24,16 +26,19 @@ Subcommand add_explain_command(CLI::App& parent) {
   add_integer_option(*app, "-r,--rank", options->rank, "Global rank to explain")->required();
   app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   options->plan.add_gpus_per_node_to(*app);
+  options->bill.add_to(*app);  // issue 17
   return {app, [options] {
             const Layout layout(options->plan.resolve());
             const std::optional<LocalityReport> locality = planned_locality(layout);
             if (options->format == "json") {
               nlohmann::json json = explain_json(layout, options->rank);
               if (locality) json["node"] = node_json(locality->nodes, options->rank);
+              add_bill_json(json, layout, options->bill, options->rank);  // issue 17
               write_output(json.dump(1) + '\n');
             } else {
               std::string text = explain_text(layout, options->rank);
               if (locality) text += '\n' + node_text(locality->nodes, options->rank) + '\n';
+              text += '\n' + bill_text(layout, options->bill, options->rank);  // issue 17
               write_output(text);
             }
             if (locality) print_locality_warnings(layout, *locality);

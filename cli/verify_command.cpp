@@ -53,6 +53,7 @@ struct VerifyOptions {
   PlanOptions plan;
   std::string strategy{mpi::strategy_name(mpi::kDefaultCreationStrategy)};
   std::string backend = "mpi";
+  bool no_share = false;
   std::string format = "text";
   MpiOptions mpi;  // --timeout and the --inject-* testing flags
 };
@@ -156,6 +157,17 @@ const DeviceModeReport* device_report_of(const std::vector<DeviceModeReport>& de
   return found == device.end() ? nullptr : &*found;
 }
 
+// The communicator bill (issue 17) of rank 0, which holds every kind's largest figures.
+nlohmann::json communicators_json(const ParallelContext& context) {
+  const CommunicatorBill bill = context.communicator_bill();
+  nlohmann::json out = {{"kinds", bill.kinds},
+                        {"distinct", bill.distinct},
+                        {"singletons", bill.singletons},
+                        {"created", bill.created}};
+  if (context.backend() == Backend::nccl) out["nccl_created"] = bill.created;
+  return out;
+}
+
 nlohmann::json report_json(const ParallelContext& context, std::string_view strategy, double create_seconds,
                            const std::vector<ModeReport>& reports, const std::vector<DeviceModeReport>& device,
                            bool ok) {
@@ -177,7 +189,9 @@ nlohmann::json report_json(const ParallelContext& context, std::string_view stra
           {"ok", ok},
           {"strategy", strategy},
           {"backend", backend_name(context.backend())},
-          {"create_seconds", create_seconds}};
+          {"create_seconds", create_seconds},
+          {"communicators", communicators_json(context)},
+          {"share_communicators", context.options().share_communicators}};
 }
 
 std::string report_text(const ParallelContext& context, std::string_view strategy, double create_seconds,
@@ -187,10 +201,14 @@ std::string report_text(const ParallelContext& context, std::string_view strateg
   const bool nccl = context.backend() == Backend::nccl;
   std::string out = fmt::format("pgroups verify: {} (data {}), strategy {}{}\n", describe(context.config()),
                                 layout.data_parallel_size(), strategy, nccl ? ", backend nccl" : "");
-  out += nccl ? fmt::format("created {} MPI and {} NCCL communicators per rank in {:.6f} s (slowest rank)\n\n",
-                            reports.size(), device.size(), create_seconds)
-              : fmt::format("created {} communicators per rank in {:.6f} s (slowest rank)\n\n", reports.size(),
-                            create_seconds);
+  const CommunicatorBill bill = context.communicator_bill();
+  const std::string kinds_text = fmt::format("{} kinds, {} distinct, {} singletons{}", bill.kinds, bill.distinct,
+                                             bill.singletons,
+                                             context.options().share_communicators ? "" : ", sharing off");
+  out += nccl ? fmt::format("created {} MPI and {} NCCL communicators per rank ({}) in {:.6f} s (slowest rank)\n\n",
+                            bill.created, bill.created, kinds_text, create_seconds)
+              : fmt::format("created {} communicators per rank ({}) in {:.6f} s (slowest rank)\n\n", bill.created,
+                            kinds_text, create_seconds);
   // With NCCL, "create (s)" covers both communicators of a mode, "nccl (s)" the NCCL one.
   out += fmt::format("{:<20} {:>8} {:>8} {:>12}  {}\n", layout.is_mesh() ? "group" : "mode", "groups", "size", "create (s)",
                      nccl ? fmt::format("{:<5} {:>10}  {}", "check", "nccl (s)", "nccl sum") : "check");
@@ -243,6 +261,8 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
     context_options.strategy = *strategy;
     context_options.backend = *backend;
     context_options.agreed_settings = agreed_settings(options);
+    // Agreed on by the context itself (agreement_text), as it decides the collectives.
+    context_options.share_communicators = !options.no_share;
     options.mpi.apply(context_options, *config, rank, size);
   } catch (const std::exception& error) {
     failure = LocalFailure{exit_status_of(error), error.what()};
@@ -352,6 +372,8 @@ Subcommand add_verify_command(CLI::App& parent) {
       ->check(CLI::IsMember({"mpi", "nccl"}));
   app->add_option("--format", options->format, "Output format; the same on every rank (agreed: status 7 otherwise)")
       ->check(CLI::IsMember({"text", "json"}));
+  app->add_flag("--no-share", options->no_share,
+               "One communicator per kind, none shared (the same on every rank: agreed, status 7 otherwise)");
   options->mpi.add_to(*app, {"check", "destroy", "finalize"});
   return {app, [options] { return run_verify(*options); }, [] { return true; }};
 }

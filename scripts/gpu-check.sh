@@ -6,7 +6,8 @@
 # the info tests (ctest -R 'Nccl|Info|context_nccl') with PGROUPS_REQUIRE_GPU=1 so that
 # a missing device fails instead of skipping, then `pgroups info`,
 # `mpirun -np 1 pgroups verify --backend nccl` and, where the CLI has it,
-# `mpirun -np 1 pgroups bench --backend nccl --repeats 3`. Under five minutes on one GPU
+# `mpirun -np 1 pgroups bench --backend nccl --repeats 3`, and nccl_memory_probe (each
+# communicator's device memory against the model of docs/performance.md). Under five minutes on one GPU
 # with 16 cores, most of it the build; every step has its own time limit. Installs
 # nothing: it expects the toolchain and libraries the README lists, the CUDA toolkit with
 # NCCL, and an MPI.
@@ -101,7 +102,8 @@ else
 fi
 
 step "build the NCCL backend, the CLI and their tests"
-targets=(pgroups_nccl nccl_unit_test nccl_gpu_test nccl_verify_cli_test context_nccl_test info_test pgroups)
+targets=(pgroups_nccl nccl_unit_test nccl_gpu_test nccl_verify_cli_test context_nccl_test info_test pgroups
+         nccl_memory_probe)
 if cmake --build "$build" -j "$jobs" --target "${targets[@]}"; then
   pass "build ${targets[*]}"
 else
@@ -115,6 +117,28 @@ if PGROUPS_REQUIRE_GPU=1 ctest --test-dir "$build" -R 'Nccl|Info|context_nccl' -
   pass "ctest -R 'Nccl|Info|context_nccl' (GPU required)"
 else
   fail "ctest -R 'Nccl|Info|context_nccl'"
+fi
+
+# --- NCCL memory: model against measurement (issue 17) -------------------------------
+# One GPU holds one NCCL rank: the probe measures the one-rank world, three splits of it
+# with and without splitShare, and a one-rank communicator made alone, each by
+# cudaMemGetInfo before, after creation and after a first ncclAllReduce, with
+# NCCL_RUNTIME_CONNECT as set (both values when unset), against the model's figure.
+step "NCCL memory per communicator (model against measurement)"
+probe="$build/tests/nccl/nccl_memory_probe"
+if [[ -x "$probe" ]]; then
+  connects=("${NCCL_RUNTIME_CONNECT:-}")
+  if [[ -z "${NCCL_RUNTIME_CONNECT:-}" ]]; then connects=(1 0); fi
+  probe_ok=1
+  for connect in "${connects[@]}"; do
+    if ! NCCL_RUNTIME_CONNECT="$connect" timeout 120 "$probe"; then probe_ok=0; fi
+  done
+  if ((probe_ok)); then pass "nccl_memory_probe"; else fail "nccl_memory_probe"; fi
+  # The model's figure for a layout, for comparison (no MPI, no GPU needed).
+  "$build/cli/pgroups" plan --mesh tp=8,cp=1,ep=1,dp=16,pp=8 \
+    --group tp,cp,ep,dp,pp,tp-pp,tp-dp,dp-cp,tp-cp,embd --backend nccl --gpus-per-node 8 | tail -n 2 || true
+else
+  miss "nccl_memory_probe (not built)"
 fi
 
 # --- CLI -------------------------------------------------------------------------------

@@ -51,6 +51,15 @@ struct ContextOptions {
   /// field of the agreement record (agreement_record, pgroups/parallel_context.hpp), so
   /// no text in it can pass for another setting. Empty (nothing extra) by default.
   std::string agreed_settings;
+  /// Communicator economy (pgroups/communicator_sharing.hpp): kinds with the same
+  /// partition of the world share one communicator, a kind equal to the whole world uses
+  /// the world's duplicate, and a kind of one-rank groups gets a local communicator (no
+  /// collective; with NCCL none until asked for). Its one cost: operations on two kinds
+  /// that share a communicator are ordered on it, so code driving them from different
+  /// threads or streams must not rely on them overlapping. False: one communicator per
+  /// kind, each created by the strategy. Every rank must pass the same value (agreed on
+  /// with the configuration: it decides the collectives).
+  bool share_communicators = true;
   /// Called on this rank just before each step of construction, with the step's name:
   /// the steps of creation_steps() (pgroups/creation_steps.hpp) in order, i.e.
   /// "duplicate", "agreement", "node", with the NCCL backend "device", then the name of

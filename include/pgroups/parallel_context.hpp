@@ -27,10 +27,15 @@
 ///      visible; the others BackendError naming them);
 ///   7. each group kind's MPI communicator is created with options.strategy, in creation
 ///      order (one collective per kind); with the NCCL backend these stay the CPU groups
-///      (get_cpu_group). A rank outside every group of a partial kind (Megatron's `embd`
+///      (get_cpu_group). With options.share_communicators (the default) only the distinct
+///      partitions are created: a kind with the groups of an earlier one uses its
+///      communicator, a whole-world kind the duplicate, a kind of one-rank groups a local
+///      communicator (no collective); see pgroups/communicator_sharing.hpp. A rank outside every group of a partial kind (Megatron's `embd`
 ///      and `pos_embd`) takes part in the collective and gets no communicator;
 ///   8. with the NCCL backend, the NCCL world is created (its unique id broadcast over
-///      MPI), then one ncclCommSplit of it per kind, in the same order; each NCCL step
+///      MPI), then one ncclCommSplit of it per kind (per distinct partition when sharing;
+///      a one-rank kind's NCCL communicator is made by get_group, by this rank alone), in
+///      the same order; each NCCL step
 ///      waits at most options.timeout (no limit when it is zero).
 /// MPI must be running: a context made before MPI_Init or after MPI_Finalize throws
 /// StateError, on that rank, before any MPI call.
@@ -63,6 +68,7 @@
 #include <vector>
 
 #include "pgroups/backend.hpp"
+#include "pgroups/communicator_sharing.hpp"
 #include "pgroups/context_options.hpp"
 #include "pgroups/group_check.hpp"
 #include "pgroups/group_handle.hpp"
@@ -160,7 +166,10 @@ class ParallelContext {
   /// The kind's communicator for the model's traffic, of the context's backend: an NCCL
   /// communicator (GroupHandle::nccl) with Backend::nccl, the MPI one otherwise, as
   /// Colossal-AI's get_group and Megatron's get_*_group. Valid until destroy(); owned by
-  /// the context.
+  /// the context. Kinds that share a communicator return the same handle (each under its
+  /// own name). With NCCL, a kind of one-rank groups has no NCCL communicator until its
+  /// first get_group, which creates it on this rank alone (no collective; BackendError
+  /// on failure); not thread-safe against another first call.
   [[nodiscard]] GroupHandle get_group(std::string_view group) const;
   [[nodiscard]] GroupHandle get_group(ParallelMode mode) const { return get_group(mode_name(mode)); }
   /// The kind's MPI communicator for host-side traffic, whatever the backend
@@ -252,6 +261,11 @@ class ParallelContext {
   /// rule also holds for round-robin placement and nodes of different sizes.
   [[nodiscard]] std::int64_t device() const noexcept;
 
+  /// What this context cost this rank in communicators (communicator_bill(layout(),
+  /// global_rank(), options().share_communicators)); created counts the MPI ones, and
+  /// with the NCCL backend as many NCCL ones were created. Valid after destroy().
+  [[nodiscard]] CommunicatorBill communicator_bill() const;
+
   /// Frees every communicator, in reverse creation order: the NCCL ones first (finalized
   /// and destroyed, aborted on failure), then the MPI ones. Afterwards is_initialized is
   /// false for every mode; a second call does nothing. Every handle is freed even if
@@ -263,7 +277,8 @@ class ParallelContext {
  private:
   // One group kind's MPI side; indexed by kind in groups_.
   struct KindGroup {
-    mpi::Communicator comm;  // null outside every group of a partial kind
+    mpi::Communicator comm;  // null outside every group of a partial kind; borrowed when shared
+    KindSharing sharing;
     bool member = true;
     std::int64_t local_rank = 0;
     std::int64_t size = 1;
@@ -283,6 +298,7 @@ class ParallelContext {
   [[nodiscard]] bool destroyed() const noexcept { return groups_.empty(); }
   [[nodiscard]] std::int64_t pipeline_stage() const;
   void destroy_quietly() noexcept;
+  void name_communicators(const mpi::Communicator& world, const std::vector<KindGroup>& created) const;
 
   std::optional<Layout> layout_;
   ContextOptions options_;

@@ -4,6 +4,7 @@
 /// model), with no MPI or NCCL dependency. The communicators live in
 /// pgroups/parallel_context.hpp.
 
+#include "pgroups/communicator_sharing.hpp"
 #include "pgroups/config_reader.hpp"
 #include "pgroups/creation_cost.hpp"
 #include "pgroups/creation_steps.hpp"

@@ -38,6 +38,11 @@ class ParallelContext:
     wrapping the context's own communicators (``MPI.Comm.Compare`` says IDENT across
     calls): never ``Free()`` them; ``destroy()`` (or leaving a ``with`` block) frees them,
     collectively, after which they must not be used.
+
+    ``share_communicators`` (default True, the same on every rank): kinds with the same
+    groups share one communicator, a whole-world kind is the world's duplicate, a kind of
+    one-rank groups gets a local one (docs/context.md); ``communicators()`` gives the bill.
+    Operations on two kinds that share a communicator are ordered on it.
     """
 
     def __init__(
@@ -57,6 +62,7 @@ class ParallelContext:
         *,
         mesh: Any = None,
         groups: Optional[List[str]] = None,
+        share_communicators: bool = True,
     ) -> None:
         if not getattr(_pgroups, "with_mpi", False):
             raise _pgroups.ConfigError(
@@ -86,6 +92,7 @@ class ParallelContext:
                 raise TypeError(f"strategy must be a string such as 'create_group', not {strategy!r}")
             checked_device = check_int("device", device, minimum=0, allow_none=True)
             checked_per_node = check_int("devices_per_node", devices_per_node, minimum=0)
+            checked_share = check_bool("share_communicators", share_communicators)
             # The one merge of overrides over a file, the CLI's (pgroups/config_merge.hpp).
             settings = _pgroups.merge_config(None if config is None else _path("config", config), overrides)
         except (TypeError, ValueError, _pgroups.Error) as error:
@@ -97,7 +104,8 @@ class ParallelContext:
         self._context = _pgroups.Context(
             settings["world_size"], settings["pipeline"], settings["tensor"], settings["mode"],
             settings["depth"], settings["legacy_sequence_dp"], settings["seed"], settings["mesh"],
-            settings["groups"] or [], comm, strategy, checked_timeout, checked_device, checked_per_node)
+            settings["groups"] or [], comm, strategy, checked_timeout, checked_device, checked_per_node,
+            checked_share)
         self._plan = Plan._from_config_dict(self._context.layout().config())
 
     # The plan and sizes ---------------------------------------------------------------
@@ -125,6 +133,14 @@ class ParallelContext:
     @property
     def strategy(self) -> str:
         return self._context.strategy()
+
+    @property
+    def share_communicators(self) -> bool:
+        return self._context.share_communicators()
+
+    def communicators(self) -> Dict[str, object]:
+        """This rank's communicator bill, as ``pgroups verify`` reports it."""
+        return self._plan.communicators(self.get_global_rank(), self.share_communicators)
 
     @property
     def timeout(self) -> float:

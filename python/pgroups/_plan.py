@@ -199,6 +199,15 @@ class Plan:
         """The size of each coordinate of ``coordinates``."""
         return {name: size for name, _, size in self._layout.coordinates(0)}
 
+    def communicators(self, rank: Optional[int] = None, share: bool = True,
+                      backend: str = "mpi") -> Dict[str, object]:
+        """What the plan costs a rank in communicators, as ``pgroups explain`` and
+        ``verify`` report it: ``{"kinds", "distinct", "singletons", "created"}``, with
+        ``backend="nccl"`` also ``nccl_created`` and ``estimated_nccl_mib`` (a model, see
+        docs/performance.md). ``rank`` None gives the largest per-rank figures (``plan``'s);
+        ``share=False`` counts one communicator per kind."""
+        return _pgroups.communicator_bill(self._layout, rank, share, backend)
+
     # Output --------------------------------------------------------------------------
     def to_dict(self) -> Dict[str, object]:
         """The plan in the schema of ``pgroups plan --format json`` (SPEC section 4); a

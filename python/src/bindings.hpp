@@ -26,5 +26,7 @@ namespace pgroups::python {
 
 void bind_layout(pybind11::module_& m);
 void bind_context(pybind11::module_& m);
+/// communicator_bill, communicator_sharing (issue 17).
+void bind_bill(pybind11::module_& m);
 
 }  // namespace pgroups::python

@@ -50,7 +50,7 @@ class PyContext {
  public:
   PyContext(const ParallelConfig& config, const py::object& world, const std::optional<std::string>& strategy,
             std::optional<double> timeout_seconds, std::optional<std::int64_t> device,
-            std::int64_t devices_per_node)
+            std::int64_t devices_per_node, bool share_communicators = true)
       : world_(world) {
     const MPI_Comm comm = comm_of(world);
     ContextOptions options;
@@ -63,6 +63,7 @@ class PyContext {
     if (timeout_seconds) options.timeout = timeout_from_seconds(*timeout_seconds, "timeout");
     options.device = device;
     options.devices_per_node = devices_per_node;
+    options.share_communicators = share_communicators;
     // Ranks wait on each other here; other Python threads may run meanwhile.
     py::gil_scoped_release release;
     context_ = std::make_unique<ParallelContext>(config, comm, std::move(options));
@@ -112,14 +113,16 @@ void bind_context(py::module_& m) {
                        std::int64_t seed, const std::optional<std::vector<std::pair<std::string, std::int64_t>>>& mesh,
                        const std::vector<std::string>& groups, const py::object& world,
                        const std::optional<std::string>& strategy, std::optional<double> timeout,
-                       std::optional<std::int64_t> device, std::int64_t devices_per_node) {
+                       std::optional<std::int64_t> device, std::int64_t devices_per_node, bool share) {
              const ParallelConfig config =
                  make_config(world_size, pipeline, tensor, mode, depth, legacy, seed, mesh, groups);
-             return std::make_unique<PyContext>(config, world, strategy, timeout, device, devices_per_node);
+             return std::make_unique<PyContext>(config, world, strategy, timeout, device, devices_per_node, share);
            }),
            py::arg("world_size"), py::arg("pipeline"), py::arg("tensor"), py::arg("mode"), py::arg("depth"),
            py::arg("legacy_sequence_dp"), py::arg("seed"), py::arg("mesh"), py::arg("groups"), py::arg("world"),
-           py::arg("strategy"), py::arg("timeout"), py::arg("device"), py::arg("devices_per_node"))
+           py::arg("strategy"), py::arg("timeout"), py::arg("device"), py::arg("devices_per_node"),
+           py::arg("share_communicators") = true)
+      .def("share_communicators", [](PyContext& c) { return c.get().options().share_communicators; })
       .def_property_readonly("world", &PyContext::world)
       .def("layout", [](PyContext& c) -> const Layout& { return c.get().layout(); },
            py::return_value_policy::reference_internal)

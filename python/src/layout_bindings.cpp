@@ -16,6 +16,7 @@
 #include "pgroups/mesh.hpp"
 #include "pgroups/mesh_config.hpp"
 #include "pgroups/timeout.hpp"
+#include "bill_output.hpp"
 #include "plan_output.hpp"  // the CLI's printers: Plan.to_json and explain are theirs
 
 namespace py = pybind11;
@@ -137,9 +138,19 @@ void bind_rules(py::module_& m) {
           return out;
         },
         py::arg("order"), py::arg("sizes"));
-  m.def("plan_json", [](const Layout& l, int indent) { return cli::plan_json(l).dump(indent); }, py::arg("layout"),
-        py::arg("indent") = -1);
-  m.def("explain_text", [](const Layout& l, std::int64_t rank) { return cli::explain_text(l, rank); },
+  // `pgroups plan --format json` and `pgroups explain --rank R` with their default options,
+  // the communicator bill included.
+  m.def("plan_json",
+        [](const Layout& l, int indent) {
+          nlohmann::json out = cli::plan_json(l);
+          cli::add_bill_json(out, l, cli::BillOptions{});
+          return out.dump(indent);
+        },
+        py::arg("layout"), py::arg("indent") = -1);
+  m.def("explain_text",
+        [](const Layout& l, std::int64_t rank) {
+          return cli::explain_text(l, rank) + '\n' + cli::bill_text(l, cli::BillOptions{}, rank);
+        },
         py::arg("layout"), py::arg("rank"));
   m.def("encode_settings",
         [](const std::vector<std::pair<std::string, std::string>>& fields) { return as_bytes(encode_settings(fields)); },

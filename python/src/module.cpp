@@ -46,4 +46,5 @@ PYBIND11_MODULE(_pgroups, m) {
 
   pgroups::python::bind_layout(m);
   pgroups::python::bind_context(m);
+  pgroups::python::bind_bill(m);
 }

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pgroups/communicator_sharing.hpp"
 #include "pgroups/group_check.hpp"
 #include "pgroups/group_handle.hpp"
 #include "pgroups/layout.hpp"
@@ -53,15 +54,24 @@ class DeviceGroups {
   /// every NCCL communicator created so far is aborted, none is held, and the error
   /// (BackendError, TimeoutError, ConfigError) is rethrown; it may be local to this rank.
   /// Precondition: bind() succeeded and nothing was created yet.
+  /// With `sharing` (one entry per kind, communicator_sharing) only the `own` kinds are
+  /// split; shared and world kinds answer with their owner's / the world's communicator,
+  /// one-rank kinds get theirs from comm() when first asked (ncclCommInitRank over this
+  /// rank alone: no collective). Every NCCL split is a child of the NCCL world with
+  /// splitShare (one family): whenever pgroups aborts one of them (a failed or timed-out
+  /// creation, check or destroy), it aborts the whole family, so no sibling is left
+  /// sharing the resources of an aborted communicator.
   void create(const Layout& layout, std::int64_t rank, const mpi::Communicator& control,
-              const MpiGroupOf& mpi_group_of, std::optional<std::chrono::milliseconds> timeout);
+              const MpiGroupOf& mpi_group_of, std::optional<std::chrono::milliseconds> timeout,
+              std::vector<KindSharing> sharing = {});
 
   /// The device bound by bind(). Stays valid after destroy().
   [[nodiscard]] int device() const noexcept { return device_; }
   /// How bind() chose it, e.g. "node-local rank 1 (MPI shared-memory split) modulo 2
   /// visible devices".
 
-  /// The kind's NCCL communicator; StateError when it does not exist.
+  /// The kind's NCCL communicator; StateError when it does not exist. A one-rank kind's
+  /// is created here on first use, by this rank alone (on the bound device).
   [[nodiscard]] ncclComm_t comm(std::string_view group) const;
   /// Seconds spent on the kind's device communicator; for `global`, binding the device
   /// and creating the NCCL world. 0 for a kind that was not created.
@@ -81,7 +91,11 @@ class DeviceGroups {
 
   DeviceGroups(int device, double bind_seconds);
 
+  [[nodiscard]] bool is_lazy_singleton(std::string_view group) const;
+
   int device_ = 0;
+  std::optional<std::chrono::milliseconds> timeout_;
+  std::vector<std::string> lazy_singletons_;  // kinds whose one-rank communicator comm() makes
   double bind_seconds_ = 0.0;
   double world_seconds_ = 0.0;
   std::unique_ptr<Communicators> comms_;

@@ -4,8 +4,10 @@
 
 #include <chrono>
 #include <climits>
+#include <algorithm>
 #include <exception>
 #include <string>
+#include <span>
 #include <utility>
 
 #include "device_groups.hpp"
@@ -73,7 +75,8 @@ std::unique_ptr<DeviceGroups> DeviceGroups::bind(const mpi::Communicator& contro
 }
 
 void DeviceGroups::create(const Layout& layout, std::int64_t rank, const mpi::Communicator& control,
-                          const MpiGroupOf& mpi_group_of, std::optional<std::chrono::milliseconds> timeout) {
+                          const MpiGroupOf& mpi_group_of, std::optional<std::chrono::milliseconds> timeout,
+                          std::vector<KindSharing> sharing) {
   if (comms_) throw StateError("the NCCL communicators of this context were already created");
   nccl::CommOptions options;
   if (timeout) options.timeout = *timeout;
@@ -88,13 +91,37 @@ void DeviceGroups::create(const Layout& layout, std::int64_t rank, const mpi::Co
   };
   auto created = std::make_unique<Communicators>();
   created->world_key = std::string(nccl::world_key(layout));
-  created->groups = nccl::create_group_communicators(std::move(world), layout, rank, options, broadcast);
+  created->groups = nccl::create_group_communicators(std::move(world), layout, rank, options, broadcast, sharing);
+  timeout_ = timeout;
+  lazy_singletons_.clear();
+  const auto kinds = layout.group_kinds();
+  for (std::size_t kind = 0; kind < sharing.size(); ++kind) {
+    if (sharing[kind].source == CommSource::singleton && layout.is_member(rank, kind)) {
+      lazy_singletons_.push_back(kinds[kind].name);
+    }
+  }
   comms_ = std::move(created);
+}
+
+bool DeviceGroups::is_lazy_singleton(std::string_view group) const {
+  return std::find(lazy_singletons_.begin(), lazy_singletons_.end(), group) != lazy_singletons_.end();
 }
 
 ncclComm_t DeviceGroups::comm(std::string_view group) const {
   if (!comms_) {
     throw StateError(fmt::format("there is no NCCL communicator for group {}: they were destroyed", group));
+  }
+  if (!comms_->groups.contains(group) && is_lazy_singleton(group)) {
+    // A communicator of this rank alone: its unique id needs no broadcast. It costs device
+    // memory (about 512 MiB, docs/performance.md), hence only when asked for.
+    nccl::CommOptions options;
+    if (timeout_) options.timeout = *timeout_;
+    nccl::DeviceRequest request;
+    request.device = device_;
+    (void)nccl::bind_device(request);  // the thread asking may not have the device current
+    const auto start = Clock::now();
+    nccl::NcclCommunicator one = nccl::init_communicator(std::string(group), 1, 0, [](std::span<std::byte>) {}, options);
+    comms_->groups.add(std::string(group), std::move(one), seconds_since(start));
   }
   return comms_->groups.at(group).get();
 }
@@ -119,7 +146,14 @@ void DeviceGroups::destroy() {
 
 std::vector<GroupCheck> DeviceGroups::check(const Layout& layout, std::int64_t rank) {
   if (!comms_) throw StateError("the NCCL communicators of this context were destroyed; nothing to check");
-  return nccl::verify_rank_sums(comms_->groups, layout, rank);
+  try {
+    return nccl::verify_rank_sums(comms_->groups, layout, rank);
+  } catch (...) {
+    // The failed communicator was aborted; its splitShare siblings go with it (see create).
+    const std::unique_ptr<Communicators> held = std::move(comms_);
+    held->groups.abort();
+    throw;
+  }
 }
 
 }  // namespace pgroups::detail

@@ -40,11 +40,14 @@ std::unique_ptr<DeviceGroups> DeviceGroups::bind(const mpi::Communicator& contro
 }
 
 void DeviceGroups::create(const Layout& /*layout*/, std::int64_t /*rank*/, const mpi::Communicator& /*control*/,
-                          const MpiGroupOf& /*mpi_group_of*/, std::optional<std::chrono::milliseconds> /*timeout*/) {
+                          const MpiGroupOf& /*mpi_group_of*/, std::optional<std::chrono::milliseconds> /*timeout*/,
+                          std::vector<KindSharing> /*sharing*/) {
   throw_not_built("creating NCCL communicators");
 }
 
 ncclComm_t DeviceGroups::comm(std::string_view /*group*/) const { throw_not_built("asking for an NCCL communicator"); }
+
+bool DeviceGroups::is_lazy_singleton(std::string_view /*group*/) const { return false; }
 
 double DeviceGroups::creation_seconds(std::string_view /*group*/) const noexcept { return 0.0; }
 

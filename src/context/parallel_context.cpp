@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "device_groups.hpp"
+#include "pgroups/communicator_sharing.hpp"
 #include "pgroups/creation_steps.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/mpi/agreement.hpp"
@@ -82,6 +83,9 @@ std::string agreement_text(const ParallelConfig& config, const ContextOptions& o
                                  config.depth ? std::to_string(*config.depth) : std::string("-"),
                                  config.legacy_sequence_dp, config.seed, mesh_text(config.mesh), node_info_source,
                                  backend_name(options.backend), mpi::strategy_name(options.strategy));
+  // Sharing decides which collectives run; only its non-default value is spelled out,
+  // so that the texts of earlier versions stay as they were.
+  if (!options.share_communicators) text += " communicators=separate";
   // The program's own settings (ContextOptions::agreed_settings), when it has any.
   if (!options.agreed_settings.empty()) text += fmt::format(" settings={}", options.agreed_settings);
   return text;
@@ -172,16 +176,19 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   // Built aside and moved in at the end: if anything throws, these locals free every
   // communicator created so far and the context never becomes initialized.
   const auto kinds = layout_->group_kinds();
+  const std::vector<KindSharing> sharing = communicator_sharing(*layout_, options_.share_communicators);
   std::vector<KindGroup> created(kinds.size());
   for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
     KindGroup& entry = created[kind];
     entry.member = layout_->is_member(global_rank_, kind);
     entry.size = layout_->group_size(kind);
+    entry.sharing = sharing[kind];
     if (entry.member) entry.local_rank = layout_->local_rank(global_rank_, kind);
-    // `global` is the world itself: the duplicate serves as its communicator.
-    if (kinds[kind].mode == ParallelMode::global) {
+    // A kind that is the whole world (`global` among them): the duplicate serves as its
+    // communicator.
+    if (sharing[kind].source == CommSource::world) {
       entry.comm = mpi::Communicator::borrow(control.get());
-      entry.creation_seconds = dup_seconds;
+      if (kinds[kind].mode == ParallelMode::global) entry.creation_seconds = dup_seconds;
     }
   }
   // Declared after `created`, so that on a failure the NCCL communicators go first.
@@ -209,8 +216,20 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
       case StepKind::group: {
         const std::size_t kind = *step.group_kind;
         const auto start = Clock::now();
-        created[kind].comm = mpi::create_group_communicator(control, *layout_, kind, options_.strategy);
-        created[kind].creation_seconds = seconds_since(start);
+        KindGroup& entry = created[kind];
+        switch (entry.sharing.source) {
+          case CommSource::own:
+            entry.comm = mpi::create_group_communicator(control, *layout_, kind, options_.strategy);
+            break;
+          case CommSource::shared:  // the owner comes first in creation order
+            entry.comm = mpi::Communicator::borrow(created[entry.sharing.owner].comm.get());
+            break;
+          case CommSource::singleton:  // local: a collective over this rank alone
+            if (entry.member) entry.comm = mpi::Communicator::borrow(MPI_COMM_SELF).dup();
+            break;
+          case CommSource::world: break;  // the duplicate, above
+        }
+        entry.creation_seconds = seconds_since(start);
         break;
       }
       case StepKind::nccl: {
@@ -222,17 +241,51 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
             [&created, &layout](std::string_view group) {
               return created[layout.group_kind_index(group)].comm.get();
             },
-            step_limit);
+            step_limit, sharing);
         break;
       }
       case StepKind::duplicate:
       case StepKind::agreement: break;
     }
   }
+  name_communicators(control, created);
   world_ = std::move(control);
   world_seconds_ = dup_seconds;
   groups_ = std::move(created);
   device_groups_ = std::move(device_groups);
+}
+
+// MPI_Comm_set_name is local: each communicator carries the names of the kinds it serves,
+// so that MPI's diagnostics (and tools reading the names) say which kinds they are.
+void ParallelContext::name_communicators(const mpi::Communicator& world, const std::vector<KindGroup>& created) const {
+  const auto kinds = layout_->group_kinds();
+  std::vector<std::string> names(kinds.size());
+  std::string world_name;
+  for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
+    const KindGroup& entry = created[kind];
+    std::string& target = entry.sharing.source == CommSource::world ? world_name
+                          : entry.sharing.source == CommSource::shared ? names[entry.sharing.owner]
+                                                                       : names[kind];
+    target += (target.empty() ? "" : ",") + kinds[kind].name;
+  }
+  auto set_name = [](MPI_Comm comm, const std::string& kinds_served) {
+    if (comm == MPI_COMM_NULL) return;
+    std::string name = "pgroups " + kinds_served;
+    if (name.size() >= MPI_MAX_OBJECT_NAME) name.resize(MPI_MAX_OBJECT_NAME - 1);
+    MPI_Comm_set_name(comm, name.c_str());  // a name is a convenience: a failure is ignored
+  };
+  set_name(world.get(), world_name.empty() ? std::string("world") : world_name);
+  for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
+    const KindSharing& sharing = created[kind].sharing;
+    if (sharing.source == CommSource::own || sharing.source == CommSource::singleton) {
+      set_name(created[kind].comm.get(), names[kind]);
+    }
+  }
+}
+
+CommunicatorBill ParallelContext::communicator_bill() const {
+  if (!layout_) throw StateError("the context was moved from; it has no layout");
+  return pgroups::communicator_bill(*layout_, global_rank_, options_.share_communicators);
 }
 
 ParallelContext::~ParallelContext() { destroy_quietly(); }

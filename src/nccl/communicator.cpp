@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <climits>
+#include <mutex>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "check.hpp"
@@ -16,10 +19,25 @@ namespace {
 using detail::check_nccl;
 using detail::nccl_error_message;
 
-// The creation steps all build the config the same way; only splitShare differs.
-ncclConfig_t make_config(const CommOptions& options) {
+// NCCL keeps the commName pointer it is given (init.cc assigns it, copies nothing), so
+// the text must outlive every communicator: names are interned for the process, a few
+// short strings per job.
+const char* interned(const std::string& name) {
+  static std::mutex mutex;
+  static std::set<std::string> names;
+  const std::lock_guard<std::mutex> lock(mutex);
+  return names.insert(name).first->c_str();
+}
+
+// The creation steps all build the config the same way; only splitShare differs. The
+// communicator carries its name (the kinds it serves) where NCCL has commName (2.27),
+// so that NCCL_DEBUG output and profilers say which kinds it is for.
+ncclConfig_t make_config(const CommOptions& options, [[maybe_unused]] const std::string& name) {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = options.nonblocking ? 0 : 1;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+  config.commName = interned("pgroups " + name);
+#endif
   return config;
 }
 
@@ -156,7 +174,7 @@ NcclCommunicator init_communicator(std::string name, std::int64_t size, std::int
   }
   broadcast(std::as_writable_bytes(std::span<ncclUniqueId, 1>(&id, 1)));
 
-  ncclConfig_t config = make_config(options);
+  ncclConfig_t config = make_config(options, name);
   ncclComm_t raw = nullptr;
   const std::string step = fmt::format("ncclCommInitRankConfig of communicator '{}' (rank {} of {})", name, rank, size);
   const ncclResult_t result =
@@ -179,7 +197,7 @@ NcclCommunicator split_communicator(NcclCommunicator& parent, std::string name, 
                                   name));
   }
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0)
-  ncclConfig_t config = make_config(options);
+  ncclConfig_t config = make_config(options, name);
   config.splitShare = options.split_share ? 1 : 0;
   ncclComm_t raw = nullptr;
   const std::string step = fmt::format("ncclCommSplit of communicator '{}' from '{}' (colour {}, key {})", name,
@@ -210,7 +228,7 @@ void split_out(NcclCommunicator& parent, std::string_view name, const CommOption
     throw StateError(fmt::format("communicator '{}' cannot be split from an empty parent communicator", name));
   }
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0)
-  ncclConfig_t config = make_config(options);
+  ncclConfig_t config = make_config(options, std::string(name));
   config.splitShare = options.split_share ? 1 : 0;
   ncclComm_t raw = nullptr;
   const std::string step =

@@ -17,6 +17,7 @@ namespace {
 // What one kind's creation needs, computed for every kind before the first collective.
 struct KindPlan {
   std::string group;
+  std::size_t kind = 0;       // index in layout.group_kinds()
   std::optional<int> colour;  // the group's index among the kind's groups; none outside every group
   int key = 0;                // the rank's local rank in its group
   int size = 1;               // the group's size
@@ -35,7 +36,7 @@ std::vector<KindPlan> plan_kinds(const Layout& layout, std::int64_t rank) {
   for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
     if (kinds[kind].mode == ParallelMode::global) continue;
     const std::string& name = kinds[kind].name;
-    KindPlan step{.group = name, .colour = std::nullopt, .key = 0, .size = to_int(layout.group_size(kind), name, "group size")};
+    KindPlan step{.group = name, .kind = kind, .colour = std::nullopt, .key = 0, .size = to_int(layout.group_size(kind), name, "group size")};
     if (layout.is_member(rank, kind)) {
       step.colour = to_int(layout.group_index(rank, kind), name, "group index");
       step.key = to_int(layout.local_rank(rank, kind), name, "local rank");
@@ -64,7 +65,7 @@ bool GroupCommunicators::contains(std::string_view group) const noexcept {
 
 const GroupCommunicators::Entry& GroupCommunicators::entry(std::string_view group) const {
   for (const Entry& held : comms_) {
-    if (held.group == group) return held;
+    if (held.group == group) return held.alias_of.empty() ? held : entry(held.alias_of);
   }
   throw StateError(fmt::format("there is no NCCL communicator for group {}: it was not created for this rank and "
                                "configuration",
@@ -78,7 +79,13 @@ NcclCommunicator& GroupCommunicators::at(std::string_view group) {
 
 const NcclCommunicator& GroupCommunicators::at(std::string_view group) const { return entry(group).comm; }
 
-double GroupCommunicators::creation_seconds(std::string_view group) const { return entry(group).creation_seconds; }
+double GroupCommunicators::creation_seconds(std::string_view group) const {
+  // An alias's own entry (0 s): the time was spent on its target's.
+  for (const Entry& held : comms_) {
+    if (held.group == group) return held.creation_seconds;
+  }
+  return entry(group).creation_seconds;  // throws StateError naming the kind
+}
 
 std::vector<std::string> GroupCommunicators::names() const {
   std::vector<std::string> names;
@@ -89,7 +96,13 @@ std::vector<std::string> GroupCommunicators::names() const {
 
 void GroupCommunicators::add(std::string group, NcclCommunicator comm, double creation_seconds) {
   if (contains(group)) throw StateError(fmt::format("an NCCL communicator for group {} is already held", group));
-  comms_.push_back(Entry{std::move(group), std::move(comm), creation_seconds});
+  comms_.push_back(Entry{std::move(group), std::move(comm), creation_seconds, {}});
+}
+
+void GroupCommunicators::alias(std::string group, std::string target) {
+  if (contains(group)) throw StateError(fmt::format("an NCCL communicator for group {} is already held", group));
+  const Entry& found = entry(target);  // StateError when the target is not held
+  comms_.push_back(Entry{std::move(group), NcclCommunicator(), 0.0, found.group});
 }
 
 void GroupCommunicators::destroy() {
@@ -118,7 +131,8 @@ void GroupCommunicators::destroy_quietly() noexcept {
 }
 
 GroupCommunicators create_group_communicators(NcclCommunicator world, const Layout& layout, std::int64_t rank,
-                                              const CommOptions& options, const GroupBroadcast& group_broadcast) {
+                                              const CommOptions& options, const GroupBroadcast& group_broadcast,
+                                              std::span<const KindSharing> sharing) {
   GroupCommunicators result;
   try {
     if (!world) throw StateError("group communicators need a world communicator, but the one given is empty");
@@ -136,6 +150,16 @@ GroupCommunicators create_group_communicators(NcclCommunicator world, const Layo
                             "group broadcast; none was given"));
     }
     const std::vector<KindPlan> plan = plan_kinds(layout, rank);
+    const auto kinds = layout.group_kinds();
+    if (!sharing.empty() && sharing.size() != kinds.size()) {
+      throw StateError(fmt::format("the sharing has {} entries for a layout of {} kinds", sharing.size(), kinds.size()));
+    }
+    // Each owned communicator's name: every kind it serves.
+    std::vector<std::string> served(kinds.size());
+    for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
+      const std::size_t owner = sharing.empty() || sharing[kind].source != CommSource::shared ? kind : sharing[kind].owner;
+      served[owner] += (served[owner].empty() ? "" : ",") + kinds[kind].name;
+    }
     const int world_size = world.size();
     const int world_rank = world.rank();
     if (world_size != layout.world_size() || world_rank != rank) {
@@ -149,6 +173,16 @@ GroupCommunicators create_group_communicators(NcclCommunicator world, const Layo
     const std::string world_name(world_key(layout));
     result.add(world_name, std::move(world));
     for (const KindPlan& step : plan) {
+      const CommSource source = sharing.empty() ? CommSource::own : sharing[step.kind].source;
+      if (source == CommSource::world) {
+        result.alias(step.group, world_name);
+        continue;
+      }
+      if (source == CommSource::shared) {
+        result.alias(step.group, kinds[sharing[step.kind].owner].name);
+        continue;
+      }
+      if (source == CommSource::singleton) continue;  // made when asked for, by this rank alone
       const auto start = std::chrono::steady_clock::now();
       if (!step.colour) {
         // Outside every group of a partial kind: the split is collective over the world,
@@ -158,9 +192,9 @@ GroupCommunicators create_group_communicators(NcclCommunicator world, const Layo
       }
       // The parent is looked up each time: add() may move the communicators it holds.
       NcclCommunicator comm =
-          by_split ? split_communicator(result.at(world_name), step.group, *step.colour, step.key, options)
+          by_split ? split_communicator(result.at(world_name), served[step.kind], *step.colour, step.key, options)
                    : init_communicator(
-                         step.group, step.size, step.key,
+                         served[step.kind], step.size, step.key,
                          [&](std::span<std::byte> bytes) { group_broadcast(step.group, bytes); }, options);
       const int size = comm.size();
       const int local = comm.rank();

@@ -25,9 +25,12 @@ namespace {
 
 using mpi::Communicator;
 
+// Sharing off: these cases check the mechanism of one split per kind; the shared, world
+// and one-rank kinds have their own cases (ParallelContextFakeNcclSharing).
 ContextOptions nccl_options() {
   ContextOptions options;
   options.backend = Backend::nccl;
+  options.share_communicators = false;
   return options;
 }
 
@@ -248,10 +251,44 @@ TEST(ParallelContextFakeNcclMesh, AMeshDimensionMayBeCalledGlobalWithoutMeetingT
   // The one kind spans the world: every split has its two ranks.
   fake_nccl::reset({.split_shape = [](int, int, int key) { return std::pair{2, key}; }});
   const ParallelContext context(config, MPI_COMM_WORLD, nccl_options());
-  ASSERT_EQ(fake_nccl::record().creations.size(), 2U);  // the world, then the kind `global`'s own split
+  // The one kind spans the world, so the world serves it (issue 17): no split, and the
+  // kind's name never meets the world's key.
+  ASSERT_EQ(fake_nccl::record().creations.size(), 1U);
   EXPECT_EQ(context.get_group("global").backend(), Backend::nccl);
   EXPECT_EQ(context.world_size("global"), 2);
   EXPECT_GE(context.creation_seconds("global"), 0.0);
+}
+
+// Issue 17 on two ranks: pp and pp-tp are the whole world (the NCCL world serves them), tp
+// and pos_embd have one-rank groups (no split; tp's communicator is made, by this rank
+// alone, when asked for), embd is the one split.
+TEST(ParallelContextFakeNcclSharing, OnlyDistinctPartitionsAreSplitAndOneRankKindsWaitUntilAskedFor) {
+  if (test::world_size() != 2) GTEST_SKIP() << "for two ranks";
+  ParallelConfig config;
+  config.mesh = MeshConfig{.dims = {{"pp", 2}, {"tp", 1}}, .groups = {"pp", "tp", "pp-tp", "embd", "pos_embd"}};
+  const Layout layout(config);
+  fake_cuda::reset();
+  fake_nccl::reset({.split_shape = [](int, int, int key) { return std::pair{2, key}; }});
+  ContextOptions options;
+  options.backend = Backend::nccl;
+  ParallelContext context(config, MPI_COMM_WORLD, options);
+  const std::vector<fake_nccl::Creation>& creations = fake_nccl::record().creations;
+  ASSERT_EQ(creations.size(), 2U);  // the world and embd's split
+  EXPECT_EQ(creations[0].call, "init");
+  EXPECT_EQ(creations[1].call, "split");
+  EXPECT_EQ(context.communicator_bill(), (CommunicatorBill{5, 2, 2, 2}));
+  EXPECT_EQ(context.get_group("pp").nccl(), context.get_group("pp-tp").nccl());
+  EXPECT_NE(context.get_group("embd").nccl(), context.get_group("pp").nccl());
+  // The one-rank communicator: created now, by this rank alone, once.
+  const ncclComm_t tp = context.get_group("tp").nccl();
+  ASSERT_EQ(creations.size(), 3U);
+  EXPECT_EQ(creations[2].call, "init");
+  EXPECT_EQ(creations[2].nranks, 1);
+  EXPECT_EQ(creations[2].rank, 0);
+  EXPECT_EQ(context.get_group("tp").nccl(), tp);
+  EXPECT_EQ(creations.size(), 3U);
+  context.destroy();
+  EXPECT_TRUE(fake_nccl::record().live.empty());  // each freed once
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pgroups/communicator_sharing.hpp"
 #include "pgroups/layout.hpp"
 #include "pgroups/nccl/communicator.hpp"
 #include "pgroups/parallel_mode.hpp"
@@ -75,6 +76,10 @@ class GroupCommunicators {
 
   /// Appends the communicator of a kind not yet held (StateError otherwise).
   void add(std::string group, NcclCommunicator comm, double creation_seconds = 0.0);
+  /// Makes `group` (not yet held) answer with the communicator of `target` (held): a kind
+  /// that shares another's communicator (communicator_sharing). at(), contains() and
+  /// names() see it; destroy() and abort() free only the target, once.
+  void alias(std::string group, std::string target);
   /// Destroys every communicator in reverse creation order; on the first failure, aborts
   /// the rest and rethrows. Empty afterwards.
   void destroy();
@@ -84,8 +89,9 @@ class GroupCommunicators {
  private:
   struct Entry {
     std::string group;
-    NcclCommunicator comm;
+    NcclCommunicator comm;  // empty for an alias
     double creation_seconds;
+    std::string alias_of;   // the kind whose communicator this one uses, or empty
   };
   [[nodiscard]] const Entry& entry(std::string_view group) const;
   void destroy_quietly() noexcept;
@@ -108,8 +114,15 @@ class GroupCommunicators {
 /// empty or `world` is empty, ConfigError for a rank outside the layout or a
 /// colour/key beyond int, BackendError, TimeoutError (per step, options.timeout), or
 /// what `group_broadcast` throws. Complexity: one split (or one init) per kind.
+///
+/// With `sharing` (communicator_sharing(layout), one entry per kind; empty: none) only the
+/// `own` kinds are split (each named after every kind it serves, e.g. "tp,tp-cp", which is
+/// also NCCL's commName); a `world` kind is an alias of "global", a `shared` one an alias
+/// of its owner, and a `singleton` kind gets nothing here (its one-rank communicator is
+/// made by the rank alone when asked for). Every rank passes the same sharing.
 [[nodiscard]] GroupCommunicators create_group_communicators(NcclCommunicator world, const Layout& layout,
                                                             std::int64_t rank, const CommOptions& options = {},
-                                                            const GroupBroadcast& group_broadcast = {});
+                                                            const GroupBroadcast& group_broadcast = {},
+                                                            std::span<const KindSharing> sharing = {});
 
 }  // namespace pgroups::nccl

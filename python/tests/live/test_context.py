@@ -200,3 +200,19 @@ def test_named_mesh_groups_by_token():
         # A token names its dimensions in any order: the same communicator.
         assert MPI._handleof(ctx.get_group("dp-tp")) == MPI._handleof(ctx.get_group("tp-dp"))
         assert ctx.is_pipeline_first_stage() == (plan.coordinates(RANK)["pp"] == 0)
+
+
+@pytest.mark.parametrize("share", [True, False])
+def test_kinds_of_one_partition_share_a_communicator_unless_sharing_is_off(share):
+    # tp-cp is tp and cp has one-rank groups (issue 17); every kind still answers for itself.
+    mesh = {"tp": 2, "cp": 1, "dp": SIZE // 2}
+    with ParallelContext(mesh=mesh, groups=["tp", "cp", "dp", "tp-cp"], share_communicators=share) as ctx:
+        assert ctx.share_communicators is share
+        same = MPI._handleof(ctx.get_group("tp-cp")) == MPI._handleof(ctx.get_group("tp"))
+        assert same is share
+        assert ctx.get_group("cp").Get_size() == 1
+        for kind in ctx.group_kinds:
+            assert ctx.get_group(kind).allreduce(RANK) == sum(ctx.get_ranks_in_group(kind)), kind
+        bill = ctx.communicators()
+        assert (bill["kinds"], bill["distinct"], bill["singletons"]) == (4, 2 if SIZE > 2 else 1, 1)
+        assert bill == ctx.plan.communicators(RANK, share)

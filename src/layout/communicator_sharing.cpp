@@ -1,0 +1,137 @@
+#include "pgroups/communicator_sharing.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "pgroups/error.hpp"
+
+namespace pgroups {
+
+std::string_view comm_source_name(CommSource source) noexcept {
+  switch (source) {
+    case CommSource::world: return "world";
+    case CommSource::singleton: return "singleton";
+    case CommSource::shared: return "shared";
+    case CommSource::own: return "own";
+  }
+  return "own";
+}
+
+std::vector<KindSharing> communicator_sharing(const Layout& layout, bool share) {
+  const auto kinds = layout.group_kinds();
+  std::vector<KindSharing> result(kinds.size());
+  // Rank 0's group of each full kind that owns a communicator, by group size, to compare
+  // a later kind with only the owners of its size.
+  std::multimap<std::int64_t, std::pair<std::size_t, std::vector<std::int64_t>>> owners;
+  for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
+    KindSharing& entry = result[kind];
+    entry.owner = kind;
+    // `global` has always been the world's duplicate.
+    if (kinds[kind].mode == ParallelMode::global) {
+      entry.source = CommSource::world;
+      continue;
+    }
+    if (!share) continue;
+    const std::int64_t size = layout.group_size(kind);
+    if (size == 1) {
+      entry.source = CommSource::singleton;
+      continue;
+    }
+    if (kinds[kind].partial) continue;  // own: never shared
+    if (size == layout.world_size()) {
+      entry.source = CommSource::world;
+      continue;
+    }
+    std::vector<std::int64_t> first = layout.group_of(0, kind);
+    const auto [begin, end] = owners.equal_range(size);
+    for (auto it = begin; it != end; ++it) {
+      if (it->second.second == first) {
+        entry.source = CommSource::shared;
+        entry.owner = it->second.first;
+        break;
+      }
+    }
+    if (entry.source == CommSource::own) owners.emplace(size, std::make_pair(kind, std::move(first)));
+  }
+  return result;
+}
+
+namespace {
+
+// The bill and the list of kinds whose communicator `rank` creates, from one sharing.
+CommunicatorBill bill_of(const Layout& layout, std::int64_t rank, const std::vector<KindSharing>& sharing,
+                         const std::vector<KindSharing>& shared, std::vector<std::size_t>* created_kinds) {
+  const auto kinds = layout.group_kinds();
+  CommunicatorBill bill;
+  bill.kinds = static_cast<std::int64_t>(kinds.size());
+  bill.created = 1;  // the duplicate of the world
+  bool world_counted = false;
+  for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
+    const std::int64_t size = layout.group_size(kind);
+    // distinct and singletons describe the layout, whatever the switch.
+    if (size == 1) {
+      ++bill.singletons;
+    } else if (shared[kind].source == CommSource::world) {
+      if (!world_counted) ++bill.distinct;
+      world_counted = true;
+    } else if (shared[kind].source == CommSource::own) {
+      ++bill.distinct;
+    }
+    if (sharing[kind].source == CommSource::own && size > 1 && layout.is_member(rank, kind)) {
+      ++bill.created;
+      if (created_kinds) created_kinds->push_back(kind);
+    }
+  }
+  return bill;
+}
+
+}  // namespace
+
+CommunicatorBill communicator_bill(const Layout& layout, std::int64_t rank, bool share) {
+  if (rank < 0 || rank >= layout.world_size()) {
+    throw ConfigError(fmt::format("rank {} is outside the world: ranks are 0 to {}", rank, layout.world_size() - 1));
+  }
+  const std::vector<KindSharing> shared = communicator_sharing(layout, true);
+  return bill_of(layout, rank, share ? shared : communicator_sharing(layout, false), shared, nullptr);
+}
+
+CommunicatorBill largest_communicator_bill(const Layout& layout, bool share) {
+  return communicator_bill(layout, 0, share);
+}
+
+NcclEstimate estimate_nccl_memory(const Layout& layout, std::int64_t rank, bool share, const NcclMemoryModel& model) {
+  if (rank < 0 || rank >= layout.world_size()) {
+    throw ConfigError(fmt::format("rank {} is outside the world: ranks are 0 to {}", rank, layout.world_size() - 1));
+  }
+  const std::vector<KindSharing> shared = communicator_sharing(layout, true);
+  std::vector<std::size_t> created;
+  const CommunicatorBill bill =
+      bill_of(layout, rank, share ? shared : communicator_sharing(layout, false), shared, &created);
+  const std::optional<std::int64_t> per_node = layout.config().gpus_per_node;
+  auto node = [&per_node](std::int64_t r) { return per_node && *per_node > 0 ? r / *per_node : 0; };
+  NcclEstimate estimate;
+  estimate.communicators = bill.created;
+  auto add = [&](std::int64_t size, bool intra) {
+    double mib = size <= 1 ? model.one_rank_mib : size == 2 ? model.two_ranks_mib : model.larger_mib;
+    if (!intra) mib += model.inter_node_extra_mib;
+    estimate.mib += mib;
+    ++(intra ? estimate.intra_node : estimate.inter_node);
+  };
+  // The NCCL world: within a node when the whole world fits in one.
+  add(layout.world_size(), node(0) == node(layout.world_size() - 1));
+  for (const std::size_t kind : created) {
+    const std::vector<std::int64_t> group = layout.group_of(rank, kind);
+    bool intra = true;
+    for (const std::int64_t member : group) intra = intra && node(member) == node(group.front());
+    add(static_cast<std::int64_t>(group.size()), intra);
+  }
+  return estimate;
+}
+
+std::string bill_text(const CommunicatorBill& bill) {
+  return fmt::format("kinds {}, distinct {}, singletons {}, created {} communicators per rank", bill.kinds,
+                     bill.distinct, bill.singletons, bill.created);
+}
+
+}  // namespace pgroups
