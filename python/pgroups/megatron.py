@@ -32,6 +32,13 @@ from .torch import create_groups
 _DENSE = ("dp-cp", "dp", "cp", "tp-pp", "tp", "pp", "embd", "pos_embd", "tp-dp-cp", "tp-dp", "tp-cp")
 _EXPERT = ("ep", "tp", "tp-ep", "tp-ep-pp", "dp")
 
+# torch names a group made with use_local_synchronization (and split_group) after its
+# ranks and this rank's number of live groups, which differ between ranks once some were
+# outside a partial kind (the embedding groups) or the program made groups of its own:
+# members would then wait under different names forever. new_group, as megatron-core
+# uses, names groups by a count every rank keeps alike.
+_METHOD = "new_group"
+
 # Arguments accepted with their default only (Megatron-LM's meaning needs NCCL options,
 # custom rank functions or groups pgroups does not build).
 _DEFAULT_ONLY: Dict[str, Any] = {
@@ -176,7 +183,7 @@ def initialize_model_parallel(
                 continue
             seen[key] = (prefix, kind)
             new_kinds.append(kind)
-        made = create_groups(plan, modes=new_kinds, timeout=timeout)
+        made = create_groups(plan, modes=new_kinds, timeout=timeout, method=_METHOD)
         state.creations += made.calls
         for kind in new_kinds:
             group = made.get_group(kind)
@@ -195,8 +202,8 @@ def initialize_model_parallel(
             if backend == "gloo":
                 state.gloo[name] = state.groups[name]
         if backend != "gloo":
-            made = create_groups(dense_plan, modes=["dp", "dp-cp"], backend="gloo", timeout=timeout)
-            made_expert = create_groups(expert_plan, modes=["dp"], backend="gloo", timeout=timeout)
+            made = create_groups(dense_plan, modes=["dp", "dp-cp"], backend="gloo", timeout=timeout, method=_METHOD)
+            made_expert = create_groups(expert_plan, modes=["dp"], backend="gloo", timeout=timeout, method=_METHOD)
             state.gloo = {"dense:dp": made.get_group("dp"), "dense:dp-cp": made.get_group("dp-cp"),
                           "expert:dp": made_expert.get_group("dp")}
             state.created += list(state.gloo.values())
@@ -220,7 +227,12 @@ def _group(key: str, what: str, check_initialized: bool = True) -> Any:
             raise _pgroups.StateError(f"{what} group is not initialized: call "
                                       f"pgroups.megatron.initialize_model_parallel first")
         return None
-    return _state.groups[key]
+    group = _state.groups[key]
+    if group is None and check_initialized:
+        # A rank outside every group of a partial kind (embedding), as megatron-core says.
+        raise _pgroups.StateError(f"{what} group is not initialized on rank {dist.get_rank()}: this rank is in no "
+                                  f"{what} group")
+    return group
 
 
 def _ranks(key: str, what: str) -> List[int]:
@@ -588,5 +600,5 @@ def get_process_group_collection() -> Any:
               "tp_dp_cp": "dense:tp-dp-cp", "dp": "dense:dp", "dp_cp": "dense:dp-cp", "expt_dp": "expert:dp",
               "intra_dp_cp": "dense:dp-cp", "intra_expt_dp": "expert:dp"}
     for field, key in fields.items():
-        setattr(collection, field, _group(key, field))
+        setattr(collection, field, _group(key, field, check_initialized=False))
     return collection
