@@ -350,48 +350,32 @@ def get_intra_distributed_optimizer_instance_group(check_initialized: bool = Tru
 
 
 # World sizes and ranks ------------------------------------------------------------------
-def set_tensor_model_parallel_world_size(world_size: Optional[int]) -> None:
-    _state.overrides["tp_size"] = world_size
+def _setter(key: str) -> Callable[[Optional[int]], None]:
+    """megatron-core's set_* override: the getter answers the value set (None: the group's)."""
+
+    def set_value(value: Optional[int]) -> None:
+        _state.overrides[key] = value
+
+    return set_value
 
 
-def set_pipeline_model_parallel_world_size(world_size: Optional[int]) -> None:
-    _state.overrides["pp_size"] = world_size
+set_tensor_model_parallel_world_size = _setter("tp_size")
+set_pipeline_model_parallel_world_size = _setter("pp_size")
+set_tensor_model_parallel_rank = _setter("tp_rank")
+set_pipeline_model_parallel_rank = _setter("pp_rank")
+set_data_parallel_rank = _setter("dp_rank")
+set_expert_model_parallel_world_size = _setter("ep_size")
+set_expert_model_parallel_rank = _setter("ep_rank")
+set_expert_tensor_parallel_world_size = _setter("etp_size")
+set_expert_tensor_parallel_rank = _setter("etp_rank")
 
 
 def set_virtual_pipeline_model_parallel_world_size(world_size: Optional[int]) -> None:
     _state.virtual_size = world_size
 
 
-def set_tensor_model_parallel_rank(rank: Optional[int]) -> None:
-    _state.overrides["tp_rank"] = rank
-
-
-def set_pipeline_model_parallel_rank(rank: Optional[int]) -> None:
-    _state.overrides["pp_rank"] = rank
-
-
 def set_virtual_pipeline_model_parallel_rank(rank: Optional[int]) -> None:
     _state.virtual_rank = rank
-
-
-def set_data_parallel_rank(rank: Optional[int]) -> None:
-    _state.overrides["dp_rank"] = rank
-
-
-def set_expert_model_parallel_world_size(world_size: Optional[int]) -> None:
-    _state.overrides["ep_size"] = world_size
-
-
-def set_expert_model_parallel_rank(rank: Optional[int]) -> None:
-    _state.overrides["ep_rank"] = rank
-
-
-def set_expert_tensor_parallel_world_size(world_size: Optional[int]) -> None:
-    _state.overrides["etp_size"] = world_size
-
-
-def set_expert_tensor_parallel_rank(rank: Optional[int]) -> None:
-    _state.overrides["etp_rank"] = rank
 
 
 def get_tensor_model_parallel_world_size() -> int:
