@@ -9,12 +9,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${PGROUPS_VENV:-.venv}
 requirements=python/requirements/torch2.txt
+nodeps=python/requirements/torch2-nodeps.txt
 stamp="$venv/.pgroups-requirements"
-if [[ -x "$venv/bin/python" ]] && cmp -s "$requirements" "$stamp"; then
+if [[ -x "$venv/bin/python" ]] && cat "$requirements" "$nodeps" | cmp -s - "$stamp"; then
   exit 0
 fi
 echo "pgroups: making $venv (torch 2.x) from /usr/bin/python3"
 /usr/bin/python3 -m venv --system-site-packages "$venv"
 "$venv/bin/python" -m pip install -q -r "$requirements"
-cp "$requirements" "$stamp"
+# Megatron-core and Colossal-AI without their dependencies, which would replace torch.
+"$venv/bin/python" -m pip install -q --no-deps --no-build-isolation -r "$nodeps"
+cat "$requirements" "$nodeps" > "$stamp"
 "$venv/bin/python" -c 'import torch; print("pgroups:", "'"$venv"'", "has torch", torch.__version__)'

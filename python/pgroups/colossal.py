@@ -27,15 +27,31 @@ Where pgroups deliberately differs:
   ParallelContext never calls it then);
 * invalid sizes raise :class:`pgroups.ConfigError` with a message naming the values and
   the rule, instead of an AssertionError.
+
+Colossal-AI's own code on pgroups' groups: :func:`register` puts pgroups' initializers into
+Colossal-AI's registry (``colossalai.legacy.registry.DIST_GROUP_INITIALIZER``) under its
+class names, so its legacy ``ParallelContext.init_parallel_groups()`` runs unchanged on
+them; :func:`unregister` puts Colossal-AI's own back. The registered classes return
+exactly what Colossal-AI's return: 6-tuples ``(local_rank, world_size, process_group,
+cpu_group, ranks_in_group, mode)`` (the cpu group a gloo group when the backend is not
+gloo, the same group on gloo), lists where Colossal-AI returns lists, Colossal-AI's own
+``ParallelMode`` members, its legacy ``sequence_dp`` blocks, and its side effects on
+``colossalai.legacy.global_variables.tensor_parallel_env``; every mode has a group object
+of its own, so Colossal-AI's ``destroy()`` destroys them one by one.
 """
 
 from __future__ import annotations
 
 from typing import Any, List, Optional, Tuple, Union
 
+import importlib
+import math
+from typing import Dict
+
 import torch.distributed as dist
 
 from . import _pgroups
+from ._checks import check_bool, check_int
 from ._modes import ParallelMode
 from .torch import create_groups
 
@@ -54,13 +70,13 @@ class ProcessGroupInitializer:
     def __init__(self, rank: int, world_size: int, config: Any, data_parallel_size: int,
                  pipeline_parallel_size: int, tensor_parallel_size: int, *,
                  legacy_sequence_dp: bool = False) -> None:
-        self.rank = rank
-        self.world_size = world_size
+        self.rank = check_int("rank", rank, minimum=0)
+        self.world_size = check_int("world_size", world_size, minimum=1)
         self.config = config
-        self.data_parallel_size = data_parallel_size
-        self.pipeline_parallel_size = pipeline_parallel_size
-        self.tensor_parallel_size = tensor_parallel_size
-        self.legacy_sequence_dp = legacy_sequence_dp
+        self.data_parallel_size = check_int("data_parallel_size", data_parallel_size, minimum=1)
+        self.pipeline_parallel_size = check_int("pipeline_parallel_size", pipeline_parallel_size, minimum=1)
+        self.tensor_parallel_size = check_int("tensor_parallel_size", tensor_parallel_size, minimum=1)
+        self.legacy_sequence_dp = check_bool("legacy_sequence_dp", legacy_sequence_dp)
         self.depth: Optional[int] = None
         self.groups = None
 
@@ -160,7 +176,7 @@ class Initializer_2p5D(ProcessGroupInitializer):
                  pipeline_parallel_size: int, tensor_parallel_size: int, depth: int, **kwargs: Any) -> None:
         super().__init__(rank, world_size, config, data_parallel_size, pipeline_parallel_size,
                          tensor_parallel_size, **kwargs)
-        self.depth = depth
+        self.depth = check_int("depth", depth, minimum=1)
 
 
 class Initializer_3D(ProcessGroupInitializer):
@@ -171,7 +187,160 @@ class Initializer_3D(ProcessGroupInitializer):
     returns_list = True
 
 
+# Colossal-AI's own code on pgroups' groups --------------------------------------------
+
+_REGISTERED_NAMES = ("Initializer_Data", "Initializer_Model", "Initializer_Pipeline", "Initializer_Tensor",
+                     "Initializer_1D", "Initializer_2D", "Initializer_2p5D", "Initializer_3D", "Initializer_Sequence",
+                     "Initializer_Sequence_DP")
+_saved: Dict[str, Any] = {}
+
+
+def _colossal(module: str) -> Any:
+    """``colossalai.legacy.<module>``, or ImportError saying what is missing."""
+    name = f"colossalai.legacy.{module}"
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        raise ImportError(
+            f"pgroups.colossal.register() needs Colossal-AI's {name}, which cannot be imported ({error}); install "
+            f"colossalai (pgroups is tested with colossalai==0.5.0, installed with --no-deps)") from error
+
+
+class _ColossalInitializer(ProcessGroupInitializer):
+    """What a registered initializer adds to pgroups' own: Colossal-AI's tuple, modes and
+    tensor-parallel environment."""
+
+    def __init__(self, rank: int, world_size: int, config: Any, data_parallel_size: int,
+                 pipeline_parallel_size: int, tensor_parallel_size: int, *args: Any, **kwargs: Any) -> None:
+        super().__init__(rank, world_size, config, data_parallel_size, pipeline_parallel_size,  # type: ignore[call-arg]
+                         tensor_parallel_size, *args, legacy_sequence_dp=True, **kwargs)
+
+    def _set_env(self, env: Any) -> None:
+        """Colossal-AI's checks and settings of its tensor-parallel environment, before
+        the groups (only for sizes the plan accepts; pgroups reports the others)."""
+
+    def _after(self, env: Any, mode_type: Any) -> None:
+        """Colossal-AI's settings made while creating the groups."""
+
+    def init_dist_group(self) -> Any:  # type: ignore[override]
+        mode_type = _colossal("context.parallel_mode").ParallelMode
+        env = _colossal("global_variables").tensor_parallel_env
+        self._set_env(env)
+        result = super().init_dist_group()
+        settings = result if isinstance(result, list) else [result]
+        cpu_groups = None
+        if dist.get_backend() != "gloo":
+            # Colossal-AI's cpu group: a gloo group of the same ranks, one per mode.
+            cpu_groups = create_groups(self.groups.plan, modes=self.modes, backend="gloo")
+        out = [(local_rank, size, group, cpu_groups.get_group(m) if cpu_groups else group, ranks, mode_type(m))
+               for (local_rank, size, group, ranks, _), m in zip(settings, self.modes)]
+        self._after(env, mode_type)
+        return out if isinstance(result, list) else out[0]
+
+
+def _check_env(env: Any, field: str, value: int, what: str) -> None:
+    held = getattr(env, field)
+    if held:
+        if int(held) != value:
+            raise _pgroups.ConfigError(
+                f"Colossal-AI's tensor_parallel_env.{field} is {held}, but this {what} needs {value}")
+    else:
+        setattr(env, field, value)
+
+
+class _Registered1D(_ColossalInitializer, Initializer_1D):
+    def _after(self, env: Any, mode_type: Any) -> None:
+        env.parallel_input_1d = False
+
+
+class _Registered2D(_ColossalInitializer, Initializer_2D):
+    def _set_env(self, env: Any) -> None:
+        dim = math.isqrt(self.tensor_parallel_size)
+        if dim * dim == self.tensor_parallel_size:
+            _check_env(env, "summa_dim", dim, "2D initializer")
+
+
+class _Registered2p5D(_ColossalInitializer, Initializer_2p5D):
+    def __init__(self, rank: int, world_size: int, config: Any, data_parallel_size: int, pipeline_parallel_size: int,
+                 tensor_parallel_size: int, depth: int) -> None:
+        super().__init__(rank, world_size, config, data_parallel_size, pipeline_parallel_size, tensor_parallel_size,
+                         depth)
+
+    def _set_env(self, env: Any) -> None:
+        assert self.depth is not None
+        dim = math.isqrt(self.tensor_parallel_size // self.depth)
+        if dim * dim * self.depth == self.tensor_parallel_size:
+            _check_env(env, "tesseract_dim", dim, "2.5D initializer")
+            _check_env(env, "tesseract_dep", self.depth, "2.5D initializer")
+
+
+class _Registered3D(_ColossalInitializer, Initializer_3D):
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+
+    def _set_env(self, env: Any) -> None:
+        depth = round(self.tensor_parallel_size ** (1 / 3))
+        if depth ** 3 == self.tensor_parallel_size:
+            _check_env(env, "depth_3d", depth, "3D initializer")
+
+    def _after(self, env: Any, mode_type: Any) -> None:
+        for field, mode in zip(("input_group_3d", "weight_group_3d", "output_group_3d", "input_x_weight_group_3d",
+                                "output_x_weight_group_3d"), self.modes):
+            setattr(env, field, mode_type(mode))
+
+
+def _registered_class(name: str) -> type:
+    own = globals()[name]
+    special = {"Initializer_1D": _Registered1D, "Initializer_2D": _Registered2D,
+               "Initializer_2p5D": _Registered2p5D, "Initializer_3D": _Registered3D}
+    base = special.get(name)
+    cls = base if base is not None else type(name, (_ColossalInitializer, own), {})
+    cls.__name__ = cls.__qualname__ = name
+    cls.__doc__ = f"pgroups' {name} as Colossal-AI's: 6-tuples with Colossal-AI's ParallelMode. {own.__doc__}"
+    return cls
+
+
+REGISTERED = {name: _registered_class(name) for name in _REGISTERED_NAMES}
+
+
+def register() -> None:
+    """Puts pgroups' initializers into ``colossalai.legacy.registry.DIST_GROUP_INITIALIZER``
+    under Colossal-AI's class names, replacing Colossal-AI's (its registry refuses a name
+    twice, so they are replaced in place and kept for :func:`unregister`). A second call
+    does nothing. ImportError, saying so, when Colossal-AI cannot be imported."""
+    registry = _colossal("registry").DIST_GROUP_INITIALIZER
+    for name, cls in REGISTERED.items():
+        held = registry._registry.get(name)
+        if held is cls:
+            continue
+        _saved[name] = held
+        registry._registry[name] = cls
+
+
+def unregister() -> None:
+    """Puts Colossal-AI's own initializers back (those register() replaced); a call
+    without register() does nothing."""
+    if not _saved:
+        return
+    registry = _colossal("registry").DIST_GROUP_INITIALIZER
+    for name, held in _saved.items():
+        if held is None:
+            registry._registry.pop(name, None)
+        else:
+            registry._registry[name] = held
+    _saved.clear()
+
+
+def is_registered() -> bool:
+    """Whether register() is in effect."""
+    return bool(_saved)
+
+
 __all__ = [
+    "register",
+    "unregister",
+    "is_registered",
+    "REGISTERED",
     "ProcessGroupInitializer",
     "Initializer_Data",
     "Initializer_Model",

@@ -88,6 +88,15 @@ if(CASE STREQUAL "both")
     "-DCMAKE_PREFIX_PATH=${prefix};${PREFIX_PATH}")
   run_step("find_package: build" ${CMAKE_COMMAND} --build ${fp_build} -j2 ${config_args})
   run_consumer("find_package" ${fp_build})
+  # The seed's classes from the installed headers, on 8 ranks.
+  find_program(consumer_mpiexec NAMES mpiexec mpirun REQUIRED)
+  set(ENV{OMPI_ALLOW_RUN_AS_ROOT} 1)
+  set(ENV{OMPI_ALLOW_RUN_AS_ROOT_CONFIRM} 1)
+  run_step("find_package: seed consumer on 8 ranks" ${consumer_mpiexec} --oversubscribe --mca mpi_yield_when_idle 1
+    -np 8 ${fp_build}/seed_consumer)
+  if(NOT step_output MATCHES "seed consumer OK")
+    message(FATAL_ERROR "the seed consumer did not print 'seed consumer OK':\n${step_output}")
+  endif()
 
   # NCCL is off here: it would only compile its backend again, and the find_package
   # consumer above already links the installed one when this build has it.

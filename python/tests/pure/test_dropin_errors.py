@@ -1,0 +1,46 @@
+"""pgroups.colossal.register() and pgroups.megatron without what they need: clear errors,
+no MPI or torch.distributed group involved."""
+
+import sys
+
+import pytest
+
+pytest.importorskip("torch")
+
+import pgroups  # noqa: E402
+from pgroups import colossal  # noqa: E402
+from pgroups import megatron as mpu  # noqa: E402
+
+
+def test_register_without_colossal_says_what_is_missing(monkeypatch):
+    for name in [n for n in sys.modules if n == "colossalai" or n.startswith("colossalai.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "colossalai", None)
+    with pytest.raises(ImportError, match=r"register\(\) needs Colossal-AI's colossalai.legacy.registry"):
+        colossal.register()
+    assert not colossal.is_registered()
+
+
+def test_unregister_without_register_does_nothing():
+    colossal.unregister()
+    assert not colossal.is_registered()
+
+
+def test_megatron_initialize_before_torch_distributed_is_a_state_error():
+    with pytest.raises(pgroups.StateError, match="needs torch.distributed init_process_group first"):
+        mpu.initialize_model_parallel(tensor_model_parallel_size=2)
+
+
+def test_megatron_getter_before_initialize_names_the_group():
+    with pytest.raises(pgroups.StateError, match="tensor model parallel group is not initialized"):
+        mpu.get_tensor_model_parallel_group()
+    assert mpu.get_tensor_model_parallel_group(check_initialized=False) is None
+    assert not mpu.model_parallel_is_initialized()
+
+
+def test_registered_initializers_keep_colossal_constructor_arguments():
+    init = colossal.REGISTERED["Initializer_2p5D"](0, 8, None, 1, 1, 8, 2)
+    assert (init.rank, init.world_size, init.tensor_parallel_size, init.depth) == (0, 8, 8, 2)
+    assert init.legacy_sequence_dp  # Colossal-AI's sequence_dp blocks
+    with pytest.raises(pgroups.ConfigError, match="tensor_parallel_size must be an integer, not '8'"):
+        colossal.REGISTERED["Initializer_3D"](0, 8, None, 1, 1, "8")
