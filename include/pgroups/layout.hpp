@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pgroups/mesh.hpp"
@@ -97,6 +98,12 @@ class Layout {
   /// The global rank at position `index` of the rank's group.
   [[nodiscard]] std::int64_t group_member(std::int64_t rank, std::size_t kind, std::int64_t index) const;
   [[nodiscard]] std::vector<std::int64_t> group_of(std::int64_t rank, std::size_t kind) const;
+  /// What decides a full kind's partition, in O(dimensions): kinds with equal keys have the
+  /// same groups, each in the same order (the mesh they vary and its varying dimensions
+  /// of more than one rank). Empty for a partial kind. Different keys may still give the
+  /// same groups (a legacy sequence_dp block that happens to be a set of coordinates): the
+  /// key is sufficient, not necessary, which sharing can live with.
+  [[nodiscard]] std::optional<std::pair<bool, DimMask>> partition_key(std::size_t kind) const;
   /// Every group, ascending by first rank, each ascending (Megatron's order for meshes).
   [[nodiscard]] std::vector<std::vector<std::int64_t>> groups(std::size_t kind) const;
   /// Per-kind random seed: see seed(rank, ParallelMode); a mesh kind gets the base seed.

@@ -235,21 +235,22 @@ def _options(backend: Optional[str], deadline: Optional[float], names: List[str]
     return options
 
 
-def _partition(plan: Plan, name: str) -> Tuple[Tuple[int, ...], ...]:
-    return tuple(tuple(g) for g in plan.groups(name))
-
-
 def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadline: Optional[float],
             watchdog: Watchdog) -> None:
     plan, rank, world = groups.plan, groups.rank, groups.plan.world_size
-    # Decided from the layout alone, identically on every rank: which kinds share a group.
+    # Decided from the layout alone, identically on every rank, by the one C++ rule
+    # (pgroups/communicator_sharing.hpp): which kinds share a group, which is the world.
+    sharing = dict(zip(plan.group_kinds, _pgroups.communicator_sharing(plan._layout, groups.share)))
     owners: Dict[Any, List[str]] = {}
     order: List[Any] = []
     key_of: Dict[str, Any] = {}
     for name in names:
-        key: Any = _partition(plan, name) if groups.share else name
-        if groups.share and plan.group_size(name) == world and plan.group_count(name) == 1:
+        source, owner = sharing[name]
+        key: Any = name
+        if groups.share and source == "world":
             key = "world"
+        elif source == "shared":
+            key = plan.group_kinds[owner]
         if key not in owners:
             owners[key] = []
             order.append(key)
@@ -282,6 +283,8 @@ def _create_kind(groups: TorchGroups, name: str, options: Dict[str, Any]) -> Opt
     plan, rank, method = groups.plan, groups.rank, groups.method
     member = plan.is_member(rank, name)
     if plan.group_size(name) == 1:
+        if not member:
+            return None  # a partial kind of one-rank groups (Megatron's pos_embd) leaves this rank out
         single = _singleton(rank, name, options)
         if single is not None:
             groups.calls += 1

@@ -21,9 +21,9 @@ std::string_view comm_source_name(CommSource source) noexcept {
 std::vector<KindSharing> communicator_sharing(const Layout& layout, bool share) {
   const auto kinds = layout.group_kinds();
   std::vector<KindSharing> result(kinds.size());
-  // Rank 0's group of each full kind that owns a communicator, by group size, to compare
-  // a later kind with only the owners of its size.
-  std::multimap<std::int64_t, std::pair<std::size_t, std::vector<std::int64_t>>> owners;
+  // The owner of each partition, by its key (Layout::partition_key): O(kinds x dimensions),
+  // whatever the world and group sizes, so that explain answers at once at any W.
+  std::map<std::pair<bool, DimMask>, std::size_t> owners;
   for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
     KindSharing& entry = result[kind];
     entry.owner = kind;
@@ -43,16 +43,13 @@ std::vector<KindSharing> communicator_sharing(const Layout& layout, bool share) 
       entry.source = CommSource::world;
       continue;
     }
-    std::vector<std::int64_t> first = layout.group_of(0, kind);
-    const auto [begin, end] = owners.equal_range(size);
-    for (auto it = begin; it != end; ++it) {
-      if (it->second.second == first) {
-        entry.source = CommSource::shared;
-        entry.owner = it->second.first;
-        break;
-      }
+    const auto key = *layout.partition_key(kind);  // a full kind has one
+    if (const auto owner = owners.find(key); owner != owners.end()) {
+      entry.source = CommSource::shared;
+      entry.owner = owner->second;
+    } else {
+      owners.emplace(key, kind);
     }
-    if (entry.source == CommSource::own) owners.emplace(size, std::make_pair(kind, std::move(first)));
   }
   return result;
 }
@@ -121,10 +118,10 @@ NcclEstimate estimate_nccl_memory(const Layout& layout, std::int64_t rank, bool 
   // The NCCL world: within a node when the whole world fits in one.
   add(layout.world_size(), node(0) == node(layout.world_size() - 1));
   for (const std::size_t kind : created) {
-    const std::vector<std::int64_t> group = layout.group_of(rank, kind);
-    bool intra = true;
-    for (const std::int64_t member : group) intra = intra && node(member) == node(group.front());
-    add(static_cast<std::int64_t>(group.size()), intra);
+    // Nodes are consecutive blocks of ranks and a group is ascending, so it stays in one
+    // node exactly when its first and last members do: O(dimensions), not O(group size).
+    const std::int64_t size = layout.group_size(kind);
+    add(size, node(layout.group_member(rank, kind, 0)) == node(layout.group_member(rank, kind, size - 1)));
   }
   return estimate;
 }

@@ -433,6 +433,17 @@ const Layout::KindShape& Layout::shape(std::size_t kind) const {
   return shapes_[kind];
 }
 
+std::optional<std::pair<bool, DimMask>> Layout::partition_key(std::size_t kind) const {
+  const KindShape& s = shape(kind);
+  if (s.pick != KindShape::Pick::all) return std::nullopt;
+  const Mesh& mesh = mesh_of(s);
+  DimMask varying = 0;
+  for (std::size_t dim = 0; dim < mesh.dims().size(); ++dim) {
+    if ((s.varying >> dim & 1U) != 0 && mesh.dims()[dim].size > 1) varying |= DimMask{1} << dim;
+  }
+  return std::pair{s.on_legacy_block_mesh, varying};
+}
+
 void Layout::check_rank(std::int64_t rank) const {
   if (rank < 0 || rank >= config_.world_size) {
     throw ConfigError(fmt::format("rank {} is outside the world of {} ranks (valid: 0..{})", rank,

@@ -100,7 +100,9 @@ TEST_P(ContextSharing, SharingOffGivesEveryKindItsOwnCommunicator) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryStrategy, ContextSharing, ::testing::ValuesIn(mpi::kAllCreationStrategies),
-                         [](const auto& info) { return std::string(mpi::strategy_name(info.param)); });
+                         [](const ::testing::TestParamInfo<CreationStrategy>& strategy) {
+                           return std::string(mpi::strategy_name(strategy.param));
+                         });
 
 TEST(ContextSharingAgreement, RanksThatDisagreeOnSharingAllThrowMismatchError) {
   ContextOptions options;
