@@ -7,8 +7,8 @@ from typing import Any, Dict, List, Optional, Union
 
 from . import _pgroups
 from ._modes import ModeLike, ParallelMode, mode_value
-from ._checks import check_bool, check_int, check_timeout, check_tokens
-from ._plan import Plan, _mesh_dims, _path, _tensor_mode
+from ._checks import check_bool, check_int, check_timeout
+from ._plan import Plan, _checked_overrides, _path
 
 
 class ParallelContext:
@@ -77,17 +77,7 @@ class ParallelContext:
             if timeout is not None:
                 # None from the check is "no timeout", which the C++ layer reads as 0.
                 checked_timeout = check_timeout("timeout", timeout) or 0.0
-            overrides = {
-                "pipeline": check_int("pipeline", pipeline, allow_none=True),
-                "tensor": check_int("tensor", tensor, allow_none=True),
-                "mode": _tensor_mode(mode),
-                "depth": check_int("depth", depth, allow_none=True),
-                "legacy_sequence_dp": None if legacy_sequence_dp is None
-                else check_bool("legacy_sequence_dp", legacy_sequence_dp),
-                "seed": check_int("seed", seed, allow_none=True),
-                "mesh": _mesh_dims(mesh),
-                "groups": None if groups is None else check_tokens("groups", groups),
-            }
+            overrides = _checked_overrides(pipeline, tensor, mode, depth, legacy_sequence_dp, seed, mesh, groups)
             if strategy is not None and not isinstance(strategy, str):
                 raise TypeError(f"strategy must be a string such as 'create_group', not {strategy!r}")
             checked_device = check_int("device", device, minimum=0, allow_none=True)

@@ -72,18 +72,8 @@ class Plan:
         given, except for a mesh (whose size is the product of its dimensions). Raises
         IoError, ParseError or ConfigError with the C++ messages (which name the file, line
         and column)."""
-        overrides = {
-            "world_size": check_int("world_size", world_size, minimum=1, allow_none=True),
-            "pipeline": check_int("pipeline", pipeline, allow_none=True),
-            "tensor": check_int("tensor", tensor, allow_none=True),
-            "mode": _tensor_mode(mode),
-            "depth": check_int("depth", depth, allow_none=True),
-            "legacy_sequence_dp": None if legacy_sequence_dp is None
-            else check_bool("legacy_sequence_dp", legacy_sequence_dp),
-            "seed": check_int("seed", seed, allow_none=True),
-            "mesh": _mesh_dims(mesh),
-            "groups": None if groups is None else check_tokens("groups", groups),
-        }
+        overrides = {"world_size": check_int("world_size", world_size, minimum=1, allow_none=True),
+                     **_checked_overrides(pipeline, tensor, mode, depth, legacy_sequence_dp, seed, mesh, groups)}
         return cls._from_config_dict(_pgroups.merge_config(_path("path", path), overrides, "world_size="))
 
     @classmethod
@@ -327,6 +317,23 @@ def _dim_pairs(name: str, dims: object) -> List[Tuple[str, int]]:
     else:
         raise TypeError(f"{name} must be a dict of dimension sizes or a list of (name, size) pairs, not {dims!r}")
     return [(check_token(f"{name} dimension name", dim), check_int(f"{name}[{dim!r}]", size)) for dim, size in items]
+
+
+def _checked_overrides(pipeline: object, tensor: object, mode: object, depth: object, legacy_sequence_dp: object,
+                       seed: object, mesh: object, groups: object) -> Dict[str, object]:
+    """The settings given beside a config file, type-checked, for the one C++ merge
+    (``_pgroups.merge_config``); None for each one not given."""
+    return {
+        "pipeline": check_int("pipeline", pipeline, allow_none=True),
+        "tensor": check_int("tensor", tensor, allow_none=True),
+        "mode": _tensor_mode(mode),
+        "depth": check_int("depth", depth, allow_none=True),
+        "legacy_sequence_dp": None if legacy_sequence_dp is None
+        else check_bool("legacy_sequence_dp", legacy_sequence_dp),
+        "seed": check_int("seed", seed, allow_none=True),
+        "mesh": _mesh_dims(mesh),
+        "groups": None if groups is None else check_tokens("groups", groups),
+    }
 
 
 def _mesh_dims(mesh: object) -> Optional[List[Tuple[str, int]]]:

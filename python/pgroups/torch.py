@@ -58,7 +58,7 @@ import datetime
 import inspect
 import os
 import time
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional
 
 import torch
 import torch.distributed as dist
@@ -237,7 +237,7 @@ def _options(backend: Optional[str], deadline: Optional[float], names: List[str]
 
 def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadline: Optional[float],
             watchdog: Watchdog) -> None:
-    plan, rank, world = groups.plan, groups.rank, groups.plan.world_size
+    plan, rank = groups.plan, groups.rank
     # Decided from the layout alone, identically on every rank, by the one C++ rule
     # (pgroups/communicator_sharing.hpp): which kinds share a group, which is the world.
     sharing = dict(zip(plan.group_kinds, _pgroups.communicator_sharing(plan._layout, groups.share)))
@@ -251,6 +251,8 @@ def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadl
             key = "world"
         elif source == "shared":
             key = plan.group_kinds[owner]
+        elif groups.share and source == "singleton" and plan.group_count(name) == plan.world_size:
+            key = "singleton"  # every full kind of one-rank groups is the same partition
         if key not in owners:
             owners[key] = []
             order.append(key)
