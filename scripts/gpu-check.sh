@@ -10,7 +10,8 @@
 # communicator's device memory against the model of docs/performance.md). Under five minutes on one GPU
 # with 16 cores, most of it the build; every step has its own time limit. Installs
 # nothing: it expects the toolchain and libraries the README lists, the CUDA toolkit with
-# NCCL, and an MPI.
+# NCCL, and an MPI; scripts/gpu-kit-run.sh brings those to a machine that has only CUDA
+# and PyTorch (docs/gpu-kit.md).
 #
 # What one GPU can and cannot show. One GPU means one NCCL rank (NCCL refuses two ranks
 # of one communicator on one device), so this checks: that the CUDA runtime, the driver
@@ -39,7 +40,7 @@ strict=0
 for arg in "$@"; do
   case "$arg" in
     --strict) strict=1 ;;
-    -h|--help) sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
