@@ -123,7 +123,19 @@ TEST(OutputMemory, AJsonPlanIsCheckedOverWorldSizeTimesKindsBeforeItIsBuilt) {
             "fewer ranks or kinds\n");
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define PGROUPS_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PGROUPS_TEST_UNDER_ASAN 1
+#endif
+#endif
+
 TEST(OutputMemory, AnAllocationThatFailsIsACleanErrorNotAnAbort) {
+#ifdef PGROUPS_TEST_UNDER_ASAN
+  GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory, which the address-space limit (ulimit -v) "
+                  "of this test forbids";
+#endif
   const auto result = run_command(
       fmt::format("ulimit -v 300000 && {} plan -w 1048576 -p 2 -t 2 -m 1d --format json > /dev/null", PGROUPS_CLI));
   EXPECT_EQ(result.status, 3);
