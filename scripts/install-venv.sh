@@ -16,7 +16,12 @@ if [[ -x "$venv/bin/python" ]] && cat "$requirements" "$nodeps" | cmp -s - "$sta
 fi
 echo "pgroups: making $venv (torch 2.x) from /usr/bin/python3"
 /usr/bin/python3 -m venv --system-site-packages "$venv"
-"$venv/bin/python" -m pip install -q -r "$requirements"
+# This project's machines keep the CPU build of torch in /opt/wheels and point pip at it
+# through PIP_FIND_LINKS; where the variable is lost but the folder is there, use it, so
+# that pip never falls back to PyPI's default (CUDA) build of several GB.
+find_links=()
+if [[ -z ${PIP_FIND_LINKS:-} && -d /opt/wheels ]]; then find_links=(--find-links /opt/wheels); fi
+"$venv/bin/python" -m pip install -q "${find_links[@]}" -r "$requirements"
 # Megatron-core and Colossal-AI without their dependencies, which would replace torch.
 "$venv/bin/python" -m pip install -q --no-deps --no-build-isolation -r "$nodeps"
 cat "$requirements" "$nodeps" > "$stamp"
