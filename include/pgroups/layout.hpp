@@ -46,6 +46,9 @@ struct GroupKind {
   /// True when some ranks are in no group of this kind (Megatron's embd and pos_embd):
   /// they get no communicator (an MPI_UNDEFINED colour).
   bool partial = false;
+  /// One line on how the kind's groups are chosen where its name does not say it
+  /// (sequence_dp, embd, pos_embd); empty otherwise. Printers show it as it is.
+  std::string note;
 };
 
 class Layout {
@@ -67,6 +70,17 @@ class Layout {
   [[nodiscard]] std::int64_t tensor_grid_dim() const noexcept { return grid_dim_; }
   /// The mesh every kind is computed on (for presets: tensor sub-dimensions, pipe, data).
   [[nodiscard]] const Mesh& mesh() const noexcept { return mesh_; }
+  /// The shape in the notation the configuration was written in, for the first line of a
+  /// plan: "data 2 x pipeline 2 x tensor 4 (2d, q=2)" or "tp 2 x dp 4 (order tp-dp, first
+  /// fastest)". Printers show it as it is instead of asking which notation it was.
+  [[nodiscard]] const std::string& summary() const noexcept { return summary_; }
+  /// The kind that is the whole world by definition (the presets' `global`), which is
+  /// created as a duplicate of the world communicator; empty for a mesh, where a kind
+  /// spanning the world is found by communicator sharing (communicator_sharing.hpp).
+  [[nodiscard]] std::optional<std::size_t> world_kind() const noexcept { return world_kind_; }
+  /// The rank's pipeline stage: its coordinate on the pipeline dimension (`pipe` of the
+  /// presets, `pp` of a mesh), 0 when there is none. Throws ConfigError for a bad rank.
+  [[nodiscard]] std::int64_t pipeline_stage(std::int64_t rank) const;
 
   // ---- Group kinds by name and index -------------------------------------------------
 
@@ -162,6 +176,10 @@ class Layout {
   void build_mesh();
 
   ParallelConfig config_;
+  std::string summary_;
+  std::optional<std::size_t> world_kind_;
+  /// Index in mesh_ of the pipeline dimension, when the mesh has one.
+  std::optional<std::size_t> pipeline_dim_;
   std::int64_t pipeline_size_ = 1;
   std::int64_t tensor_size_ = 1;
   std::int64_t data_parallel_size_ = 1;

@@ -142,6 +142,15 @@ std::vector<MeshDim> mesh_dims(const ParallelConfig& c, const Derived& derived) 
   return dims;
 }
 
+std::string tensor_shape(const ParallelConfig& c, std::int64_t q) {
+  switch (c.tensor_mode) {
+    case TensorMode::tensor_2d: return fmt::format("2d, q={}", q);
+    case TensorMode::tensor_2p5d: return fmt::format("2.5d, q={}, depth={}", q, *c.depth);
+    case TensorMode::tensor_3d: return fmt::format("3d, depth={}", q);
+    default: return std::string(tensor_mode_name(c.tensor_mode));
+  }
+}
+
 std::optional<std::size_t> find_dim(const Mesh& mesh, std::string_view name) {
   for (std::size_t i = 0; i < mesh.dims().size(); ++i) {
     if (mesh.dims()[i].name == name) return i;
@@ -250,6 +259,10 @@ void Layout::build_presets() {
   mesh_ = Mesh(mesh_dims(config, derived));
   legacy_block_mesh_ = Mesh({{"member", config.world_size / config.pipeline}, {"block", config.pipeline}});
 
+  pipeline_dim_ = find_dim(mesh_, "pipe");
+  summary_ = fmt::format("data {} x pipeline {} x tensor {} ({})", data_parallel_size_, pipeline_size_, tensor_size_,
+                         tensor_shape(config, grid_dim_));
+
   const auto dims = mesh_.dims();
   const DimMask pipe = mesh_.mask_of({"pipe"});
   const DimMask data = mesh_.mask_of({"data"});
@@ -258,12 +271,13 @@ void Layout::build_presets() {
 
   auto add = [this](ParallelMode mode, DimMask varying, bool legacy = false) {
     const Mesh& on = legacy ? legacy_block_mesh_ : mesh_;
-    GroupKind kind{std::string(mode_name(mode)), mode, {}, false};
+    GroupKind kind{std::string(mode_name(mode)), mode, {}, false, {}};
     for (std::size_t i = 0; i < on.dims().size(); ++i) {
       if (varying >> i & 1U) kind.dims.push_back(on.dims()[i].name);
     }
     add_kind(std::move(kind), KindShape{legacy, varying, KindShape::Pick::all});
   };
+  world_kind_ = kinds_.size();
   add(ParallelMode::global, all);
   add(ParallelMode::data, data);
   add(ParallelMode::model, pipe | tensor);
@@ -279,8 +293,11 @@ void Layout::build_presets() {
       add(ParallelMode::sequence, tensor);
       if (config.legacy_sequence_dp) {
         add(ParallelMode::sequence_dp, legacy_block_mesh_.mask_of({"member"}), true);
+        kinds_.back().note = "Colossal-AI's contiguous blocks of W/pipeline ranks (--legacy-sequence-dp)";
       } else {
         add(ParallelMode::sequence_dp, data | tensor);
+        kinds_.back().note =
+            "all ranks of one pipeline stage (docs/spec.md §3; --legacy-sequence-dp for Colossal-AI's blocks)";
       }
       break;
     case TensorMode::tensor_2d:
@@ -324,6 +341,10 @@ void Layout::build_mesh() {
     }
     return std::int64_t{1};
   };
+  pipeline_dim_ = find_dim(mesh_, "pp");
+  std::string sizes;
+  for (const MeshDim& dim : mesh_.dims()) sizes += fmt::format("{}{} {}", sizes.empty() ? "" : " x ", dim.name, dim.size);
+  summary_ = fmt::format("{} (order {}, first fastest)", sizes, mesh_order(mesh_config));
   pipeline_size_ = size_of("pp");
   tensor_size_ = size_of("tp");
   data_parallel_size_ = size_of("dp");
@@ -372,7 +393,12 @@ void Layout::build_mesh() {
                                       printable(token), printable(kinds_[k].name)));
       }
     }
-    GroupKind kind{token, std::nullopt, {}, shape.pick != KindShape::Pick::all};
+    GroupKind kind{token, std::nullopt, {}, shape.pick != KindShape::Pick::all, {}};
+    if (token == kEmbeddingGroup) {
+      kind.note = "the first and last rank of each pp group (Megatron's embedding group)";
+    } else if (token == kPositionEmbeddingGroup) {
+      kind.note = "the first rank of each pp group (Megatron's position-embedding group)";
+    }
     for (std::size_t i = 0; i < dim_names.size(); ++i) {
       if (shape.varying >> i & 1U) kind.dims.emplace_back(dim_names[i]);
     }
@@ -564,13 +590,17 @@ std::vector<std::vector<std::int64_t>> Layout::groups(std::size_t kind) const {
   return all;
 }
 
+std::int64_t Layout::pipeline_stage(std::int64_t rank) const {
+  check_rank(rank);
+  return pipeline_dim_ ? mesh_.coordinate(rank, *pipeline_dim_) : 0;
+}
+
 std::int64_t Layout::seed(std::int64_t rank, std::size_t kind) const {
   (void)shape(kind);
   check_rank(rank);
   if (kinds_[kind].mode != ParallelMode::tensor) return config_.seed;
   const std::int64_t tensor_local = local_rank(rank, kind);
-  const auto pipe = find_dim(mesh_, "pipe");
-  const std::int64_t pipeline_stage = pipe ? mesh_.coordinate(rank, *pipe) : 0;
+  const std::int64_t pipeline_stage = pipeline_dim_ ? mesh_.coordinate(rank, *pipeline_dim_) : 0;
   // Wrapping arithmetic: a seed only has to be deterministic, and plans of absurd sizes
   // must not overflow a signed integer.
   const auto seed = static_cast<std::uint64_t>(config_.seed) + static_cast<std::uint64_t>(tensor_local) +
