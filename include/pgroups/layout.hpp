@@ -81,6 +81,11 @@ class Layout {
   /// The rank's pipeline stage: its coordinate on the pipeline dimension (`pipe` of the
   /// presets, `pp` of a mesh), 0 when there is none. Throws ConfigError for a bad rank.
   [[nodiscard]] std::int64_t pipeline_stage(std::int64_t rank) const;
+  /// The pipeline dimension's name, which its kind and the queries about it take
+  /// (`pipe` of the presets, `pp` of a mesh, also when the mesh has none). O(1).
+  [[nodiscard]] std::string_view pipeline_name() const noexcept {
+    return pipeline_dim_ ? std::string_view(mesh_.dims()[*pipeline_dim_].name) : std::string_view("pp");
+  }
 
   // ---- Group kinds by name and index -------------------------------------------------
 

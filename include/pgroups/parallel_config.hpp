@@ -7,7 +7,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "pgroups/agreement_record.hpp"
 #include "pgroups/mesh_config.hpp"
 
 namespace pgroups {
@@ -56,5 +58,17 @@ struct ParallelConfig {
 /// One-line human description, e.g. "W=16 pipeline=2 tensor=8 mode=2.5d depth=2", or for a
 /// mesh "W=16 mesh tp=2,dp=4,pp=2 groups tp,dp,pp,tp-dp".
 [[nodiscard]] std::string describe(const ParallelConfig& config);
+
+/// The configuration's part of the text ranks agree on before they build groups
+/// (agreement_text in pgroups/parallel_context.hpp), every field spelled out:
+/// "world_size=8 pipeline=2 tensor=4 mode=2d depth=- legacy_sequence_dp=false seed=1024
+/// mesh=-", or with a mesh "... mesh=tp=2,dp=2,pp=2 groups=tp,tp-dp" (order, sizes and
+/// group tokens as given). ConfigError for a tensor mode that is no enumerator. O(size).
+[[nodiscard]] std::string config_setting_text(const ParallelConfig& config);
+
+/// The settings of config_setting_text as fields of an agreement record
+/// (pgroups/agreement_record.hpp), in the same order, the mesh's dimensions and group tokens
+/// one field each, so that no two configurations encode the same. O(size).
+[[nodiscard]] std::vector<SettingField> config_setting_fields(const ParallelConfig& config);
 
 }  // namespace pgroups

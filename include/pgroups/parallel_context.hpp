@@ -65,6 +65,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pgroups/backend.hpp"
@@ -80,7 +81,8 @@
 namespace pgroups {
 
 namespace detail {
-class DeviceGroups;
+struct KindGroup;
+class LiveGroups;
 }  // namespace detail
 
 /// A neighbour in a group's ring (ParallelContext::next_rank / prev_rank): its rank in
@@ -89,6 +91,35 @@ struct Neighbour {
   std::int64_t global_rank = 0;
   std::int64_t local_rank = 0;
   friend bool operator==(const Neighbour&, const Neighbour&) = default;
+};
+
+class ParallelContext;
+
+/// A group kind of one live ParallelContext, looked up once by name
+/// (ParallelContext::kind) so that the per-kind queries need not look the name up again
+/// on every call. Cheap to copy; valid while the context it came from holds its
+/// communicators (a move hands them, and the handle's validity, to the moved-to
+/// context). Given to another context, or after destroy(), a query throws StateError
+/// naming the kind; it never answers for the wrong kind.
+class KindHandle {
+ public:
+  /// The kind's name in the layout (its canonical spelling: kind("dp-tp") names "tp-dp").
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  /// The kind's index in Layout::group_kinds(); empty for the pipeline of a layout
+  /// without one (see ParallelContext's queries).
+  [[nodiscard]] std::optional<std::size_t> index() const noexcept {
+    return index_ == kNoKind ? std::nullopt : std::optional(index_);
+  }
+  friend bool operator==(const KindHandle&, const KindHandle&) = default;
+
+ private:
+  friend class ParallelContext;
+  static constexpr std::size_t kNoKind = static_cast<std::size_t>(-1);
+  KindHandle(std::string name, std::size_t index, std::uint64_t context) noexcept
+      : name_(std::move(name)), index_(index), context_(context) {}
+  std::string name_;
+  std::size_t index_ = kNoKind;
+  std::uint64_t context_ = 0;  // the identity of the communicators it was made for
 };
 
 class ParallelContext {
@@ -112,14 +143,15 @@ class ParallelContext {
 
   ParallelContext(const ParallelContext&) = delete;
   ParallelContext& operator=(const ParallelContext&) = delete;
-  /// The moved-from context is destroyed (is_initialized is false for every kind).
+  /// The moved-from context is destroyed (is_initialized is false for every kind); the
+  /// context assigned to frees what it held first, as destroy() does, ignoring errors.
   ParallelContext(ParallelContext&& other) noexcept;
   ParallelContext& operator=(ParallelContext&& other) noexcept;
 
   /// The validated plan, with world_size resolved. Stays valid after destroy().
-  [[nodiscard]] const Layout& layout() const noexcept { return *layout_; }
-  [[nodiscard]] const ParallelConfig& config() const noexcept { return layout_->config(); }
-  [[nodiscard]] const ContextOptions& options() const noexcept { return options_; }
+  [[nodiscard]] const Layout& layout() const noexcept { return *state_.layout; }
+  [[nodiscard]] const ParallelConfig& config() const noexcept { return state_.layout->config(); }
+  [[nodiscard]] const ContextOptions& options() const noexcept { return state_.options; }
 
   /// The group kinds of the layout, in creation order, whether or not this rank is a
   /// member of one of their groups; empty after destroy(). O(kinds).
@@ -139,13 +171,23 @@ class ParallelContext {
   /// except for a partial kind (Megatron's `embd`, `pos_embd`). Throws StateError as the
   /// queries below do for a kind that is not initialized.
   [[nodiscard]] bool is_member(std::string_view group) const;
+  [[nodiscard]] bool is_member(const KindHandle& group) const;
+
+  /// The kind called `group` (as is_initialized finds it), for the queries below: each
+  /// name overload is kind(name) and the handle overload. Throws the StateError the
+  /// queries throw for a kind that is not initialized. O(kinds x dimensions); the
+  /// queries taking the handle are then O(1) unless noted (plus what they compute).
+  [[nodiscard]] KindHandle kind(std::string_view group) const;
+  [[nodiscard]] KindHandle kind(ParallelMode mode) const { return kind(mode_name(mode)); }
 
   /// This process's rank in the world. Valid after destroy().
-  [[nodiscard]] std::int64_t global_rank() const noexcept { return global_rank_; }
+  [[nodiscard]] std::int64_t global_rank() const noexcept { return state_.global_rank; }
 
   /// Every per-kind query below throws StateError when !is_initialized(group), naming
   /// the kind, the kinds that exist and the closest name, and when this rank is in no
   /// group of the kind (is_member false), saying so. Each is O(kinds) unless noted.
+  /// Each takes the kind's name, its ParallelMode or its KindHandle (kind()); a handle
+  /// of another context, or one used after destroy(), throws StateError naming the kind.
   ///
   /// The pipeline answers as Megatron-LM's does when there is no pipeline (pipeline size
   /// 1, no `pipe` kind for a preset, no `pp` dimension for a mesh): local_rank("pipe")
@@ -156,13 +198,15 @@ class ParallelContext {
   /// This rank's rank in its group of the kind (Colossal-AI's get_local_rank,
   /// Megatron's get_*_rank).
   [[nodiscard]] std::int64_t local_rank(std::string_view group) const;
+  [[nodiscard]] std::int64_t local_rank(const KindHandle& group) const;
   [[nodiscard]] std::int64_t local_rank(ParallelMode mode) const { return local_rank(mode_name(mode)); }
   /// The size of this rank's group of the kind (Colossal-AI's get_world_size, Megatron's
   /// get_*_world_size): the one name for a group's size in pgroups.
   [[nodiscard]] std::int64_t world_size(std::string_view group) const;
+  [[nodiscard]] std::int64_t world_size(const KindHandle& group) const;
   [[nodiscard]] std::int64_t world_size(ParallelMode mode) const { return world_size(mode_name(mode)); }
   /// The backend of get_group: options().backend.
-  [[nodiscard]] Backend backend() const noexcept { return options_.backend; }
+  [[nodiscard]] Backend backend() const noexcept { return state_.options.backend; }
   /// The kind's communicator for the model's traffic, of the context's backend: an NCCL
   /// communicator (GroupHandle::nccl) with Backend::nccl, the MPI one otherwise, as
   /// Colossal-AI's get_group and Megatron's get_*_group. Valid until destroy(); owned by
@@ -171,13 +215,16 @@ class ParallelContext {
   /// first get_group, which creates it on this rank alone (no collective; BackendError
   /// on failure); not thread-safe against another first call.
   [[nodiscard]] GroupHandle get_group(std::string_view group) const;
+  [[nodiscard]] GroupHandle get_group(const KindHandle& group) const;
   [[nodiscard]] GroupHandle get_group(ParallelMode mode) const { return get_group(mode_name(mode)); }
   /// The kind's MPI communicator for host-side traffic, whatever the backend
   /// (Colossal-AI's get_cpu_group, Megatron's gloo groups).
   [[nodiscard]] GroupHandle get_cpu_group(std::string_view group) const;
+  [[nodiscard]] GroupHandle get_cpu_group(const KindHandle& group) const;
   [[nodiscard]] GroupHandle get_cpu_group(ParallelMode mode) const { return get_cpu_group(mode_name(mode)); }
   /// The global ranks of this rank's group, by local rank. O(group size).
   [[nodiscard]] std::vector<std::int64_t> ranks_in_group(std::string_view group) const;
+  [[nodiscard]] std::vector<std::int64_t> ranks_in_group(const KindHandle& group) const;
   [[nodiscard]] std::vector<std::int64_t> ranks_in_group(ParallelMode mode) const {
     return ranks_in_group(mode_name(mode));
   }
@@ -186,29 +233,38 @@ class ParallelContext {
   /// the one a send or receive in that communicator names.
   [[nodiscard]] Neighbour next_rank(std::string_view group) const;
   [[nodiscard]] Neighbour prev_rank(std::string_view group) const;
+  [[nodiscard]] Neighbour next_rank(const KindHandle& group) const;
+  [[nodiscard]] Neighbour prev_rank(const KindHandle& group) const;
   [[nodiscard]] Neighbour next_rank(ParallelMode mode) const { return next_rank(mode_name(mode)); }
   [[nodiscard]] Neighbour prev_rank(ParallelMode mode) const { return prev_rank(mode_name(mode)); }
   /// next_rank(group).global_rank and prev_rank(group).global_rank (Colossal-AI's names).
   [[nodiscard]] std::int64_t next_global_rank(std::string_view group) const { return next_rank(group).global_rank; }
   [[nodiscard]] std::int64_t prev_global_rank(std::string_view group) const { return prev_rank(group).global_rank; }
+  [[nodiscard]] std::int64_t next_global_rank(const KindHandle& group) const { return next_rank(group).global_rank; }
+  [[nodiscard]] std::int64_t prev_global_rank(const KindHandle& group) const { return prev_rank(group).global_rank; }
   [[nodiscard]] std::int64_t next_global_rank(ParallelMode mode) const { return next_global_rank(mode_name(mode)); }
   [[nodiscard]] std::int64_t prev_global_rank(ParallelMode mode) const { return prev_global_rank(mode_name(mode)); }
   [[nodiscard]] bool is_first_rank(std::string_view group) const;
   [[nodiscard]] bool is_last_rank(std::string_view group) const;
+  [[nodiscard]] bool is_first_rank(const KindHandle& group) const;
+  [[nodiscard]] bool is_last_rank(const KindHandle& group) const;
   [[nodiscard]] bool is_first_rank(ParallelMode mode) const { return is_first_rank(mode_name(mode)); }
   [[nodiscard]] bool is_last_rank(ParallelMode mode) const { return is_last_rank(mode_name(mode)); }
   /// The kind's random seed (Layout::seed for this rank).
   [[nodiscard]] std::int64_t seed(std::string_view group) const;
+  [[nodiscard]] std::int64_t seed(const KindHandle& group) const;
   [[nodiscard]] std::int64_t seed(ParallelMode mode) const { return seed(mode_name(mode)); }
   /// Seconds this rank spent creating the kind's communicators: the MPI one, plus the
   /// device one with the NCCL backend (device_creation_seconds). Also for a kind of
   /// which this rank is no member (the time it spent in the collective).
   [[nodiscard]] double creation_seconds(std::string_view group) const;
+  [[nodiscard]] double creation_seconds(const KindHandle& group) const;
   [[nodiscard]] double creation_seconds(ParallelMode mode) const { return creation_seconds(mode_name(mode)); }
   /// Seconds of creation_seconds spent on the kind's NCCL communicator: one
   /// ncclCommSplit, or for `global` binding the device and creating the NCCL world.
   /// 0 with the MPI backend.
   [[nodiscard]] double device_creation_seconds(std::string_view group) const;
+  [[nodiscard]] double device_creation_seconds(const KindHandle& group) const;
   [[nodiscard]] double device_creation_seconds(ParallelMode mode) const {
     return device_creation_seconds(mode_name(mode));
   }
@@ -238,14 +294,14 @@ class ParallelContext {
   void set_virtual_pipeline_parallel_size(std::optional<std::int64_t> size);
   void set_virtual_pipeline_parallel_rank(std::int64_t rank);
   [[nodiscard]] std::optional<std::int64_t> virtual_pipeline_parallel_size() const noexcept {
-    return virtual_pipeline_size_;
+    return state_.virtual_pipeline_size;
   }
-  [[nodiscard]] std::int64_t virtual_pipeline_parallel_rank() const noexcept { return virtual_pipeline_rank_; }
+  [[nodiscard]] std::int64_t virtual_pipeline_parallel_rank() const noexcept { return state_.virtual_pipeline_rank; }
 
   /// Processes of the world on this node (MPI_COMM_TYPE_SHARED), and this one's index
   /// among them. Valid after destroy().
-  [[nodiscard]] std::int64_t processes_on_node() const noexcept { return processes_on_node_; }
-  [[nodiscard]] std::int64_t local_rank_on_node() const noexcept { return local_rank_on_node_; }
+  [[nodiscard]] std::int64_t processes_on_node() const noexcept { return state_.processes_on_node; }
+  [[nodiscard]] std::int64_t local_rank_on_node() const noexcept { return state_.local_rank_on_node; }
   /// This rank's device ordinal. Valid after destroy().
   ///  - With the NCCL backend, the device the constructor bound (cudaSetDevice) and
   ///    created every NCCL communicator on: options.device when given (ConfigError at
@@ -275,46 +331,36 @@ class ParallelContext {
   void destroy();
 
  private:
-  // One group kind's MPI side; indexed by kind in groups_.
-  struct KindGroup {
-    mpi::Communicator comm;  // null outside every group of a partial kind; borrowed when shared
-    KindSharing sharing;
-    bool member = true;
-    std::int64_t local_rank = 0;
-    std::int64_t size = 1;
-    double creation_seconds = 0.0;
-  };
-  // What a query about one kind resolves to: the kind's entry, or none for the pipeline
-  // of a job without one (answered as a group of this rank alone).
+  // What a query about one kind resolves to: the kind's communicators, or none for the
+  // pipeline of a job without one (answered as a group of this rank alone).
   struct Resolved {
     std::string_view name;
-    const KindGroup* group = nullptr;  // null: the trivial pipeline
+    const detail::KindGroup* group = nullptr;  // null: the trivial pipeline
     std::size_t kind = 0;
+  };
+  // Everything a context holds, moved member-wise. `live` (the communicators) is null
+  // once destroyed or moved from; the rest stays readable after destroy().
+  struct State {
+    std::optional<Layout> layout;
+    ContextOptions options;
+    std::int64_t global_rank = 0;
+    std::int64_t processes_on_node = 1;
+    std::int64_t local_rank_on_node = 0;
+    // The CUDA device the NCCL backend bound; empty with the MPI backend.
+    std::optional<std::int64_t> bound_device;
+    std::optional<std::int64_t> virtual_pipeline_size;
+    std::int64_t virtual_pipeline_rank = 0;
+    std::unique_ptr<detail::LiveGroups> live;
   };
 
   /// The kind's entry, for a member of it; StateError otherwise (see the queries).
-  [[nodiscard]] Resolved resolve(std::string_view group) const;
-  [[nodiscard]] std::size_t kind_index(std::string_view group) const;
-  [[nodiscard]] bool destroyed() const noexcept { return groups_.empty(); }
+  [[nodiscard]] Resolved resolve(const KindHandle& group) const;
+  /// The handle's kind index, checked to be this live context's; StateError otherwise.
+  [[nodiscard]] std::size_t checked_index(const KindHandle& group) const;
+  [[nodiscard]] bool destroyed() const noexcept { return !state_.live; }
   [[nodiscard]] std::int64_t pipeline_stage() const;
-  void destroy_quietly() noexcept;
-  void name_communicators(const mpi::Communicator& world, const std::vector<KindGroup>& created) const;
 
-  std::optional<Layout> layout_;
-  ContextOptions options_;
-  std::int64_t global_rank_ = 0;
-  std::int64_t processes_on_node_ = 1;
-  std::int64_t local_rank_on_node_ = 0;
-  std::optional<std::int64_t> virtual_pipeline_size_;
-  std::int64_t virtual_pipeline_rank_ = 0;
-  // The duplicate of the world: `global`'s communicator and every kind's parent.
-  mpi::Communicator world_;
-  double world_seconds_ = 0.0;
-  // One entry per group kind of the layout, by kind index; empty once destroyed. The
-  // `global` kind's entry borrows world_.
-  std::vector<KindGroup> groups_;
-  // The NCCL side (bound device, one communicator per kind); null with the MPI backend.
-  std::unique_ptr<detail::DeviceGroups> device_groups_;
+  State state_;
 };
 
 /// The text every rank must agree on before creation: the configuration (world size

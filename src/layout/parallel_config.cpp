@@ -4,6 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <array>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "../common/did_you_mean.hpp"
 #include "../common/printable.hpp"
@@ -49,6 +52,45 @@ std::string describe(const ParallelConfig& config) {
   if (config.depth) text += fmt::format(" depth={}", *config.depth);
   if (config.legacy_sequence_dp) text += " legacy_sequence_dp";
   return text;
+}
+
+namespace {
+// "tp=2,dp=4 groups=tp,tp-dp": the order, the sizes and the tokens as given, or "-".
+std::string mesh_setting_text(const std::optional<MeshConfig>& mesh) {
+  if (!mesh) return "-";
+  std::string dims;
+  for (const MeshDim& dim : mesh->dims) dims += fmt::format("{}{}={}", dims.empty() ? "" : ",", dim.name, dim.size);
+  return fmt::format("{} groups={}", dims, fmt::join(mesh->groups, ","));
+}
+}  // namespace
+
+std::string config_setting_text(const ParallelConfig& config) {
+  return fmt::format("world_size={} pipeline={} tensor={} mode={} depth={} legacy_sequence_dp={} seed={} mesh={}",
+                     config.world_size, config.pipeline, config.tensor_size, tensor_mode_name(config.tensor_mode),
+                     config.depth ? std::to_string(*config.depth) : std::string("-"), config.legacy_sequence_dp,
+                     config.seed, mesh_setting_text(config.mesh));
+}
+
+std::vector<SettingField> config_setting_fields(const ParallelConfig& config) {
+  std::vector<SettingField> fields = {
+      {"world_size", std::to_string(config.world_size)},
+      {"pipeline", std::to_string(config.pipeline)},
+      {"tensor", std::to_string(config.tensor_size)},
+      {"mode", std::string(tensor_mode_name(config.tensor_mode))},
+      {"depth", config.depth ? std::to_string(*config.depth) : std::string("-")},
+      {"legacy_sequence_dp", config.legacy_sequence_dp ? "1" : "0"},
+      {"seed", std::to_string(config.seed)},
+      {"mesh", config.mesh ? std::to_string(config.mesh->dims.size()) : std::string("-")},
+  };
+  if (config.mesh) {
+    for (const MeshDim& dim : config.mesh->dims) {
+      fields.emplace_back("mesh.dim", dim.name);
+      fields.emplace_back("mesh.size", std::to_string(dim.size));
+    }
+    fields.emplace_back("mesh.groups", std::to_string(config.mesh->groups.size()));
+    for (const std::string& token : config.mesh->groups) fields.emplace_back("mesh.group", token);
+  }
+  return fields;
 }
 
 }  // namespace pgroups

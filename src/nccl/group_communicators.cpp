@@ -34,7 +34,7 @@ std::vector<KindPlan> plan_kinds(const Layout& layout, std::int64_t rank) {
   std::vector<KindPlan> plan;
   const auto kinds = layout.group_kinds();
   for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
-    if (kinds[kind].mode == ParallelMode::global) continue;
+    if (kind == layout.world_kind()) continue;  // the world itself, handed in
     const std::string& name = kinds[kind].name;
     KindPlan step{.group = name, .kind = kind, .colour = std::nullopt, .key = 0, .size = to_int(layout.group_size(kind), name, "group size")};
     if (layout.is_member(rank, kind)) {

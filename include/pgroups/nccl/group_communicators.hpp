@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,12 +28,11 @@ namespace pgroups::nccl {
 inline constexpr std::string_view kWorldKey = "(world)";
 
 /// The key create_group_communicators stores the world under: the name of the layout's
-/// global kind ("global") when it has one, else kWorldKey. O(kinds).
+/// world kind (Layout::world_kind, the presets' "global") when it has one, else
+/// kWorldKey. O(1).
 [[nodiscard]] inline std::string_view world_key(const Layout& layout) {
-  for (const GroupKind& kind : layout.group_kinds()) {
-    if (kind.mode == ParallelMode::global) return mode_name(ParallelMode::global);
-  }
-  return kWorldKey;
+  const std::optional<std::size_t> world = layout.world_kind();
+  return world ? std::string_view(layout.group_kinds()[*world].name) : kWorldKey;
 }
 
 /// Broadcasts `bytes` in place from local rank 0 of the caller's group of kind `group`

@@ -1,0 +1,257 @@
+// ParallelContext's per-rank queries: what each rank asks about its groups once they
+// exist. No collective runs here (a one-rank NCCL communicator is made by this rank
+// alone); construction and destruction are in parallel_context.cpp.
+#include <fmt/format.h>
+
+#include <string>
+#include <string_view>
+
+#include "device_groups.hpp"
+#include "live_groups.hpp"
+#include "pgroups/error.hpp"
+#include "pgroups/parallel_context.hpp"
+
+namespace pgroups {
+namespace {
+
+std::string destroyed_message(std::string_view group) {
+  return fmt::format("group {} is not initialized: the context was destroyed (or moved from)", group);
+}
+
+[[noreturn]] void throw_no_pipeline_communicator(std::string_view group) {
+  throw StateError(fmt::format("there is no communicator of group {}: the pipeline size is 1, so none was created "
+                               "(its queries answer for this rank alone)",
+                               group));
+}
+
+}  // namespace
+
+CommunicatorBill ParallelContext::communicator_bill() const {
+  if (!state_.layout) throw StateError("the context was moved from; it has no layout");
+  return pgroups::communicator_bill(*state_.layout, state_.global_rank, state_.options.share_communicators);
+}
+
+std::vector<std::string> ParallelContext::groups() const {
+  std::vector<std::string> names;
+  if (destroyed()) return names;
+  for (const GroupKind& kind : state_.layout->group_kinds()) names.push_back(kind.name);
+  return names;
+}
+
+// Colossal-AI's API speaks ParallelMode: the kinds that have one.
+std::vector<ParallelMode> ParallelContext::modes() const {
+  std::vector<ParallelMode> result;
+  if (destroyed()) return result;
+  for (const GroupKind& kind : state_.layout->group_kinds()) {
+    if (kind.mode) result.push_back(*kind.mode);
+  }
+  return result;
+}
+
+bool ParallelContext::is_initialized(std::string_view group) const noexcept {
+  if (destroyed()) return false;
+  try {
+    return state_.layout->find_group_kind(group).has_value();
+  } catch (...) {
+    return false;
+  }
+}
+
+KindHandle ParallelContext::kind(std::string_view group) const {
+  if (destroyed()) throw StateError(destroyed_message(group));
+  const Layout& layout = *state_.layout;
+  const std::optional<std::size_t> found = layout.find_group_kind(group);
+  // No pipeline: answered as Megatron-LM does, as a group of this rank alone.
+  if (!found && group == layout.pipeline_name() && layout.pipeline_size() == 1) {
+    return {std::string(group), KindHandle::kNoKind, state_.live->id()};
+  }
+  // StateError naming the kinds there are and the closest one.
+  const std::size_t index = found ? *found : layout.group_kind_index(group);
+  return {layout.group_kinds()[index].name, index, state_.live->id()};
+}
+
+std::size_t ParallelContext::checked_index(const KindHandle& group) const {
+  if (destroyed()) throw StateError(destroyed_message(group.name()));
+  if (group.context_ != state_.live->id()) {
+    throw StateError(fmt::format("the handle of group {} belongs to another context (or to one since destroyed): "
+                                 "ask this context for it, kind(\"{}\")",
+                                 group.name(), group.name()));
+  }
+  return group.index_;
+}
+
+bool ParallelContext::is_member(std::string_view group) const { return is_member(kind(group)); }
+
+bool ParallelContext::is_member(const KindHandle& group) const {
+  const std::size_t index = checked_index(group);
+  return index == KindHandle::kNoKind || state_.live->groups[index].member;
+}
+
+ParallelContext::Resolved ParallelContext::resolve(const KindHandle& group) const {
+  const std::size_t index = checked_index(group);
+  if (index == KindHandle::kNoKind) return {group.name(), nullptr, 0};
+  const detail::KindGroup& entry = state_.live->groups[index];
+  const std::string& name = state_.layout->group_kinds()[index].name;
+  if (!entry.member) {
+    throw StateError(fmt::format("rank {} is in no group of kind {}: it is a partial kind, and this rank has no "
+                                 "communicator of it (ask is_member first)",
+                                 state_.global_rank, name));
+  }
+  return {name, &entry, index};
+}
+
+std::int64_t ParallelContext::local_rank(std::string_view group) const { return local_rank(kind(group)); }
+
+std::int64_t ParallelContext::local_rank(const KindHandle& group) const {
+  const Resolved found = resolve(group);
+  return found.group ? found.group->local_rank : 0;
+}
+
+std::int64_t ParallelContext::world_size(std::string_view group) const { return world_size(kind(group)); }
+
+std::int64_t ParallelContext::world_size(const KindHandle& group) const {
+  const Resolved found = resolve(group);
+  return found.group ? found.group->size : 1;
+}
+
+GroupHandle ParallelContext::get_group(std::string_view group) const { return get_group(kind(group)); }
+
+GroupHandle ParallelContext::get_group(const KindHandle& group) const {
+  const Resolved found = resolve(group);
+  if (!found.group) throw_no_pipeline_communicator(found.name);
+  // The device side keys each kind by its name, the world kind included (nccl::world_key).
+  if (state_.live->device_groups) return {found.name, state_.live->device_groups->comm(found.name)};
+  return {found.name, found.group->comm.get()};
+}
+
+GroupHandle ParallelContext::get_cpu_group(std::string_view group) const { return get_cpu_group(kind(group)); }
+
+GroupHandle ParallelContext::get_cpu_group(const KindHandle& group) const {
+  const Resolved found = resolve(group);
+  if (!found.group) throw_no_pipeline_communicator(found.name);
+  return {found.name, found.group->comm.get()};
+}
+
+std::vector<std::int64_t> ParallelContext::ranks_in_group(std::string_view group) const {
+  return ranks_in_group(kind(group));
+}
+
+std::vector<std::int64_t> ParallelContext::ranks_in_group(const KindHandle& group) const {
+  const Resolved found = resolve(group);
+  if (!found.group) return {state_.global_rank};
+  return state_.layout->group_of(state_.global_rank, found.kind);
+}
+
+Neighbour ParallelContext::next_rank(std::string_view group) const { return next_rank(kind(group)); }
+
+Neighbour ParallelContext::next_rank(const KindHandle& group) const {
+  const Resolved found = resolve(group);
+  if (!found.group) return {state_.global_rank, 0};
+  const std::int64_t local = (found.group->local_rank + 1) % found.group->size;
+  return {state_.layout->group_member(state_.global_rank, found.kind, local), local};
+}
+
+Neighbour ParallelContext::prev_rank(std::string_view group) const { return prev_rank(kind(group)); }
+
+Neighbour ParallelContext::prev_rank(const KindHandle& group) const {
+  const Resolved found = resolve(group);
+  if (!found.group) return {state_.global_rank, 0};
+  const std::int64_t local = (found.group->local_rank + found.group->size - 1) % found.group->size;
+  return {state_.layout->group_member(state_.global_rank, found.kind, local), local};
+}
+
+bool ParallelContext::is_first_rank(std::string_view group) const { return is_first_rank(kind(group)); }
+
+bool ParallelContext::is_first_rank(const KindHandle& group) const { return local_rank(group) == 0; }
+
+bool ParallelContext::is_last_rank(std::string_view group) const { return is_last_rank(kind(group)); }
+
+bool ParallelContext::is_last_rank(const KindHandle& group) const {
+  const Resolved found = resolve(group);
+  return !found.group || found.group->local_rank == found.group->size - 1;
+}
+
+std::int64_t ParallelContext::seed(std::string_view group) const { return seed(kind(group)); }
+
+std::int64_t ParallelContext::seed(const KindHandle& group) const {
+  const Resolved found = resolve(group);
+  if (!found.group) return config().seed;
+  return state_.layout->seed(state_.global_rank, found.kind);
+}
+
+double ParallelContext::creation_seconds(std::string_view group) const { return creation_seconds(kind(group)); }
+
+double ParallelContext::creation_seconds(const KindHandle& group) const {
+  const double device_seconds = device_creation_seconds(group);
+  return state_.live->groups[group.index_].creation_seconds + device_seconds;
+}
+
+double ParallelContext::device_creation_seconds(std::string_view group) const {
+  return device_creation_seconds(kind(group));
+}
+
+double ParallelContext::device_creation_seconds(const KindHandle& group) const {
+  const std::size_t index = checked_index(group);
+  // Nothing was created for a pipeline that is not there: the name is no kind.
+  if (index == KindHandle::kNoKind) (void)state_.layout->group_kind_index(group.name());
+  if (!state_.live->device_groups) return 0.0;
+  return state_.live->device_groups->creation_seconds(state_.layout->group_kinds()[index].name);
+}
+
+std::vector<GroupCheck> ParallelContext::check_device_groups() {
+  if (destroyed()) throw StateError("the context was destroyed (or moved from); there are no device groups to check");
+  if (!state_.live->device_groups) {
+    throw StateError(fmt::format("the context has no device groups to check: its backend is {}, not nccl",
+                                 backend_name(state_.options.backend)));
+  }
+  return state_.live->device_groups->check(*state_.layout, state_.global_rank);
+}
+
+std::int64_t ParallelContext::pipeline_stage() const {
+  if (destroyed()) throw StateError("the context was destroyed (or moved from); it has no pipeline stage");
+  // The pipeline coordinate, whether or not a pipeline group kind was created.
+  return state_.layout->pipeline_stage(state_.global_rank);
+}
+
+bool ParallelContext::is_pipeline_first_stage(bool ignore_virtual) const {
+  const std::int64_t stage = pipeline_stage();
+  if (!ignore_virtual && state_.virtual_pipeline_size && state_.virtual_pipeline_rank != 0) return false;
+  return stage == 0;
+}
+
+bool ParallelContext::is_pipeline_last_stage(bool ignore_virtual) const {
+  const std::int64_t stage = pipeline_stage();
+  if (!ignore_virtual && state_.virtual_pipeline_size &&
+      state_.virtual_pipeline_rank != *state_.virtual_pipeline_size - 1) {
+    return false;
+  }
+  return stage == state_.layout->pipeline_size() - 1;
+}
+
+void ParallelContext::set_virtual_pipeline_parallel_size(std::optional<std::int64_t> size) {
+  if (size && *size < 1) {
+    throw ConfigError(fmt::format("virtual pipeline size {} is invalid: it must be at least 1", *size));
+  }
+  state_.virtual_pipeline_size = size;
+  if (size && state_.virtual_pipeline_rank >= *size) state_.virtual_pipeline_rank = 0;
+}
+
+void ParallelContext::set_virtual_pipeline_parallel_rank(std::int64_t rank) {
+  if (rank < 0) throw ConfigError(fmt::format("virtual pipeline rank {} is invalid: it must be non-negative", rank));
+  if (state_.virtual_pipeline_size && rank >= *state_.virtual_pipeline_size) {
+    throw ConfigError(fmt::format("virtual pipeline rank {} is invalid: the virtual pipeline size is {}, so the rank "
+                                  "must be below it",
+                                  rank, *state_.virtual_pipeline_size));
+  }
+  state_.virtual_pipeline_rank = rank;
+}
+
+std::int64_t ParallelContext::device() const noexcept {
+  if (state_.bound_device) return *state_.bound_device;
+  if (state_.options.device) return *state_.options.device;
+  const std::int64_t per_node =
+      state_.options.devices_per_node > 0 ? state_.options.devices_per_node : state_.processes_on_node;
+  return state_.global_rank % per_node;
+}
+
+}  // namespace pgroups
