@@ -10,6 +10,17 @@ from ._modes import ModeLike, ParallelMode, mode_value
 from ._checks import check_bool, check_int, check_timeout
 from ._plan import Plan, _checked_overrides, _path
 
+#: A group kind of one live context, looked up once (:meth:`ParallelContext.kind`).
+KindHandle = getattr(_pgroups, "KindHandle", None)
+KindLike = Union[ModeLike, Any]
+
+
+def _kind_arg(kind: KindLike) -> Any:
+    """A KindHandle as it is; a mode or a name as its string value."""
+    if KindHandle is not None and isinstance(kind, KindHandle):
+        return kind
+    return mode_value(kind)
+
 
 class ParallelContext:
     """Every process group of a configuration as MPI communicators, with the query API of
@@ -149,46 +160,55 @@ class ParallelContext:
         empty after destroy()."""
         return self._context.groups()
 
-    def is_member(self, kind: ModeLike) -> bool:
+    def kind(self, kind: ModeLike) -> Any:
+        """The kind as a handle, looked up once: every query below takes it where it takes
+        a name, without looking the name up again. A handle of another context, or one
+        used after destroy(), raises StateError naming the kind; an unknown name raises
+        the StateError the queries raise."""
+        return self._context.kind(mode_value(kind))
+
+    def is_member(self, kind: KindLike) -> bool:
         """Whether this rank has a group of the kind: False only for a partial kind
         (``embd``, ``pos_embd``), for which get_group raises StateError."""
-        return self._context.is_member(mode_value(kind))
+        return self._context.is_member(_kind_arg(kind))
 
     # Colossal-AI's queries ------------------------------------------------------------
-    def is_initialized(self, mode: ModeLike) -> bool:
+    def is_initialized(self, mode: KindLike) -> bool:
+        if KindHandle is not None and isinstance(mode, KindHandle):
+            return self._context.is_initialized(mode.name)
         return self._context.is_initialized(mode_value(mode))
 
     def get_global_rank(self) -> int:
         return self._context.global_rank()
 
-    def get_local_rank(self, mode: ModeLike) -> int:
-        return self._context.local_rank(mode_value(mode))
+    def get_local_rank(self, mode: KindLike) -> int:
+        return self._context.local_rank(_kind_arg(mode))
 
-    def get_world_size(self, mode: ModeLike) -> int:
-        return self._context.world_size(mode_value(mode))
+    def get_world_size(self, mode: KindLike) -> int:
+        return self._context.world_size(_kind_arg(mode))
 
-    def get_group(self, mode: ModeLike) -> Any:
+    def get_group(self, mode: KindLike) -> Any:
         """The mode's communicator, an ``mpi4py.MPI.Intracomm`` on the context's handle."""
-        return self._context.get_group(mode_value(mode))
+        return self._context.get_group(_kind_arg(mode))
 
-    def get_cpu_group(self, mode: ModeLike) -> Any:
+    def get_cpu_group(self, mode: KindLike) -> Any:
         """The mode's communicator for host traffic (the same as get_group on MPI)."""
-        return self._context.get_cpu_group(mode_value(mode))
+        return self._context.get_cpu_group(_kind_arg(mode))
 
-    def get_ranks_in_group(self, mode: ModeLike) -> List[int]:
-        return self._context.ranks_in_group(mode_value(mode))
+    def get_ranks_in_group(self, mode: KindLike) -> List[int]:
+        return self._context.ranks_in_group(_kind_arg(mode))
 
-    def get_next_global_rank(self, mode: ModeLike) -> int:
-        return self._context.next_global_rank(mode_value(mode))
+    def get_next_global_rank(self, mode: KindLike) -> int:
+        return self._context.next_global_rank(_kind_arg(mode))
 
-    def get_prev_global_rank(self, mode: ModeLike) -> int:
-        return self._context.prev_global_rank(mode_value(mode))
+    def get_prev_global_rank(self, mode: KindLike) -> int:
+        return self._context.prev_global_rank(_kind_arg(mode))
 
-    def is_first_rank(self, mode: ModeLike) -> bool:
-        return self._context.is_first_rank(mode_value(mode))
+    def is_first_rank(self, mode: KindLike) -> bool:
+        return self._context.is_first_rank(_kind_arg(mode))
 
-    def is_last_rank(self, mode: ModeLike) -> bool:
-        return self._context.is_last_rank(mode_value(mode))
+    def is_last_rank(self, mode: KindLike) -> bool:
+        return self._context.is_last_rank(_kind_arg(mode))
 
     def is_pipeline_first_stage(self, ignore_virtual: bool = False) -> bool:
         return self._context.is_pipeline_first_stage(check_bool("ignore_virtual", ignore_virtual))
@@ -210,9 +230,9 @@ class ParallelContext:
     def virtual_pipeline_parallel_rank(self) -> int:
         return self._context.virtual_pipeline_parallel_rank()
 
-    def get_seed(self, mode: ModeLike) -> int:
+    def get_seed(self, mode: KindLike) -> int:
         """The mode's seed: the base seed, and for TENSOR ``seed + tp_local + 1024 * pp_local``."""
-        return self._context.seed(mode_value(mode))
+        return self._context.seed(_kind_arg(mode))
 
     @property
     def seeds(self) -> Dict[Union[ParallelMode, str], int]:
@@ -221,8 +241,8 @@ class ParallelContext:
             return {mode: self.get_seed(mode) for mode in self.modes}
         return {kind: self.get_seed(kind) for kind in self.group_kinds if self.is_member(kind)}
 
-    def creation_seconds(self, mode: ModeLike) -> float:
-        return self._context.creation_seconds(mode_value(mode))
+    def creation_seconds(self, mode: KindLike) -> float:
+        return self._context.creation_seconds(_kind_arg(mode))
 
     @property
     def num_processes_on_current_node(self) -> int:

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "pgroups/error.hpp"
 #include "pgroups/mpi/agreement.hpp"
@@ -90,6 +91,14 @@ class PyContext {
   std::unique_ptr<ParallelContext> context_;
 };
 
+// A kind as the queries take it: a handle from Context.kind, or its name.
+using KindArg = std::variant<std::string, KindHandle>;
+
+template <typename Query>
+auto ask(const KindArg& kind, const Query& query) {
+  return std::visit([&query](const auto& k) { return query(k); }, kind);
+}
+
 }  // namespace
 
 void bind_context(py::module_& m) {
@@ -107,6 +116,12 @@ void bind_context(py::module_& m) {
           mpi::agree(mpi::Communicator::borrow(comm), text, what, mpi::Deadline(timeout));
         },
         py::arg("world"), py::arg("record"), py::arg("what") = "configuration", py::arg("timeout") = py::none());
+  py::class_<KindHandle>(m, "KindHandle")
+      .def_property_readonly("name", &KindHandle::name)
+      .def_property_readonly("index", &KindHandle::index)
+      .def("__eq__", [](const KindHandle& a, const KindHandle& b) { return a == b; })
+      .def("__hash__", [](const KindHandle& h) { return py::hash(py::str(h.name())); })
+      .def("__repr__", [](const KindHandle& h) { return "KindHandle('" + h.name() + "')"; });
   py::class_<PyContext>(m, "Context")
       .def(py::init([](std::int64_t world_size, std::int64_t pipeline, std::int64_t tensor,
                        const std::optional<std::string>& mode, std::optional<std::int64_t> depth, bool legacy,
@@ -130,7 +145,9 @@ void bind_context(py::module_& m) {
       .def("timeout_seconds",
            [](PyContext& c) { return c.get().options().timeout ? static_cast<double>(c.get().options().timeout->count()) / 1000.0 : 0.0; })
       .def("is_initialized", [](PyContext& c, const std::string& kind) { return c.get().is_initialized(kind); })
-      .def("is_member", [](PyContext& c, const std::string& kind) { return c.get().is_member(kind); })
+      .def("kind", [](PyContext& c, const std::string& kind) { return c.get().kind(kind); })
+      .def("is_member",
+           [](PyContext& c, const KindArg& kind) { return ask(kind, [&c](const auto& k) { return c.get().is_member(k); }); })
       .def("groups", [](PyContext& c) { return c.get().groups(); })
       .def("modes",
            [](PyContext& c) {
@@ -139,24 +156,39 @@ void bind_context(py::module_& m) {
              return names;
            })
       .def("global_rank", [](PyContext& c) { return c.get().global_rank(); })
-      .def("local_rank", [](PyContext& c, const std::string& mode) { return c.get().local_rank(mode); })
-      .def("world_size", [](PyContext& c, const std::string& mode) { return c.get().world_size(mode); })
-      .def("get_group", [](PyContext& c, const std::string& mode) {
-        return wrap_comm(c.get().get_group(mode).mpi());
+      .def("local_rank", [](PyContext& c, const KindArg& kind) {
+        return ask(kind, [&c](const auto& k) { return c.get().local_rank(k); });
       })
-      .def("get_cpu_group", [](PyContext& c, const std::string& mode) {
-        return wrap_comm(c.get().get_cpu_group(mode).mpi());
+      .def("world_size", [](PyContext& c, const KindArg& kind) {
+        return ask(kind, [&c](const auto& k) { return c.get().world_size(k); });
       })
-      .def("ranks_in_group", [](PyContext& c, const std::string& mode) { return c.get().ranks_in_group(mode); })
-      .def("next_global_rank",
-           [](PyContext& c, const std::string& mode) { return c.get().next_global_rank(mode); })
-      .def("prev_global_rank",
-           [](PyContext& c, const std::string& mode) { return c.get().prev_global_rank(mode); })
-      .def("is_first_rank", [](PyContext& c, const std::string& mode) { return c.get().is_first_rank(mode); })
-      .def("is_last_rank", [](PyContext& c, const std::string& mode) { return c.get().is_last_rank(mode); })
-      .def("seed", [](PyContext& c, const std::string& mode) { return c.get().seed(mode); })
-      .def("creation_seconds",
-           [](PyContext& c, const std::string& mode) { return c.get().creation_seconds(mode); })
+      .def("get_group", [](PyContext& c, const KindArg& kind) {
+        return wrap_comm(ask(kind, [&c](const auto& k) { return c.get().get_group(k).mpi(); }));
+      })
+      .def("get_cpu_group", [](PyContext& c, const KindArg& kind) {
+        return wrap_comm(ask(kind, [&c](const auto& k) { return c.get().get_cpu_group(k).mpi(); }));
+      })
+      .def("ranks_in_group", [](PyContext& c, const KindArg& kind) {
+        return ask(kind, [&c](const auto& k) { return c.get().ranks_in_group(k); });
+      })
+      .def("next_global_rank", [](PyContext& c, const KindArg& kind) {
+        return ask(kind, [&c](const auto& k) { return c.get().next_global_rank(k); });
+      })
+      .def("prev_global_rank", [](PyContext& c, const KindArg& kind) {
+        return ask(kind, [&c](const auto& k) { return c.get().prev_global_rank(k); });
+      })
+      .def("is_first_rank", [](PyContext& c, const KindArg& kind) {
+        return ask(kind, [&c](const auto& k) { return c.get().is_first_rank(k); });
+      })
+      .def("is_last_rank", [](PyContext& c, const KindArg& kind) {
+        return ask(kind, [&c](const auto& k) { return c.get().is_last_rank(k); });
+      })
+      .def("seed", [](PyContext& c, const KindArg& kind) {
+        return ask(kind, [&c](const auto& k) { return c.get().seed(k); });
+      })
+      .def("creation_seconds", [](PyContext& c, const KindArg& kind) {
+        return ask(kind, [&c](const auto& k) { return c.get().creation_seconds(k); });
+      })
       .def("is_pipeline_first_stage",
            [](PyContext& c, bool ignore_virtual) { return c.get().is_pipeline_first_stage(ignore_virtual); })
       .def("is_pipeline_last_stage",

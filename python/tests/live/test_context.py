@@ -202,6 +202,43 @@ def test_named_mesh_groups_by_token():
         assert ctx.is_pipeline_first_stage() == (plan.coordinates(RANK)["pp"] == 0)
 
 
+def _answers(ctx, kind):
+    if not ctx.is_member(kind):
+        return None
+    return (ctx.get_local_rank(kind), ctx.get_world_size(kind), MPI._handleof(ctx.get_group(kind)),
+            MPI._handleof(ctx.get_cpu_group(kind)), ctx.get_ranks_in_group(kind), ctx.get_next_global_rank(kind),
+            ctx.get_prev_global_rank(kind), ctx.is_first_rank(kind), ctx.is_last_rank(kind), ctx.get_seed(kind),
+            ctx.creation_seconds(kind))
+
+
+@pytest.mark.parametrize("layout", ["preset", "mesh"])
+def test_a_kind_handle_answers_every_query_as_the_name_does(layout):
+    if layout == "preset":
+        args = plan_args()
+    else:
+        args = dict(mesh=pgroups.Mesh.from_order("tp-dp-pp", tp=2, dp=SIZE // 4, pp=2),
+                    groups=["tp", "dp", "pp", "tp-dp", "embd"])
+    with ParallelContext(**args) as ctx:
+        for name in ctx.group_kinds:
+            handle = ctx.kind(name)
+            assert handle.name == name and handle == ctx.kind(name)
+            assert ctx.is_member(handle) == ctx.is_member(name)
+            assert ctx.is_initialized(handle)
+            assert _answers(ctx, handle) == _answers(ctx, name), name
+
+
+def test_a_kind_handle_of_another_context_is_a_state_error_naming_the_kind():
+    with ParallelContext(**plan_args()) as first, ParallelContext(**plan_args()) as second:
+        handle = first.kind(ParallelMode.GLOBAL)
+        with pytest.raises(pgroups.StateError,
+                           match=r"^the handle of group global belongs to another context \(or to one since "
+                                 r"destroyed\): ask this context for it, kind\(\"global\"\)$"):
+            second.get_local_rank(handle)
+        assert second.get_local_rank(second.kind("global")) == RANK
+    with pytest.raises(pgroups.StateError, match=r"^group global is not initialized: the context was destroyed"):
+        first.get_group(handle)
+
+
 @pytest.mark.parametrize("share", [True, False])
 def test_kinds_of_one_partition_share_a_communicator_unless_sharing_is_off(share):
     # tp-cp is tp and cp has one-rank groups (issue 17); every kind still answers for itself.
