@@ -6,7 +6,7 @@
 /// the answers of Colossal-AI's ParallelContext and Megatron-LM's parallel_state). Every
 /// query takes the kind's name (`get_group("tp-dp")`; a mesh token also by its dimensions
 /// in another order, "dp-tp"); the ParallelMode overloads forward to the name
-/// mode_name(mode).
+/// mode_name(mode), and a KindHandle (kind("tp")) saves looking the name up per call.
 ///
 /// Construction is collective over the world communicator and runs the steps of
 /// creation_steps() (pgroups/creation_steps.hpp), which ContextOptions::before_step
@@ -30,8 +30,9 @@
 ///      (get_cpu_group). With options.share_communicators (the default) only the distinct
 ///      partitions are created: a kind with the groups of an earlier one uses its
 ///      communicator, a whole-world kind the duplicate, a kind of one-rank groups a local
-///      communicator (no collective); see pgroups/communicator_sharing.hpp. A rank outside every group of a partial kind (Megatron's `embd`
-///      and `pos_embd`) takes part in the collective and gets no communicator;
+///      communicator (no collective); see pgroups/communicator_sharing.hpp. A rank
+///      outside every group of a partial kind (Megatron's `embd` and `pos_embd`) takes
+///      part in the collective and gets no communicator;
 ///   8. with the NCCL backend, the NCCL world is created (its unique id broadcast over
 ///      MPI), then one ncclCommSplit of it per kind (per distinct partition when sharing;
 ///      a one-rank kind's NCCL communicator is made by get_group, by this rank alone), in
@@ -144,7 +145,7 @@ class ParallelContext {
   ParallelContext(const ParallelContext&) = delete;
   ParallelContext& operator=(const ParallelContext&) = delete;
   /// The moved-from context is destroyed (is_initialized is false for every kind); the
-  /// context assigned to frees what it held first, as destroy() does, ignoring errors.
+  /// context assigned to frees what it held, as destroy() does, ignoring errors.
   ParallelContext(ParallelContext&& other) noexcept;
   ParallelContext& operator=(ParallelContext&& other) noexcept;
 

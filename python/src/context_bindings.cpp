@@ -146,8 +146,9 @@ void bind_context(py::module_& m) {
            [](PyContext& c) { return c.get().options().timeout ? static_cast<double>(c.get().options().timeout->count()) / 1000.0 : 0.0; })
       .def("is_initialized", [](PyContext& c, const std::string& kind) { return c.get().is_initialized(kind); })
       .def("kind", [](PyContext& c, const std::string& kind) { return c.get().kind(kind); })
-      .def("is_member",
-           [](PyContext& c, const KindArg& kind) { return ask(kind, [&c](const auto& k) { return c.get().is_member(k); }); })
+      .def("is_member", [](PyContext& c, const KindArg& kind) {
+        return ask(kind, [&c](const auto& k) { return c.get().is_member(k); });
+      })
       .def("groups", [](PyContext& c) { return c.get().groups(); })
       .def("modes",
            [](PyContext& c) {

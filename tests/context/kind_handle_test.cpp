@@ -44,8 +44,10 @@ void expect_handle_answers_as_name(const ParallelContext& context, const std::st
             outcome([&] { return text(context.get_cpu_group(name)); }));
   EXPECT_EQ(outcome([&] { return fmt::format("{}", context.ranks_in_group(kind)); }),
             outcome([&] { return fmt::format("{}", context.ranks_in_group(name)); }));
-  EXPECT_EQ(outcome([&] { return text(context.next_rank(kind)); }), outcome([&] { return text(context.next_rank(name)); }));
-  EXPECT_EQ(outcome([&] { return text(context.prev_rank(kind)); }), outcome([&] { return text(context.prev_rank(name)); }));
+  EXPECT_EQ(outcome([&] { return text(context.next_rank(kind)); }),
+            outcome([&] { return text(context.next_rank(name)); }));
+  EXPECT_EQ(outcome([&] { return text(context.prev_rank(kind)); }),
+            outcome([&] { return text(context.prev_rank(name)); }));
   EXPECT_EQ(outcome([&] { return context.next_global_rank(kind); }),
             outcome([&] { return context.next_global_rank(name); }));
   EXPECT_EQ(outcome([&] { return context.prev_global_rank(kind); }),
