@@ -55,8 +55,8 @@ std::size_t Layout::group_kind_index(std::string_view name) const {
   if (const auto kind = find_group_kind(name)) return *kind;
   std::vector<std::string_view> names;
   for (const GroupKind& kind : lowered_.kinds) names.emplace_back(kind.name);
-  throw StateError(fmt::format("group kind '{}' is not created for {}; the kinds are: {}{}", printable(name), describe(lowered_.config),
-                               fmt::join(names, ", "), detail::suggest_dim(name, names)));
+  throw StateError(fmt::format("group kind '{}' is not created for {}; the kinds are: {}{}", printable(name),
+                               describe(lowered_.config), fmt::join(names, ", "), detail::suggest_dim(name, names)));
 }
 
 std::size_t Layout::kind_of(ParallelMode mode) const {
@@ -81,8 +81,8 @@ bool Layout::has_mode(ParallelMode mode) const noexcept {
 
 const Layout::KindShape& Layout::shape(std::size_t kind) const {
   if (kind >= lowered_.kinds.size()) {
-    throw StateError(fmt::format("group kind index {} is out of range: {} has {} kinds", kind, describe(lowered_.config),
-                                 lowered_.kinds.size()));
+    throw StateError(fmt::format("group kind index {} is out of range: {} has {} kinds", kind,
+                                 describe(lowered_.config), lowered_.kinds.size()));
   }
   return lowered_.shapes[kind];
 }
@@ -119,7 +119,9 @@ std::vector<Coordinate> Layout::coordinates(std::int64_t rank) const {
   if (is_mesh()) {
     std::vector<Coordinate> coords;
     const auto dims = lowered_.mesh.dims();
-    for (std::size_t i = dims.size(); i-- > 0;) coords.push_back({dims[i].name, lowered_.mesh.coordinate(rank, i), dims[i].size});
+    for (std::size_t i = dims.size(); i-- > 0;) {
+      coords.push_back({dims[i].name, lowered_.mesh.coordinate(rank, i), dims[i].size});
+    }
     return coords;
   }
   const std::int64_t t = rank % lowered_.config.tensor_size;
@@ -228,11 +230,11 @@ std::int64_t Layout::seed(std::int64_t rank, std::size_t kind) const {
   check_rank(rank);
   if (lowered_.kinds[kind].mode != ParallelMode::tensor) return lowered_.config.seed;
   const std::int64_t tensor_local = local_rank(rank, kind);
-  const std::int64_t pipeline_stage = lowered_.pipeline_dim ? lowered_.mesh.coordinate(rank, *lowered_.pipeline_dim) : 0;
+  const std::int64_t stage = pipeline_stage(rank);
   // Wrapping arithmetic: a seed only has to be deterministic, and plans of absurd sizes
   // must not overflow a signed integer.
   const auto seed = static_cast<std::uint64_t>(lowered_.config.seed) + static_cast<std::uint64_t>(tensor_local) +
-                    1024U * static_cast<std::uint64_t>(pipeline_stage);
+                    1024U * static_cast<std::uint64_t>(stage);
   return static_cast<std::int64_t>(seed);
 }
 
