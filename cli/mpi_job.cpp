@@ -28,15 +28,17 @@ std::pair<int, int> status_range(MPI_Comm comm, int status, std::chrono::millise
   return {static_cast<int>(reduced[0]), static_cast<int>(-reduced[1])};
 }
 
-// The step before which the phase's fault, if any, strikes; then the phase's deadline.
+// The step before which the phase's fault, if any, strikes; then the phase's deadline
+// (MpiOptions::apply has resolved the timeout; resolve_timeout keeps the one rule for
+// options that were not).
 mpi::Deadline announce(const ContextOptions& options, const mpi::Step& step) {
   if (options.before_step) options.before_step(step.name);
-  return mpi::Deadline(options.timeout.value_or(kDefaultTimeout));
+  return mpi::Deadline(resolve_timeout(options.timeout));
 }
 
 std::chrono::milliseconds start_up_timeout(const std::optional<std::string>& timeout) {
   try {
-    return resolve_timeout(timeout ? std::optional(parse_timeout_seconds(*timeout, "--timeout")) : std::nullopt);
+    return resolve_timeout_text(timeout ? std::optional<std::string_view>(*timeout) : std::nullopt, "--timeout");
   } catch (const ConfigError&) {
     return kDefaultTimeout;
   }

@@ -63,10 +63,11 @@ void print_job_error(int rank, bool shared_by_all, const std::string& message);
 /// A phase of a job after group creation in which the ranks wait for each other (the
 /// checks, the gathering of results, each measurement, MPI_Finalize). On construction it
 /// runs the fault-injection hook for `step` (options.before_step, as the context does for
-/// its own steps), then arms a watchdog with options.timeout (the timeout in effect;
-/// kDefaultTimeout when absent, zero: none), counted from there: when this rank is still
-/// blocked in the phase at the deadline, it prints the timeout message naming `step` and
-/// ends the process with ExitCode::timeout. Disarmed on destruction.
+/// its own steps), then arms a watchdog with options.timeout as resolve_timeout resolves
+/// it (MpiOptions::apply has; absent: PGROUPS_TIMEOUT, else kDefaultTimeout; zero: none),
+/// counted from there: when this rank is still blocked in the phase at the deadline, it
+/// prints the timeout message naming `step` and ends the process with ExitCode::timeout.
+/// Disarmed on destruction.
 class WatchedPhase {
  public:
   WatchedPhase(const ContextOptions& options, int rank, int size, const mpi::Step& step);

@@ -17,6 +17,24 @@
 #include "subcommand.hpp"
 
 namespace pgroups::cli {
+namespace {
+
+void add_picture_options(CLI::App& app, std::optional<std::string>& svg_file, std::optional<std::string>& html_file) {
+  app.add_option("--svg", svg_file, "Also write a picture of the plan as SVG to FILE");
+  app.add_option("--html", html_file, "Also write the picture as a self-contained HTML page to FILE");
+}
+
+// The caller has checked the paths (check_outputs). Both pictures are drawn before
+// either is written: a picture that cannot be drawn leaves no file behind.
+void write_pictures(const Layout& layout, const std::optional<LocalityReport>& locality,
+                    const std::optional<std::string>& svg_file, const std::optional<std::string>& html_file) {
+  const std::string svg = svg_file ? plan_svg(layout, locality) : std::string();
+  const std::string html = html_file ? plan_html(layout, locality) : std::string();
+  if (svg_file) write_file({"--svg", *svg_file}, svg);
+  if (html_file) write_file({"--html", *html_file}, html);
+}
+
+}  // namespace
 
 Subcommand add_plan_command(CLI::App& parent) {
   struct Options {

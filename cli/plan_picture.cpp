@@ -372,19 +372,4 @@ std::string plan_html(const Layout& layout, const std::optional<LocalityReport>&
       escape(title_of(layout, locality)), plan_svg(layout, locality));
 }
 
-void add_picture_options(CLI::App& app, std::optional<std::string>& svg_file, std::optional<std::string>& html_file) {
-  app.add_option("--svg", svg_file, "Also write a picture of the plan as SVG to FILE");
-  app.add_option("--html", html_file, "Also write the picture as a self-contained HTML page to FILE");
-}
-
-void write_pictures(const Layout& layout, const std::optional<LocalityReport>& locality,
-                    const std::optional<std::string>& svg_file, const std::optional<std::string>& html_file) {
-  // Both pictures are drawn before either is written: a picture that cannot be drawn
-  // leaves no file behind.
-  const std::string svg = svg_file ? plan_svg(layout, locality) : std::string();
-  const std::string html = html_file ? plan_html(layout, locality) : std::string();
-  if (svg_file) write_file({"--svg", *svg_file}, svg);
-  if (html_file) write_file({"--html", *html_file}, html);
-}
-
 }  // namespace pgroups::cli

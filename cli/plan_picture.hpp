@@ -1,8 +1,9 @@
 #pragma once
-// Pictures of a plan (`plan --svg FILE`, `--html FILE`): one panel per mode, every rank a
-// labelled cell placed by its coordinates and coloured by its group in that mode, nodes
-// outlined when the plan knows them, a legend. Self-contained: no script, font or image
-// is fetched, so the files open offline.
+// Pictures of a plan (`plan --svg FILE`, `--html FILE`), rendered as text; the plan
+// command writes the files. One panel per mode, every rank a labelled cell placed by its
+// coordinates and coloured by its group in that mode, nodes outlined when the plan knows
+// them, a legend. Self-contained: no script, font or image is fetched, so the files open
+// offline.
 //
 // Placement: the coordinates fastest first (the tensor ones, then pipe, then data) are
 // split into columns (a prefix of them, the one whose product is closest to sqrt(2W)) and
@@ -13,8 +14,6 @@
 // a <rect class="cell" data-rank="R" data-group="G" data-node="N"> holding a <title>
 // ("rank R ..."), with a <text class="label">R</text> beside it while cells are large
 // enough to read one (otherwise the colour and the title carry it).
-
-#include <CLI/CLI.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -37,14 +36,5 @@ inline constexpr std::int64_t kPictureBytesPerCell = 256;
 
 /// The same picture in a self-contained HTML page (the SVG inline, scaled to the window).
 [[nodiscard]] std::string plan_html(const Layout& layout, const std::optional<LocalityReport>& locality);
-
-/// Registers --svg FILE and --html FILE on `app`.
-void add_picture_options(CLI::App& app, std::optional<std::string>& svg_file, std::optional<std::string>& html_file);
-
-/// Writes the pictures asked for (absent: none) with write_file, after drawing both.
-/// The caller has checked the paths (check_outputs). Throws ConfigError as plan_svg,
-/// IoError naming the option, the file and the reason when it cannot be written.
-void write_pictures(const Layout& layout, const std::optional<LocalityReport>& locality,
-                    const std::optional<std::string>& svg_file, const std::optional<std::string>& html_file);
 
 }  // namespace pgroups::cli

@@ -59,25 +59,25 @@ class Layout {
   /// means the product of the mesh's sizes (config().world_size then holds it).
   explicit Layout(const ParallelConfig& config);
 
-  [[nodiscard]] const ParallelConfig& config() const noexcept { return config_; }
-  [[nodiscard]] bool is_mesh() const noexcept { return config_.mesh.has_value(); }
-  [[nodiscard]] std::int64_t world_size() const noexcept { return config_.world_size; }
+  [[nodiscard]] const ParallelConfig& config() const noexcept { return lowered_.config; }
+  [[nodiscard]] bool is_mesh() const noexcept { return lowered_.config.mesh.has_value(); }
+  [[nodiscard]] std::int64_t world_size() const noexcept { return lowered_.config.world_size; }
   /// For a mesh: the size of its `pp`, `tp` and `dp` dimension, 1 when absent.
-  [[nodiscard]] std::int64_t pipeline_size() const noexcept { return pipeline_size_; }
-  [[nodiscard]] std::int64_t tensor_size() const noexcept { return tensor_size_; }
-  [[nodiscard]] std::int64_t data_parallel_size() const noexcept { return data_parallel_size_; }
+  [[nodiscard]] std::int64_t pipeline_size() const noexcept { return lowered_.pipeline_size; }
+  [[nodiscard]] std::int64_t tensor_size() const noexcept { return lowered_.tensor_size; }
+  [[nodiscard]] std::int64_t data_parallel_size() const noexcept { return lowered_.data_parallel_size; }
   /// The side of the tensor grid: q for 2d and 2.5d, d for 3d, 0 otherwise (and for a mesh).
-  [[nodiscard]] std::int64_t tensor_grid_dim() const noexcept { return grid_dim_; }
+  [[nodiscard]] std::int64_t tensor_grid_dim() const noexcept { return lowered_.grid_dim; }
   /// The mesh every kind is computed on (for presets: tensor sub-dimensions, pipe, data).
-  [[nodiscard]] const Mesh& mesh() const noexcept { return mesh_; }
+  [[nodiscard]] const Mesh& mesh() const noexcept { return lowered_.mesh; }
   /// The shape in the notation the configuration was written in, for the first line of a
   /// plan: "data 2 x pipeline 2 x tensor 4 (2d, q=2)" or "tp 2 x dp 4 (order tp-dp, first
   /// fastest)". Printers show it as it is instead of asking which notation it was.
-  [[nodiscard]] const std::string& summary() const noexcept { return summary_; }
+  [[nodiscard]] const std::string& summary() const noexcept { return lowered_.summary; }
   /// The kind that is the whole world by definition (the presets' `global`), which is
   /// created as a duplicate of the world communicator; empty for a mesh, where a kind
   /// spanning the world is found by communicator sharing (communicator_sharing.hpp).
-  [[nodiscard]] std::optional<std::size_t> world_kind() const noexcept { return world_kind_; }
+  [[nodiscard]] std::optional<std::size_t> world_kind() const noexcept { return lowered_.world_kind; }
   /// The rank's pipeline stage: its coordinate on the pipeline dimension (`pipe` of the
   /// presets, `pp` of a mesh), 0 when there is none. Throws ConfigError for a bad rank.
   [[nodiscard]] std::int64_t pipeline_stage(std::int64_t rank) const;
@@ -91,7 +91,7 @@ class Layout {
 
   /// Every group kind, in creation order (`global` first for presets; the tokens' order
   /// for a mesh). A kind's index is its position here.
-  [[nodiscard]] std::span<const GroupKind> group_kinds() const noexcept { return kinds_; }
+  [[nodiscard]] std::span<const GroupKind> group_kinds() const noexcept { return lowered_.kinds; }
   /// The kind called `name`: its exact name, or for a mesh kind the same set of
   /// dimensions in another order ("dp-tp" finds "tp-dp"). O(kinds * dimensions).
   [[nodiscard]] std::optional<std::size_t> find_group_kind(std::string_view name) const;
@@ -136,9 +136,10 @@ class Layout {
   /// Whether the configuration creates the mode; false for a value that is no enumerator.
   [[nodiscard]] bool has_mode(ParallelMode mode) const noexcept;
 
-  /// The rank's coordinates, slowest first: data, pipe, then the tensor ones
-  /// (tensor, or its 2d/2.5d/3d sub-coordinates); for a mesh its dimensions, slowest
-  /// first. Throws ConfigError for a bad rank.
+  /// The rank's coordinates. For presets: data, pipe and tensor, slowest first, then for
+  /// 2d, 2.5d and 3d the tensor sub-coordinates fastest first, in mesh order (row, col
+  /// [, dep]; i, j, k). For a mesh: its dimensions, slowest first (the reverse of mesh
+  /// order). Throws ConfigError for a bad rank.
   [[nodiscard]] std::vector<Coordinate> coordinates(std::int64_t rank) const;
 
   /// Every function below throws StateError for a mode not in modes() and ConfigError
@@ -162,7 +163,7 @@ class Layout {
   [[nodiscard]] std::size_t kind_of(ParallelMode mode) const;
 
  private:
-  /// How a kind is computed: the ranks varying `varying` on mesh_ (or on the legacy
+  /// How a kind is computed: the ranks varying `varying` on the mesh (or on the legacy
   /// block mesh), or, for embd/pos_embd, the first (and last) rank of each such group.
   struct KindShape {
     enum class Pick : std::uint8_t { all, first, first_and_last };
@@ -170,38 +171,55 @@ class Layout {
     DimMask varying = 0;
     Pick pick = Pick::all;
   };
+  /// What a notation lowers to: the mesh and the kinds with their shapes, and what the
+  /// notation says beside them. A Layout stores it as it is and answers every query from
+  /// it, so no query asks which notation it was.
+  struct Lowered {
+    /// The configuration, with world_size filled in for a mesh that left it 0.
+    ParallelConfig config;
+    std::string summary;
+    std::optional<std::size_t> world_kind;
+    /// Index in mesh of the pipeline dimension, when the mesh has one.
+    std::optional<std::size_t> pipeline_dim;
+    std::int64_t pipeline_size = 1;
+    std::int64_t tensor_size = 1;
+    std::int64_t data_parallel_size = 1;
+    std::int64_t grid_dim = 0;
+    Mesh mesh = Mesh({{"tensor", 1}});
+    /// Colossal-AI's contiguous sequence_dp blocks are no set of coordinates of mesh;
+    /// they are the "block member" dimension of this reshaping of the same ranks.
+    Mesh legacy_block_mesh = Mesh({{"member", 1}});
+    std::vector<GroupKind> kinds;
+    std::vector<KindShape> shapes;
+
+    void add_kind(GroupKind kind, KindShape shape) {
+      kinds.push_back(std::move(kind));
+      shapes.push_back(shape);
+    }
+  };
+  /// The lowering of each notation (preset_lowering.cpp, mesh_lowering.cpp); each
+  /// validates the configuration and throws as the public constructor documents.
+  [[nodiscard]] static Lowered lower_presets(const ParallelConfig& config);
+  [[nodiscard]] static Lowered lower_mesh(const ParallelConfig& config);
+  explicit Layout(Lowered lowered);
+
   [[nodiscard]] const KindShape& shape(std::size_t kind) const;
   [[nodiscard]] const Mesh& mesh_of(const KindShape& shape) const noexcept {
-    return shape.on_legacy_block_mesh ? legacy_block_mesh_ : mesh_;
+    return shape.on_legacy_block_mesh ? lowered_.legacy_block_mesh : lowered_.mesh;
   }
   void check_rank(std::int64_t rank) const;
   void check_member(std::int64_t rank, std::size_t kind) const;
-  void add_kind(GroupKind kind, KindShape shape);
-  void build_presets();
-  void build_mesh();
 
-  ParallelConfig config_;
-  std::string summary_;
-  std::optional<std::size_t> world_kind_;
-  /// Index in mesh_ of the pipeline dimension, when the mesh has one.
-  std::optional<std::size_t> pipeline_dim_;
-  std::int64_t pipeline_size_ = 1;
-  std::int64_t tensor_size_ = 1;
-  std::int64_t data_parallel_size_ = 1;
-  std::int64_t grid_dim_ = 0;
-  Mesh mesh_;
-  /// Colossal-AI's contiguous sequence_dp blocks are no set of coordinates of mesh_;
-  /// they are the "block member" dimension of this reshaping of the same ranks.
-  Mesh legacy_block_mesh_;
-  std::vector<GroupKind> kinds_;
-  std::vector<KindShape> shapes_;
+  Lowered lowered_;
+  /// The preset kinds' modes, in creation order, and the kind index of each mode, or
+  /// kNoKind: an index over lowered_.kinds, so that a mode query is O(1).
   std::vector<ParallelMode> modes_;
-  /// Kind index of each mode, or kNoKind.
   static constexpr std::size_t kNoKind = static_cast<std::size_t>(-1);
   std::array<std::size_t, kParallelModeCount> mode_kinds_{};
 };
 
-/// Checks a configuration without building the mesh; throws like Layout's constructor.
+/// Checks a configuration and throws like Layout's constructor; a preset is checked
+/// without building its mesh and kinds (a mesh configuration is lowered whole).
 void validate(const ParallelConfig& config);
 
 }  // namespace pgroups

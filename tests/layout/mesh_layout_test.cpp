@@ -380,6 +380,15 @@ TEST(MeshLayoutValidation, BadDimensionsAreRejectedWithTheRule) {
   EXPECT_EQ(mesh_error({{"tp", 0}}, {}), "mesh dimension 'tp' has size 0, must be a positive integer");
 }
 
+// The escaping and cutting of every pgroups message (src/common/printable.hpp), cut at
+// 64 bytes here.
+TEST(MeshLayoutValidation, UserTextInMessagesIsEscapedAndCut) {
+  EXPECT_EQ(mesh_error({{"t\np\x1b", 2}}, {}),
+            "mesh dimension name 't\\np\\x1b' is invalid: names use letters, digits and '_' only");
+  EXPECT_EQ(mesh_error({{std::string(70, 'x') + "-", 2}}, {}),
+            "mesh dimension name '" + std::string(64, 'x') + "...' is invalid: names use letters, digits and '_' only");
+}
+
 TEST(MeshLayoutValidation, PresetSettingsCannotBeMixedWithAMesh) {
   ParallelConfig config = mesh_config({{"tp", 2}}, {});
   config.pipeline = 2;

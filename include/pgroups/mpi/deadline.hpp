@@ -32,7 +32,7 @@ class Deadline {
   /// `timeout` from now; zero or less means no limit (pgroups::is_limited).
   explicit Deadline(std::chrono::milliseconds timeout) noexcept;
 
-  [[nodiscard]] bool is_limited() const noexcept { return timeout_ > std::chrono::milliseconds::zero(); }
+  [[nodiscard]] bool is_limited() const noexcept { return pgroups::is_limited(timeout_); }
   /// The timeout this deadline was made from; zero when unlimited.
   [[nodiscard]] std::chrono::milliseconds timeout() const noexcept { return timeout_; }
   /// When it expires. Precondition: is_limited().
