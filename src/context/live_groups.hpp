@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include "device_groups.hpp"
@@ -27,10 +26,10 @@ struct KindGroup {
 
 class LiveGroups {
  public:
-  /// Holds nothing yet. `timeout` bounds the teardown (none when zero or absent), `rank`
-  /// and `world_size` name this rank in a watchdog's message. Each instance gets an
+  /// Holds nothing yet. `timeout`, as resolve_timeout gave it, bounds the teardown (none
+  /// when zero); `rank` and `world_size` name this rank in a watchdog's message. Each instance gets an
   /// identity of its own, which the KindHandles made for it carry.
-  LiveGroups(std::optional<std::chrono::milliseconds> timeout, std::int64_t rank, std::int64_t world_size);
+  LiveGroups(std::chrono::milliseconds timeout, std::int64_t rank, std::int64_t world_size);
   /// Frees what is still held, as destroy() does, ignoring errors.
   ~LiveGroups();
   LiveGroups(const LiveGroups&) = delete;
@@ -58,7 +57,7 @@ class LiveGroups {
   void destroy_quietly() noexcept;
 
   std::uint64_t id_;
-  std::optional<std::chrono::milliseconds> timeout_;
+  std::chrono::milliseconds timeout_;
   int rank_;
   int world_size_;
 };

@@ -178,7 +178,7 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   const std::vector<KindSharing> sharing = communicator_sharing(layout, opts.share_communicators);
   // Allocated before any communicator, so that nothing can fail between the last
   // creation and the hand-over.
-  auto live = std::make_unique<detail::LiveGroups>(opts.timeout, global_rank, size);
+  auto live = std::make_unique<detail::LiveGroups>(*opts.timeout, global_rank, size);
   std::vector<detail::KindGroup> created(kinds.size());
   for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
     detail::KindGroup& entry = created[kind];
@@ -276,7 +276,7 @@ std::atomic<std::uint64_t> next_live_id{1};
 int as_int(std::int64_t value) noexcept { return static_cast<int>(value); }
 }  // namespace
 
-LiveGroups::LiveGroups(std::optional<std::chrono::milliseconds> timeout, std::int64_t rank, std::int64_t world_size)
+LiveGroups::LiveGroups(std::chrono::milliseconds timeout, std::int64_t rank, std::int64_t world_size)
     : id_(next_live_id.fetch_add(1, std::memory_order_relaxed)),
       timeout_(timeout),
       rank_(as_int(rank)),
@@ -292,7 +292,7 @@ bool LiveGroups::holds_nothing() const noexcept { return groups.empty() && world
 void LiveGroups::destroy() {
   const mpi::Deadline deadline = holds_nothing() || !mpi_running()
                                      ? mpi::Deadline()
-                                     : mpi::Deadline(timeout_.value_or(std::chrono::milliseconds::zero()));
+                                     : mpi::Deadline(timeout_);
   Watchdog watchdog(deadline, rank_, world_size_);
   const auto guard = watchdog.enter_if_possible(kDestroyStep);
   // The NCCL communicators first: they were created after (and from) the MPI ones.
@@ -331,7 +331,7 @@ void LiveGroups::destroy_quietly() noexcept {
   std::optional<Watchdog> watchdog;
   try {
     watchdog.emplace(!mpi_running() ? mpi::Deadline()
-                                    : mpi::Deadline(timeout_.value_or(std::chrono::milliseconds::zero())),
+                                    : mpi::Deadline(timeout_),
                      rank_, world_size_);
   } catch (...) {
     watchdog.reset();

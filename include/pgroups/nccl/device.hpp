@@ -42,9 +42,8 @@ using EnvLookup = std::function<std::optional<std::string>(std::string_view name
 ///    the processes actually on the node, so it wins over variables a launcher may have
 ///    left in the environment (e.g. SLURM_LOCALID=0 inherited by every rank of an
 ///    mpiexec run inside a batch step);
-/// 3. the first launcher's local-rank variable (pgroups/launcher.hpp, launcher_variables():
-///    OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID, LOCAL_RANK) that is set
-///    and non-empty, modulo visible_devices;
+/// 3. the first local-rank variable of launcher_variables() (pgroups/launcher.hpp, the
+///    one list) that is set and non-empty, modulo visible_devices;
 ///    a value that is not a non-negative decimal integer is a ConfigError naming the
 ///    variable and the value;
 /// 4. request.global_rank modulo visible_devices;
