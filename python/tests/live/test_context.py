@@ -116,9 +116,8 @@ def test_destroy_frees_every_group_and_later_use_is_a_state_error():
     assert ctx.plan.world_size == SIZE  # the plan outlives the groups
 
 
-def test_config_file_and_explicit_arguments(tmp_path):
-    path = tmp_path / f"config_{RANK}.py"
-    path.write_text("parallel = dict(pipeline=1, tensor=dict(size=2, mode='1d'))\n")
+def test_config_file_and_explicit_arguments(write_config):
+    path = write_config(f"config_{RANK}.py", "parallel = dict(pipeline=1, tensor=dict(size=2, mode='1d'))\n")
     with ParallelContext(config=path) as ctx:
         assert ctx.tensor_parallel_size == 2 and ParallelMode.PARALLEL_1D in ctx.modes
         check_every_group(ctx)
