@@ -22,7 +22,8 @@ class VerifyGolden : public ::testing::TestWithParam<std::string> {};
 TEST_P(VerifyGolden, JsonReportsTheGoldenGroupsAsLiveCommunicators) {
   const nlohmann::json golden = test::load_json(test::data_dir() / "golden" / "w8_p2_t4_2d.json");
   const auto result =
-      run_command(test::pgroups_on_ranks(8, "verify --pipeline 2 --tensor 4 --mode 2d --format json --strategy " + GetParam()));
+      run_command(test::pgroups_on_ranks(8, "verify --pipeline 2 --tensor 4 --mode 2d --format json --strategy " +
+                                                GetParam()));
   ASSERT_EQ(result.status, 0) << result.err;
   const nlohmann::json report = nlohmann::json::parse(result.out);
   EXPECT_EQ(report.at("ok"), true);

@@ -75,8 +75,8 @@ INSTANTIATE_TEST_SUITE_P(GoldenMeshFiles, VerifyGoldenMesh, ::testing::ValuesIn(
                          test::test_name);
 
 TEST(VerifyMesh, TheIssuesCommandReportsOkWithMegatronsGroups) {
-  const auto result = run_command(test::pgroups_on_ranks(8, "verify --mesh tp=2,dp=2,pp=2 --group tp --group dp --group pp --group tp-dp "
-                                            "--format json"));
+  const auto result = run_command(test::pgroups_on_ranks(
+      8, "verify --mesh tp=2,dp=2,pp=2 --group tp --group dp --group pp --group tp-dp --format json"));
   ASSERT_EQ(result.status, 0) << result.err;
   const nlohmann::json report = nlohmann::json::parse(result.out);
   EXPECT_EQ(report.at("ok"), true);
@@ -89,7 +89,8 @@ TEST(VerifyMesh, TheIssuesCommandReportsOkWithMegatronsGroups) {
 }
 
 TEST(VerifyMesh, EmbeddingGroupsLeaveNonMembersOut) {
-  const auto result = run_command(test::pgroups_on_ranks(4, "verify --mesh pp=4 --group pp --group embd --group pos_embd --format json"));
+  const auto result = run_command(
+      test::pgroups_on_ranks(4, "verify --mesh pp=4 --group pp --group embd --group pos_embd --format json"));
   ASSERT_EQ(result.status, 0) << result.err;
   const nlohmann::json report = nlohmann::json::parse(result.out);
   EXPECT_EQ(report.at("ok"), true);

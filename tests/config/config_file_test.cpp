@@ -27,7 +27,9 @@ class ConfigFile : public ::testing::Test {
     std::filesystem::permissions(dir_ / "secret.toml", std::filesystem::perms::owner_all, ignored);
   }
 
-  std::filesystem::path write(const std::string& name, const std::string& text) const { return files_.write(name, text); }
+  std::filesystem::path write(const std::string& name, const std::string& text) const {
+    return files_.write(name, text);
+  }
 
   template <typename Error>
   static std::string failure(const std::filesystem::path& path) {

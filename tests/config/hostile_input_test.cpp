@@ -20,9 +20,6 @@ namespace {
 using test::make_config;
 using test::parse_error;
 
-constexpr ConfigFormat kToml = ConfigFormat::toml;
-constexpr ConfigFormat kJson = ConfigFormat::json;
-constexpr ConfigFormat kPython = ConfigFormat::python;
 constexpr std::size_t kDeep = 100'000;
 
 // Loose on purpose: these bound a pathological slowdown, not performance, and must hold

@@ -18,10 +18,6 @@ using test::config_error;
 using test::make_config;
 using test::parse_error;
 
-constexpr ConfigFormat kToml = ConfigFormat::toml;
-constexpr ConfigFormat kJson = ConfigFormat::json;
-constexpr ConfigFormat kPython = ConfigFormat::python;
-
 TEST(ConfigParallelSettings, EveryKeyReadsTheSameInEveryFormat) {
   ParallelConfig expected = make_config(2, 8, TensorMode::tensor_2p5d, 2);
   expected.world_size = 32;
@@ -261,7 +257,8 @@ TEST(ConfigParallelSettings, TableOfMillionsOfKeysIsRejectedAtTheFirstUnknownOne
 }
 
 TEST(ConfigParallelSettings, MessagesNameTheSourceGiven) {
-  EXPECT_EQ(test::message_of<ParseError>([] { (void)parse_config("parallel = dict(pipeline='2')", kPython, "train.py"); }),
+  EXPECT_EQ(test::message_of<ParseError>(
+                [] { (void)parse_config("parallel = dict(pipeline='2')", kPython, "train.py"); }),
             "train.py:1:26: parallel.pipeline must be an integer or a dict, found string '2'");
 }
 

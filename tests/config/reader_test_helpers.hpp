@@ -13,6 +13,11 @@
 
 namespace pgroups {
 
+// Short names of the three formats, for tables of cases.
+inline constexpr ConfigFormat kToml = ConfigFormat::toml;
+inline constexpr ConfigFormat kJson = ConfigFormat::json;
+inline constexpr ConfigFormat kPython = ConfigFormat::python;
+
 /// Lets GoogleTest show a ParallelConfig in a failure.
 inline void PrintTo(const ParallelConfig& config, std::ostream* out) {
   *out << describe(config) << " seed=" << config.seed;

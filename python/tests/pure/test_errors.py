@@ -1,5 +1,7 @@
 """Errors: Python exceptions under pgroups.Error, carrying the C++ messages."""
 
+import re
+
 import pytest
 
 import pgroups
@@ -42,12 +44,16 @@ def test_unknown_tensor_mode_suggests_the_closest():
 
 
 def test_unknown_group_kind_names_the_closest_one():
-    with pytest.raises(pgroups.StateError, match=r"^group\ kind\ '2d_rows'\ is\ not\ created\ for\ W=8\ pipeline=1\ tensor=4\ mode=2d;\ the\ kinds\ are:\ global,\ data,\ model,\ tensor,\ 2d_row,\ 2d_col\ \(did\ you\ mean\ 2d_row\?\)$"):
+    message = ("group kind '2d_rows' is not created for W=8 pipeline=1 tensor=4 mode=2d; the kinds are: global, "
+               "data, model, tensor, 2d_row, 2d_col (did you mean 2d_row?)")
+    with pytest.raises(pgroups.StateError, match=f"^{re.escape(message)}$"):
         Plan(8, tensor=4, mode="2d").groups("2d_rows")
 
 
 def test_mode_the_plan_lacks_is_a_state_error():
-    with pytest.raises(pgroups.StateError, match=r"^group\ kind\ '2d_row'\ is\ not\ created\ for\ W=8\ pipeline=1\ tensor=4\ mode=1d;\ the\ kinds\ are:\ global,\ data,\ model,\ tensor,\ 1d$"):
+    message = ("group kind '2d_row' is not created for W=8 pipeline=1 tensor=4 mode=1d; the kinds are: global, "
+               "data, model, tensor, 1d")
+    with pytest.raises(pgroups.StateError, match=f"^{re.escape(message)}$"):
         Plan(8, tensor=4, mode="1d").groups("2d_row")
 
 
@@ -74,7 +80,8 @@ def test_missing_file_is_an_io_error(tmp_path):
 
 def test_config_without_world_size_says_how_to_give_one(write_config):
     path = write_config("c.toml", "[parallel]\npipeline = 2\n")
-    with pytest.raises(pgroups.ConfigError, match=r"^world\ size\ is\ missing:\ give\ world_size=\ or\ world_size\ in\ the\ config\ file$"):
+    message = ("world size is missing: give world_size= or world_size in the config file")
+    with pytest.raises(pgroups.ConfigError, match=f"^{re.escape(message)}$"):
         Plan.from_config(path)
 
 

@@ -1,5 +1,7 @@
 """Mesh: named dimensions, Megatron-LM's order, groups over any set of dimensions."""
 
+import re
+
 import pytest
 
 import pgroups
@@ -27,12 +29,14 @@ def test_first_dimension_varies_fastest():
 def test_from_order_fills_missing_sizes_with_one():
     mesh = Mesh.from_order("tp-cp-dp-pp", tp=2, dp=3, pp=2, ep=1)
     assert mesh.dims == {"tp": 2, "cp": 1, "dp": 3, "pp": 2}
-    with pytest.raises(pgroups.ConfigError, match=r"^size\ ep=2\ is\ given,\ but\ 'ep'\ is\ not\ in\ the\ order\ 'tp\-dp';\ a\ name\ missing\ from\ the\ order\ must\ have\ size\ 1$"):
+    message = ("size ep=2 is given, but 'ep' is not in the order 'tp-dp'; a name missing from the order must "
+               "have size 1")
+    with pytest.raises(pgroups.ConfigError, match=f"^{re.escape(message)}$"):
         Mesh.from_order("tp-dp", tp=2, ep=2)
 
 
 def test_unknown_dimension_names_the_known_ones():
-    with pytest.raises(pgroups.ConfigError, match=r"^unknown\ mesh\ dimension\ 'cp';\ the\ mesh\ has\ tp,\ dp$"):
+    with pytest.raises(pgroups.ConfigError, match=r"^unknown mesh dimension 'cp'; the mesh has tp, dp$"):
         Mesh({"tp": 2, "dp": 2}).group_of(0, "tp-cp")
 
 
