@@ -100,7 +100,7 @@ def test_virtual_pipeline():
         assert ctx.virtual_pipeline_parallel_size == 2 and ctx.virtual_pipeline_parallel_rank == 1
         assert ctx.is_pipeline_first_stage() is False
         assert ctx.is_pipeline_first_stage(ignore_virtual=True) == first
-        with pytest.raises(pgroups.ConfigError):
+        with pytest.raises(pgroups.ConfigError, match=r"^virtual pipeline size 0 is invalid: it must be at least 1$"):
             ctx.set_virtual_pipeline_parallel_size(0)
 
 
@@ -188,7 +188,9 @@ def test_named_mesh_groups_by_token():
         for kind in ctx.group_kinds:
             if not ctx.is_member(kind):
                 assert kind == "embd" and not plan.is_member(RANK, kind)
-                with pytest.raises(pgroups.StateError):
+                with pytest.raises(pgroups.StateError, match=f"^rank {RANK} is in no group of kind embd: it is a partial "
+                                                             r"kind, and this rank has no communicator of it \(ask "
+                                                             r"is_member first\)$"):
                     ctx.get_group(kind)
                 continue
             comm = ctx.get_group(kind)
