@@ -1,14 +1,22 @@
-"""Shared by the pure and the live tests: where the test data is."""
+"""Fixtures shared by the pure and the live tests; the plain helpers are in _support.py."""
 
-import os
 import pathlib
 
 import pytest
 
-DATA_DIR = pathlib.Path(os.environ.get("PGROUPS_TEST_DATA_DIR",
-                                       pathlib.Path(__file__).resolve().parents[2] / "tests" / "data"))
+from _support import DATA_DIR
 
 
 @pytest.fixture
 def data_dir() -> pathlib.Path:
     return DATA_DIR
+
+
+@pytest.fixture
+def write_config(tmp_path):
+    """write_config(name, text): a file `name` holding `text` in this test's temporary folder."""
+    def write(name, text):
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+    return write

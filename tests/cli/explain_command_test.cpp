@@ -11,6 +11,7 @@
 #include "pgroups/layout.hpp"
 #include "support/golden.hpp"
 #include "support/run_command.hpp"
+#include "support/configs.hpp"
 
 namespace pgroups {
 namespace {
@@ -28,11 +29,7 @@ TEST(ExplainCommand, BillionRankWorldShowsCoordinatesAndElidedGroups) {
 }
 
 TEST(ExplainCommand, JsonAgreesWithTheLayoutForEveryRank) {
-  ParallelConfig config;
-  config.world_size = 24;
-  config.pipeline = 3;
-  config.tensor_size = 4;
-  config.tensor_mode = TensorMode::sequence;
+  ParallelConfig config = test::preset_config(24, 3, 4, TensorMode::sequence);
   const Layout layout(config);
   std::vector<std::string> modes;
   for (ParallelMode mode : layout.modes()) modes.emplace_back(mode_name(mode));

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "support/run_command.hpp"
+#include "support/temp_files.hpp"
 
 namespace pgroups {
 namespace {
@@ -122,8 +123,8 @@ TEST(PlanLocality, WithoutGpusPerNodeThereIsNoReport) {
 }
 
 TEST(PlanLocality, ConfigKeyGivesTheNodesAndTheFlagOverridesIt) {
-  const auto path = std::filesystem::temp_directory_path() / fmt::format("pgroups_nodes_{}.toml", ::getpid());
-  std::ofstream(path) << "[parallel]\nworld_size = 16\ntensor = 4\ngpus_per_node = 4\n";
+  const test::TempDir files;
+  const auto path = files.write("nodes.toml", "[parallel]\nworld_size = 16\ntensor = 4\ngpus_per_node = 4\n");
   const auto file = run_command(fmt::format("{} plan --config {} --format json", PGROUPS_CLI, path.string()));
   ASSERT_EQ(file.status, 0) << file.err;
   EXPECT_EQ(nlohmann::json::parse(file.out).at("locality").at("nodes"), 4);
@@ -131,12 +132,11 @@ TEST(PlanLocality, ConfigKeyGivesTheNodesAndTheFlagOverridesIt) {
       run_command(fmt::format("{} plan --config {} --gpus-per-node 8 --format json", PGROUPS_CLI, path.string()));
   ASSERT_EQ(flag.status, 0) << flag.err;
   EXPECT_EQ(nlohmann::json::parse(flag.out).at("locality").at("nodes"), 2);
-  std::ofstream(path) << "[parallel]\nworld_size = 16\ngpus_per_node = \"eight\"\n";
+  files.write("nodes.toml", "[parallel]\nworld_size = 16\ngpus_per_node = \"eight\"\n");
   const auto wrong = run_command(fmt::format("{} plan --config {}", PGROUPS_CLI, path.string()));
   EXPECT_EQ(wrong.status, 4);
   EXPECT_NE(wrong.err.find("parallel.gpus_per_node must be an integer, found string \"eight\""), std::string::npos)
       << wrong.err;
-  std::filesystem::remove(path);
 }
 
 TEST(PlanLocality, HugeWorldsCountTensorGroupsInClosedForm) {

@@ -10,6 +10,7 @@
 
 #include "support/golden.hpp"
 #include "support/run_command.hpp"
+#include "support/temp_files.hpp"
 
 namespace pgroups {
 namespace {
@@ -87,38 +88,32 @@ INSTANTIATE_TEST_SUITE_P(GoldenMeshFiles, MeshPlanGolden, ::testing::ValuesIn(te
 
 // ---- Other spellings -----------------------------------------------------------------
 
-std::filesystem::path write_file(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name);
-  std::ofstream(path) << text;
-  return path;
-}
-
 TEST(MeshPlan, ConfigFilesWithAMeshTableGiveTheSamePlanAsTheFlags) {
+  const test::TempDir files;
   const auto flags = run_command(
       fmt::format("{} plan --mesh tp=2,cp=2,dp=2,pp=2 --group tp --group dp-cp --group embd --format json", PGROUPS_CLI));
   ASSERT_EQ(flags.status, 0) << flags.err;
-  const auto toml = write_file("mesh.toml",
+  const auto toml = files.write("mesh.toml",
                                "[mesh]\norder = \"tp-cp-dp-pp\"\ntp = 2\ncp = 2\ndp = 2\npp = 2\n"
                                "groups = [\"tp\", \"dp-cp\", \"embd\"]\n");
-  const auto json = write_file("mesh.json",
+  const auto json = files.write("mesh.json",
                                R"({"mesh": {"order": "tp-cp-dp-pp", "tp": 2, "cp": 2, "dp": 2, "pp": 2,
                                             "groups": ["tp", "dp-cp", "embd"]}})");
-  const auto python = write_file("mesh.py", "mesh = dict(order='tp-cp-dp-pp', tp=2, cp=2, dp=2, pp=2,\n"
+  const auto python = files.write("mesh.py", "mesh = dict(order='tp-cp-dp-pp', tp=2, cp=2, dp=2, pp=2,\n"
                                             "            groups=['tp', 'dp-cp', 'embd'])\n");
   for (const auto& path : {toml, json, python}) {
     SCOPED_TRACE(path.string());
     const auto file = run_command(fmt::format("{} plan --config {} --format json", PGROUPS_CLI, path.string()));
     EXPECT_EQ(file.status, 0) << file.err;
     EXPECT_EQ(nlohmann::json::parse(file.out), nlohmann::json::parse(flags.out));
-    std::filesystem::remove(path);
   }
 }
 
 TEST(MeshPlan, GroupFlagsReplaceTheFilesGroupsAndCommasSeparateTokens) {
-  const auto toml = write_file("groups.toml", "[mesh]\norder = \"tp-dp\"\ntp = 2\ndp = 2\ngroups = [\"tp\"]\n");
+  const test::TempDir files;
+  const auto toml = files.write("groups.toml", "[mesh]\norder = \"tp-dp\"\ntp = 2\ndp = 2\ngroups = [\"tp\"]\n");
   const auto result =
       run_command(fmt::format("{} plan --config {} --group dp,tp-dp --format json", PGROUPS_CLI, toml.string()));
-  std::filesystem::remove(toml);
   ASSERT_EQ(result.status, 0) << result.err;
   const auto plan = nlohmann::json::parse(result.out);
   EXPECT_EQ(plan.at("config").at("groups"), nlohmann::json({"dp", "tp-dp"}));

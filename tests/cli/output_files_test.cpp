@@ -12,6 +12,7 @@
 #include <string>
 
 #include "support/run_command.hpp"
+#include "support/temp_files.hpp"
 
 namespace pgroups {
 namespace {
@@ -21,25 +22,15 @@ using test::run_command;
 
 class OutputFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("pgroups_output_files_{}", ::getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    write("c.toml", "[parallel]\nworld_size = 8\n");
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
-  std::string read(const std::string& name) {
-    std::ifstream in(dir_ / name);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
+  void SetUp() override { write("c.toml", "[parallel]\nworld_size = 8\n"); }
+  void write(const std::string& name, const std::string& text) { files_.write(name, text); }
+  std::string read(const std::string& name) { return files_.read(name); }
   test::CommandResult run(const std::string& arguments) {
     return run_command(fmt::format("cd '{}' && {} {}", dir_.string(), PGROUPS_CLI, arguments));
   }
   std::size_t entries() { return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), {})); }
-  fs::path dir_;
+  const test::TempDir files_{"output_files"};
+  const fs::path& dir_ = files_.path();
 };
 
 TEST_F(OutputFiles, AnOutputThatIsTheConfigIsRefusedAndTheConfigKept) {

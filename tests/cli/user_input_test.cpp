@@ -9,18 +9,13 @@
 #include <string>
 
 #include "support/run_command.hpp"
+#include "support/temp_files.hpp"
 
 namespace pgroups {
 namespace {
 
 namespace fs = std::filesystem;
 using test::run_command;
-
-fs::path write_file(const std::string& name, const std::string& text) {
-  const fs::path path = fs::temp_directory_path() / fmt::format("pgroups_user_input_{}_{}", ::getpid(), name);
-  std::ofstream(path) << text;
-  return path;
-}
 
 TEST(UserSizes, AZeroWorldSizeOnTheCommandLineIsAnErrorWithAMeshToo) {
   for (const std::string extra : {"", "--mesh tp=2,dp=2", "--order tp-dp --tp 2 --dp 2"}) {
@@ -32,17 +27,17 @@ TEST(UserSizes, AZeroWorldSizeOnTheCommandLineIsAnErrorWithAMeshToo) {
 }
 
 TEST(UserSizes, AZeroWorldSizeInAFileIsAnErrorInEveryFormat) {
+  const test::TempDir files;
   for (const auto& [name, text] : {std::pair<std::string, std::string>{"z.toml", "[parallel]\nworld_size = 0\n"},
                                    {"z.json", "{\"parallel\": {\"world_size\": 0}}\n"},
                                    {"z.py", "parallel = dict(world_size=0)\n"}}) {
-    const fs::path path = write_file(name, text);
+    const fs::path path = files.write(name, text);
     for (const std::string extra : {"", "--mesh tp=2,dp=2"}) {
       const auto result = run_command(fmt::format("{} plan --config {} {}", PGROUPS_CLI, path.string(), extra));
       EXPECT_EQ(result.status, 3) << name << extra;
       EXPECT_NE(result.err.find("parallel.world_size 0 is invalid: it must be a positive integer"), std::string::npos)
           << name << ": " << result.err;
     }
-    fs::remove(path);
   }
 }
 
@@ -58,6 +53,7 @@ TEST(UserText, AnEmptyGroupTokenInAListIsAnErrorAsAnEmptyGroup) {
 }
 
 TEST(UserText, MeshOrderAndGroupsInAFileAreReadWhole) {
+  const test::TempDir files;
   const std::string a(300, 'a');
   const std::string b(300, 'b');
   const std::string json = fmt::format(R"({{"mesh": {{"order": "{0}-{1}", "{0}": 2, "{1}": 2, "groups": ["{1}-{0}"]}}}})",
@@ -66,11 +62,10 @@ TEST(UserText, MeshOrderAndGroupsInAFileAreReadWhole) {
   const std::string py = fmt::format("mesh = dict(order='{0}-{1}', {0}=2, {1}=2, groups=['{1}-{0}'])\n", a, b);
   for (const auto& [name, text] : {std::pair<std::string, std::string>{"long.json", json}, {"long.toml", toml},
                                    {"long.py", py}}) {
-    const fs::path path = write_file(name, text);
+    const fs::path path = files.write(name, text);
     const auto result = run_command(fmt::format("{} plan --config {} --format json", PGROUPS_CLI, path.string()));
     EXPECT_EQ(result.status, 0) << name << ": " << result.err;
     EXPECT_NE(result.out.find(fmt::format("\"{}-{}\"", b, a)), std::string::npos) << name;
-    fs::remove(path);
   }
 }
 

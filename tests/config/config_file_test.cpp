@@ -12,6 +12,8 @@
 #include "pgroups/config_reader.hpp"
 #include "pgroups/error.hpp"
 #include "reader_test_helpers.hpp"
+#include "support/error_message.hpp"
+#include "support/temp_files.hpp"
 
 namespace pgroups {
 namespace {
@@ -20,36 +22,22 @@ using test::make_config;
 
 class ConfigFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = std::filesystem::temp_directory_path() /
-           ("pgroups_config_test_" + std::to_string(::getpid()) + "_" + test->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
   void TearDown() override {
     std::error_code ignored;
     std::filesystem::permissions(dir_ / "secret.toml", std::filesystem::perms::owner_all, ignored);
-    std::filesystem::remove_all(dir_, ignored);
   }
 
   std::filesystem::path write(const std::string& name, const std::string& text) const {
-    const std::filesystem::path path = dir_ / name;
-    std::ofstream(path, std::ios::binary) << text;
-    return path;
+    return files_.write(name, text);
   }
 
   template <typename Error>
   static std::string failure(const std::filesystem::path& path) {
-    try {
-      (void)read_config_file(path);
-    } catch (const Error& error) {
-      return error.what();
-    }
-    return "accepted";
+    return test::message_of<Error>([&] { (void)read_config_file(path); });
   }
 
-  std::filesystem::path dir_;
+  const test::TempDir files_{"config_file"};
+  const std::filesystem::path& dir_ = files_.path();
 };
 
 TEST(ConfigFormatFromPath, KnowsTheThreeExtensions) {

@@ -9,17 +9,13 @@
 
 #include "pgroups/error.hpp"
 #include "pgroups/layout.hpp"
+#include "support/configs.hpp"
 
 namespace pgroups {
 namespace {
 
 ParallelConfig two_and_a_half_d_file() {
-  ParallelConfig file;
-  file.world_size = 16;
-  file.pipeline = 2;
-  file.tensor_size = 8;
-  file.tensor_mode = TensorMode::tensor_2p5d;
-  file.depth = 2;
+  ParallelConfig file = test::preset_config(16, 2, 8, TensorMode::tensor_2p5d, 2);
   return file;
 }
 

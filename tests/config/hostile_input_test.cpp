@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pgroups/config_reader.hpp"
 #include "pgroups/error.hpp"
 #include "reader_test_helpers.hpp"
+#include "support/error_message.hpp"
 
 namespace pgroups {
 namespace {
@@ -17,9 +20,6 @@ namespace {
 using test::make_config;
 using test::parse_error;
 
-constexpr ConfigFormat kToml = ConfigFormat::toml;
-constexpr ConfigFormat kJson = ConfigFormat::json;
-constexpr ConfigFormat kPython = ConfigFormat::python;
 constexpr std::size_t kDeep = 100'000;
 
 // Loose on purpose: these bound a pathological slowdown, not performance, and must hold
@@ -71,9 +71,21 @@ TEST_P(EveryConfigFormat, BinaryGarbageIsAParseError) {
     state = state * 1103515245u + 12345u;
     garbage += static_cast<char>(state >> 24);
   }
-  EXPECT_THROW((void)parse_config(garbage, GetParam()), ParseError);
+  // Each reader names the first byte it cannot take and where it is.
+  const std::map<ConfigFormat, std::pair<std::string, std::string>> expected = {
+      {kToml,
+       {"<config>:1:1: encountered invalid utf-8 sequence",
+        "<config>:1:1: error while parsing root table: expected keys, tables, whitespace or comments, saw '\\u007F'"}},
+      {kJson,
+       {"<config>:1:102: unexpected NUL byte",
+        "<config>:1:1: syntax error while parsing value - invalid literal; last read: '\\x7f'"}},
+      {kPython, {"<config>:2:98: unexpected NUL byte", "<config>:1:1: unexpected character '\\x7f'"}},
+  };
+  EXPECT_EQ(test::message_of<ParseError>([&] { (void)parse_config(garbage, GetParam()); }),
+            expected.at(GetParam()).first);
   const std::string elf_header = std::string("\x7f") + "ELF\x02\x01\x01";
-  EXPECT_THROW((void)parse_config(elf_header, GetParam()), ParseError);
+  EXPECT_EQ(test::message_of<ParseError>([&] { (void)parse_config(elf_header, GetParam()); }),
+            expected.at(GetParam()).second);
 }
 
 INSTANTIATE_TEST_SUITE_P(Readers, EveryConfigFormat, ::testing::Values(kToml, kJson, kPython),

@@ -10,6 +10,7 @@
 #include "pgroups/config_reader.hpp"
 #include "pgroups/error.hpp"
 #include "reader_test_helpers.hpp"
+#include "support/error_message.hpp"
 
 namespace pgroups {
 namespace {
@@ -182,19 +183,28 @@ TEST(PythonConfigReader, NothingInTheFileIsEverExecuted) {
       std::filesystem::temp_directory_path() / ("pgroups_config_marker_" + std::to_string(::getpid()));
   std::filesystem::remove(marker);
   const std::string touch = "touch " + marker.string();
-  const std::string attempts[] = {
-      "import os\nos.system('" + touch + "')\n",
-      "__import__('os').system('" + touch + "')\n",
-      "exec(\"__import__('os').system('" + touch + "')\")\n",
-      "x = eval(\"__import__('os').system('" + touch + "')\")\n",
-      "x = (lambda: __import__('os').system('" + touch + "'))()\n",
-      "x = f\"{__import__('os').system('" + touch + "')}\"\n",
-      "parallel = dict(pipeline=__import__('os').system('" + touch + "'))\n",
-      "x = [__import__('os').system('" + touch + "') for _ in [1]]\n",
-      "open('" + marker.string() + "', 'w')\n",
+  // Each attempt is refused at its first construct that is no literal, with the rule.
+  const std::string rule = " (a Python config is read as literals, never executed)";
+  const std::pair<std::string, std::string> attempts[] = {
+      {"import os\nos.system('" + touch + "')\n", "<config>:1:1: 'import' is not allowed" + rule},
+      {"__import__('os').system('" + touch + "')\n",
+       "<config>:1:1: call of '__import__' is not allowed, only dict(...)" + rule},
+      {"exec(\"__import__('os').system('" + touch + "')\")\n",
+       "<config>:1:1: call of 'exec' is not allowed, only dict(...)" + rule},
+      {"x = eval(\"__import__('os').system('" + touch + "')\")\n",
+       "<config>:1:5: call of 'eval' is not allowed, only dict(...)" + rule},
+      {"x = (lambda: __import__('os').system('" + touch + "'))()\n",
+       "<config>:1:5: expected a value, found '(' (expressions are not allowed, only literal values)"},
+      {"x = f\"{__import__('os').system('" + touch + "')}\"\n",
+       "<config>:1:5: string prefix 'f' is not allowed, only plain '...' and \"...\" strings" + rule},
+      {"parallel = dict(pipeline=__import__('os').system('" + touch + "'))\n",
+       "<config>:1:26: call of '__import__' is not allowed, only dict(...)" + rule},
+      {"x = [__import__('os').system('" + touch + "') for _ in [1]]\n",
+       "<config>:1:6: call of '__import__' is not allowed, only dict(...)" + rule},
+      {"open('" + marker.string() + "', 'w')\n", "<config>:1:1: call of 'open' is not allowed, only dict(...)" + rule},
   };
-  for (const std::string& attempt : attempts) {
-    EXPECT_THROW((void)read_python(attempt), ParseError) << attempt;
+  for (const auto& [attempt, message] : attempts) {
+    EXPECT_EQ(test::message_of<ParseError>([&] { (void)read_python(attempt); }), message) << attempt;
   }
   EXPECT_FALSE(std::filesystem::exists(marker));
 }

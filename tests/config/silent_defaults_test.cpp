@@ -19,10 +19,6 @@ namespace {
 using test::make_config;
 using test::parse_error;
 
-constexpr ConfigFormat kToml = ConfigFormat::toml;
-constexpr ConfigFormat kJson = ConfigFormat::json;
-constexpr ConfigFormat kPython = ConfigFormat::python;
-
 std::string misspelt(std::string_view key) {
   return fmt::format("unknown top-level key '{}': the settings are read from parallel (and mesh) only, and without "
                      "parallel the defaults would be used (did you mean parallel?)",

@@ -16,15 +16,7 @@ namespace {
 
 constexpr std::int64_t kLargestWorld = 16;
 
-std::vector<std::filesystem::path> small_golden_files() {
-  std::vector<std::filesystem::path> files;
-  for (const auto& path : test::golden_files("golden")) {
-    if (test::config_from_golden(test::load_json(path).at("config")).world_size <= kLargestWorld) {
-      files.push_back(path);
-    }
-  }
-  return files;
-}
+std::vector<std::filesystem::path> small_golden_files() { return test::golden_files_up_to("golden", kLargestWorld); }
 
 using GoldenCase = std::tuple<std::filesystem::path, CreationStrategy>;
 

@@ -78,7 +78,12 @@ TEST_F(ConfigMismatch, AnInvalidConfigOnOneRankIsAMismatchNotAHang) {
   const std::string message = mismatch_message([](ParallelConfig& c, ContextOptions&) {
     c.tensor_size = test::world_size() + 1;
   });
-  EXPECT_NE(message.find("mismatch"), std::string::npos) << message;
+  EXPECT_EQ(message.rfind(fmt::format("configuration mismatch across {} ranks: ", test::world_size()), 0), 0U)
+      << message;
+  EXPECT_NE(message.find(last_rank_holds() + fmt::format("world_size={} pipeline=1 tensor={} mode=none",
+                                                         test::world_size(), test::world_size() + 1)),
+            std::string::npos)
+      << message;
 }
 
 TEST_F(ConfigMismatch, AWrongWorldSizeOnOneRankIsAMismatch) {
@@ -93,7 +98,8 @@ TEST_F(ConfigMismatch, AWrongWorldSizeOnOneRankIsAMismatch) {
 TEST_F(ConfigMismatch, ThePerRankDeviceIsNotPartOfTheAgreement) {
   ContextOptions options;
   options.device = test::world_rank();
-  EXPECT_NO_THROW(ParallelContext(ParallelConfig{}, MPI_COMM_WORLD, options));
+  const ParallelContext context(ParallelConfig{}, MPI_COMM_WORLD, options);
+  EXPECT_EQ(context.world_size(ParallelMode::global), test::world_size());
 }
 
 TEST_F(ConfigMismatch, DifferentAgreedSettingsAreAMismatchNamingBoth) {
@@ -131,14 +137,19 @@ TEST_F(ConfigMismatch, GroupTokensThatJoinToTheSameTextAreAMismatchNotAHang) {
   everyone.mesh = MeshConfig{{{"tp", 1}, {"dp", test::world_size()}}, {"tp", "dp"}};
   const std::string message =
       mismatch_message([](ParallelConfig& c, ContextOptions&) { c.mesh->groups = {"tp,dp"}; }, everyone);
-  EXPECT_NE(message.find("mismatch"), std::string::npos) << message;
+  EXPECT_EQ(message.rfind(fmt::format("configuration mismatch across {} ranks: ", test::world_size()), 0), 0U)
+      << message;
+  // Both sides read "groups=tp,dp" in the message; the records differ underneath.
+  EXPECT_NE(message.find(last_rank_holds() + fmt::format("world_size={}", test::world_size())), std::string::npos)
+      << message;
 }
 
 TEST_F(ConfigMismatch, ThePerRankTimeoutIsNotPartOfTheAgreement) {
   ContextOptions options;
   options.timeout = std::chrono::seconds(30 + test::world_rank());
   options.agreed_settings = "bench repeats=2";
-  EXPECT_NO_THROW(ParallelContext(ParallelConfig{}, MPI_COMM_WORLD, options));
+  const ParallelContext context(ParallelConfig{}, MPI_COMM_WORLD, options);
+  EXPECT_EQ(context.world_size(ParallelMode::global), test::world_size());
 }
 
 }  // namespace

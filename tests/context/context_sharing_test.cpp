@@ -12,6 +12,7 @@
 #include "mpi_test_support.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/parallel_context.hpp"
+#include "support/configs.hpp"
 
 namespace pgroups {
 namespace {
@@ -118,10 +119,7 @@ TEST(ContextSharingAgreement, RanksThatDisagreeOnSharingAllThrowMismatchError) {
 }
 
 TEST(ContextSharingPresets, OneDimensionalTensorOverTheWorldCreatesOnlyTheWorld) {
-  ParallelConfig config;
-  config.world_size = test::world_size();
-  config.tensor_size = test::world_size();
-  config.tensor_mode = TensorMode::tensor_1d;
+  ParallelConfig config = test::preset_config(test::world_size(), 1, test::world_size(), TensorMode::tensor_1d);
   const ParallelContext context(config, MPI_COMM_WORLD);
   EXPECT_EQ(context.communicator_bill().created, 1);
   EXPECT_EQ(context.get_group(ParallelMode::tensor).mpi(), context.get_group(ParallelMode::global).mpi());

@@ -7,6 +7,7 @@
 #include "mpi_test_support.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/parallel_context.hpp"
+#include "support/error_message.hpp"
 
 namespace pgroups {
 namespace {
@@ -127,24 +128,26 @@ TEST(ParallelContextVirtualPipeline, OnlyTheFirstAndLastChunksAreEndStagesUnless
   EXPECT_EQ(context.is_pipeline_first_stage(), first);
   EXPECT_EQ(context.is_pipeline_last_stage(), last);
 
-  EXPECT_THROW(context.set_virtual_pipeline_parallel_size(0), ConfigError);
-  EXPECT_THROW(context.set_virtual_pipeline_parallel_rank(-1), ConfigError);
+  EXPECT_EQ(test::message_of<ConfigError>([&] { context.set_virtual_pipeline_parallel_size(0); }),
+            "virtual pipeline size 0 is invalid: it must be at least 1");
+  EXPECT_EQ(test::message_of<ConfigError>([&] { context.set_virtual_pipeline_parallel_rank(-1); }),
+            "virtual pipeline rank -1 is invalid: it must be non-negative");
 }
 
 TEST(ParallelContextModes, AskingForAModeNotCreatedNamesItAndTheModesThatExist) {
   const ParallelContext context(ParallelConfig{}, MPI_COMM_WORLD);
-  try {
-    (void)context.get_group(ParallelMode::tensor_2d_row);
-    FAIL() << "no exception";
-  } catch (const StateError& error) {
-    EXPECT_EQ(std::string(error.what()),
-              fmt::format("group kind '2d_row' is not created for W={} pipeline=1 tensor=1 mode=none; the kinds "
-                          "are: global, data, model, tensor",
-                          test::world_size()));
-  }
-  EXPECT_THROW((void)context.local_rank("tensr"), StateError);
-  EXPECT_THROW((void)context.seed(ParallelMode::tensor_1d), StateError);
-  EXPECT_THROW((void)context.next_global_rank(ParallelMode::sequence), StateError);
+  const auto not_created = [](const std::string& kind) {
+    return fmt::format("group kind '{}' is not created for W={} pipeline=1 tensor=1 mode=none; the kinds are: global, "
+                       "data, model, tensor",
+                       kind, test::world_size());
+  };
+  EXPECT_EQ(test::message_of<StateError>([&] { (void)context.get_group(ParallelMode::tensor_2d_row); }),
+            not_created("2d_row"));
+  EXPECT_EQ(test::message_of<StateError>([&] { (void)context.local_rank("tensr"); }),
+            not_created("tensr") + " (did you mean tensor?)");
+  EXPECT_EQ(test::message_of<StateError>([&] { (void)context.seed(ParallelMode::tensor_1d); }), not_created("1d"));
+  EXPECT_EQ(test::message_of<StateError>([&] { (void)context.next_global_rank(ParallelMode::sequence); }),
+            not_created("sequence"));
   EXPECT_FALSE(context.is_initialized(ParallelMode::pipe));
 }
 
@@ -197,26 +200,18 @@ TEST(ParallelContextPipeline, WithoutAPipelineThePipeQueriesAnswerAsMegatronDoes
   EXPECT_EQ(context.next_rank(ParallelMode::pipe), (Neighbour{test::world_rank(), 0}));
   EXPECT_TRUE(context.is_pipeline_first_stage());
   EXPECT_TRUE(context.is_pipeline_last_stage());
-  try {
-    (void)context.get_group(ParallelMode::pipe);
-    FAIL() << "no exception";
-  } catch (const StateError& error) {
-    EXPECT_STREQ(error.what(), "there is no communicator of group pipe: the pipeline size is 1, so none was created "
-                               "(its queries answer for this rank alone)");
-  }
+  EXPECT_EQ(test::message_of<StateError>([&] { (void)context.get_group(ParallelMode::pipe); }),
+            "there is no communicator of group pipe: the pipeline size is 1, so none was created "
+            "(its queries answer for this rank alone)");
 }
 
 TEST(ParallelContextVirtualPipeline, ARankBeyondTheSizeIsAConfigErrorNamingBoth) {
   ParallelContext context(ParallelConfig{}, MPI_COMM_WORLD);
   context.set_virtual_pipeline_parallel_size(2);
   context.set_virtual_pipeline_parallel_rank(1);
-  try {
-    context.set_virtual_pipeline_parallel_rank(2);
-    FAIL() << "no exception";
-  } catch (const ConfigError& error) {
-    EXPECT_STREQ(error.what(), "virtual pipeline rank 2 is invalid: the virtual pipeline size is 2, so the rank must "
-                               "be below it");
-  }
+  EXPECT_EQ(test::message_of<ConfigError>([&] { context.set_virtual_pipeline_parallel_rank(2); }),
+            "virtual pipeline rank 2 is invalid: the virtual pipeline size is 2, so the rank must "
+            "be below it");
   EXPECT_EQ(context.virtual_pipeline_parallel_rank(), 1);
   // A smaller size than the rank held starts the chunks again.
   context.set_virtual_pipeline_parallel_size(1);
@@ -250,13 +245,9 @@ TEST(ParallelContextNode, EveryRankOfThisMachineSharesTheNodeAndDevicesFollowThe
 TEST(ParallelContextWorld, AGivenWorldSizeMustBeTheCommunicatorsOnEveryRank) {
   ParallelConfig config;
   config.world_size = test::world_size() + 1;
-  try {
-    const ParallelContext context(config, MPI_COMM_WORLD);
-    FAIL() << "no exception";
-  } catch (const ConfigError& error) {
-    EXPECT_EQ(std::string(error.what()), fmt::format("world size {} was given, but the communicator has {} ranks",
-                                                     test::world_size() + 1, test::world_size()));
-  }
+  EXPECT_EQ(test::message_of<ConfigError>([&] { const ParallelContext context(config, MPI_COMM_WORLD); }),
+            fmt::format("world size {} was given, but the communicator has {} ranks", test::world_size() + 1,
+                        test::world_size()));
 }
 
 TEST(ParallelContextWorld, AnInvalidPlanIsTheSameConfigErrorOnEveryRank) {
@@ -268,7 +259,9 @@ TEST(ParallelContextWorld, AnInvalidPlanIsTheSameConfigErrorOnEveryRank) {
   } catch (const ConfigError& error) {
     message = error.what();
   }
-  EXPECT_NE(message.find("not divisible"), std::string::npos) << message;
+  EXPECT_EQ(message, fmt::format("world size {0} is not divisible by pipeline size 1 * tensor size {1} = {1}: the "
+                                 "data-parallel size W / (pipeline * tensor) must be a whole number",
+                                 test::world_size(), test::world_size() + 1));
   EXPECT_TRUE(test::same_everywhere(MPI_COMM_WORLD, static_cast<std::int64_t>(message.size())));
 }
 

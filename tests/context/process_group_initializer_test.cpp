@@ -3,6 +3,7 @@
 // golden groups (Colossal-AI's own output), with its local ranks and sizes, and the
 // seed's shapes (one group or a list); bad arguments fail on every rank, naming them.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -131,7 +132,14 @@ TEST(ProcessGroupInitializer, WrongRankArgumentFailsThatRankAndStopsTheOthers) {
         << error.what();
   } catch (const MismatchError& error) {
     EXPECT_NE(me, 0);
-    EXPECT_NE(std::string(error.what()).find("mismatch"), std::string::npos) << error.what();
+    const std::string settings = fmt::format(
+        "world_size={} pipeline=1 tensor=1 mode=none depth=- legacy_sequence_dp=false seed=1024 mesh=- node_info=- "
+        "backend=mpi strategy=create_group initializer=Initializer_Data modes=data arguments=",
+        w);
+    const std::string others = w == 2 ? "rank 1 holds" : fmt::format("ranks 1-{} hold", w - 1);
+    EXPECT_EQ(std::string(error.what()),
+              fmt::format("initializer configuration mismatch across {} ranks: rank 0 holds '{}wrong'; {} '{}ok'", w,
+                          settings, others, settings));
   }
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pgroups/error.hpp"
+#include "support/error_message.hpp"
 
 namespace pgroups {
 namespace {
@@ -41,31 +42,25 @@ TEST(AgreementRecord, RecordsAreShownByTheirTextField) {
   EXPECT_EQ(record_text("pipeline=2 tensor=4"), "pipeline=2 tensor=4") << "text that is no record shows as is";
 }
 
-TEST(AgreementRecord, EqualSettingsOnEveryRankPass) {
-  const std::vector<std::string> records(4, encoded({{"a", "1"}}));
-  EXPECT_NO_THROW(judge_records(records, "configuration"));
+TEST(AgreementRecord, EqualSettingsOnEveryRankPassAndOneMoreVariantIsAMismatch) {
+  std::vector<std::string> records(4, encoded({{"a", "1"}}));
+  EXPECT_EQ(test::message_of<Error>([&] { judge_records(records, "configuration"); }), "no exception");
+  records.push_back(encoded({{"a", "2"}}));
+  EXPECT_EQ(test::message_of<MismatchError>([&] { judge_records(records, "configuration"); }), "configuration mismatch across 5 ranks: ranks 0-3 hold 'a=1'; rank 4 holds 'a=2'");
 }
 
 TEST(AgreementRecord, DifferentSettingsAreAMismatchNamingEachVariantsRanks) {
   const std::vector<std::string> records = {encoded({{"a", "1 b=2"}}), encoded({{"a", "1 b=2"}}),
                                             encoded({{"a", "1"}, {"b", "2"}})};
-  try {
-    judge_records(records, "configuration");
-    FAIL() << "no exception";
-  } catch (const MismatchError& error) {
-    EXPECT_STREQ(error.what(), "configuration mismatch across 3 ranks: ranks 0-1 hold 'a=1 b=2'; rank 2 holds 'a=1 b=2'");
-  }
+  EXPECT_EQ(test::message_of<MismatchError>([&] { judge_records(records, "configuration"); }),
+            "configuration mismatch across 3 ranks: ranks 0-1 hold 'a=1 b=2'; rank 2 holds 'a=1 b=2'");
 }
 
 TEST(AgreementRecord, AnErrorOfOneRankIsRaisedWithItsClassNamingTheRank) {
   const std::string fine = encoded({{"a", "1"}});
   const std::vector<std::string> records = {fine, encode_error("ConfigError", "device -1 is invalid"), fine};
-  try {
-    judge_records(records, "configuration");
-    FAIL() << "no exception";
-  } catch (const ConfigError& error) {
-    EXPECT_STREQ(error.what(), "rank 1 hit before the configuration agreement: device -1 is invalid");
-  }
+  EXPECT_EQ(test::message_of<ConfigError>([&] { judge_records(records, "configuration"); }),
+            "rank 1 hit before the configuration agreement: device -1 is invalid");
 }
 
 TEST(AgreementRecord, AnErrorOfAClassPgroupsDoesNotHaveKeepsItsName) {
@@ -83,14 +78,9 @@ TEST(AgreementRecord, AnErrorOfAClassPgroupsDoesNotHaveKeepsItsName) {
 TEST(AgreementRecord, TheLowestErringRankDecidesTheClassAndEveryErrorIsShown) {
   const std::vector<std::string> records = {encoded({{"a", "1"}}), encode_error("IoError", "no file x.toml"),
                                             encode_error("ConfigError", "tensor 3")};
-  try {
-    judge_records(records, "configuration");
-    FAIL() << "no exception";
-  } catch (const IoError& error) {
-    EXPECT_STREQ(error.what(),
-                 "rank 1 hit before the configuration agreement: no file x.toml; rank 2 hit before the configuration "
-                 "agreement: tensor 3");
-  }
+  EXPECT_EQ(test::message_of<IoError>([&] { judge_records(records, "configuration"); }),
+            "rank 1 hit before the configuration agreement: no file x.toml; rank 2 hit before the configuration "
+            "agreement: tensor 3");
 }
 
 TEST(AgreementRecord, TheDigestIsFnv1a) {

@@ -10,7 +10,9 @@
 #include <set>
 
 #include "pgroups/mesh_config.hpp"
+#include "support/error_message.hpp"
 #include "support/golden.hpp"
+#include "support/configs.hpp"
 
 namespace pgroups {
 namespace {
@@ -97,10 +99,7 @@ TEST(CommunicatorBill, TheIssueMeshHasSevenKindsThreeDistinctTwoSingletonsAndCre
 }
 
 TEST(CommunicatorBill, OneDimensionalTensorOverTheWholeWorldCreatesOnlyTheWorld) {
-  ParallelConfig config;
-  config.world_size = 8;
-  config.tensor_size = 8;
-  config.tensor_mode = TensorMode::tensor_1d;
+  ParallelConfig config = test::preset_config(8, 1, 8, TensorMode::tensor_1d);
   EXPECT_EQ(communicator_bill(Layout(config), 3).created, 1);
 }
 
@@ -119,7 +118,8 @@ TEST(CommunicatorBill, AnswersAtAMillionRanksWithoutEnumeratingTheWorld) {
 
 TEST(CommunicatorBill, ARankOutsideTheWorldIsAConfigError) {
   const Layout layout = mesh_layout("tp=2,dp=2", {"tp", "dp"});
-  EXPECT_THROW((void)communicator_bill(layout, 4), ConfigError);
+  EXPECT_EQ(test::message_of<ConfigError>([&] { (void)communicator_bill(layout, 4); }),
+            "rank 4 is outside the world: ranks are 0 to 3");
 }
 
 TEST(NcclEstimate, SumsTheModelOverTheWorldAndEachCreatedSplitByNodes) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "support/golden.hpp"
+#include "support/configs.hpp"
 
 namespace pgroups {
 namespace {
@@ -22,11 +23,7 @@ INSTANTIATE_TEST_SUITE_P(GoldenFiles, CreationCostGolden, ::testing::ValuesIn(te
                          test::test_name);
 
 TEST(CreationCost, OneCallPerModeWhateverTheWorldSize) {
-  ParallelConfig config;
-  config.world_size = std::int64_t{1} << 20;
-  config.pipeline = 16;
-  config.tensor_size = 64;
-  config.tensor_mode = TensorMode::tensor_3d;
+  ParallelConfig config = test::preset_config(std::int64_t{1} << 20, 16, 64, TensorMode::tensor_3d);
   const auto costs = creation_costs(Layout(config));
   EXPECT_EQ(costs[3].algorithm, "comm_split");
   EXPECT_EQ(costs[3].calls_per_rank, 10);  // global's duplicate and 9 modes

@@ -7,6 +7,7 @@
 
 #include "pgroups/error.hpp"
 #include "pgroups/layout.hpp"
+#include "support/error_message.hpp"
 #include "support/golden.hpp"
 #include "support/invalid_messages.hpp"
 
@@ -88,14 +89,9 @@ class ColossalInvalid : public ::testing::TestWithParam<nlohmann::json> {};
 TEST_P(ColossalInvalid, IsRejectedWithTheMessageNamingItsValues) {
   const nlohmann::json& entry = GetParam();
   const auto& cfg = entry.at("config");
-  std::string message = "accepted";
-  try {
-    ParallelConfig config = config_from_golden(cfg);
-    const Layout layout(config);
-  } catch (const ConfigError& error) {
-    message = error.what();
-  }
-  EXPECT_EQ(message, test::invalid_message(entry.at("note").get<std::string>())) << cfg.dump();
+  EXPECT_EQ(test::message_of<ConfigError>([&] { const Layout layout(config_from_golden(cfg)); }),
+            test::invalid_message(entry.at("note").get<std::string>()))
+      << cfg.dump();
 }
 
 // The table of expected messages covers golden/invalid.json exactly.

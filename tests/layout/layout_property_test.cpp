@@ -6,6 +6,7 @@
 #include <set>
 
 #include "pgroups/layout.hpp"
+#include "support/configs.hpp"
 
 namespace pgroups {
 namespace {
@@ -133,11 +134,7 @@ TEST(LayoutProperties, CoordinatesFollowTensorThenPipelineThenData) {
 }
 
 TEST(LayoutAtScale, OneRankOfABillionRankWorldIsAnsweredWithoutEnumeration) {
-  ParallelConfig config;
-  config.world_size = std::int64_t{1} << 30;
-  config.pipeline = 16;
-  config.tensor_size = 64;
-  config.tensor_mode = TensorMode::tensor_3d;
+  ParallelConfig config = test::preset_config(std::int64_t{1} << 30, 16, 64, TensorMode::tensor_3d);
   const Layout layout(config);
   const std::int64_t rank = 987654321;
   EXPECT_EQ(layout.local_rank(rank, ParallelMode::global), rank);
@@ -151,11 +148,7 @@ TEST(LayoutAtScale, OneRankOfABillionRankWorldIsAnsweredWithoutEnumeration) {
 }
 
 TEST(LayoutAtScale, WorldsBeyondThirtyOneBitsUseSixtyFourBitRanks) {
-  ParallelConfig config;
-  config.world_size = std::int64_t{1} << 40;
-  config.pipeline = 1024;
-  config.tensor_size = 4;
-  config.tensor_mode = TensorMode::tensor_2d;
+  ParallelConfig config = test::preset_config(std::int64_t{1} << 40, 1024, 4, TensorMode::tensor_2d);
   const Layout layout(config);
   const std::int64_t rank = (std::int64_t{1} << 40) - 1;
   EXPECT_EQ(layout.local_rank(rank, ParallelMode::pipe), 1023);
@@ -163,11 +156,7 @@ TEST(LayoutAtScale, WorldsBeyondThirtyOneBitsUseSixtyFourBitRanks) {
 }
 
 TEST(LayoutSeeds, TensorSeedOffsetsByTensorRankAndPipelineStage) {
-  ParallelConfig config;
-  config.world_size = 16;
-  config.pipeline = 2;
-  config.tensor_size = 4;
-  config.tensor_mode = TensorMode::tensor_1d;
+  ParallelConfig config = test::preset_config(16, 2, 4, TensorMode::tensor_1d);
   config.seed = 42;
   const Layout layout(config);
   EXPECT_EQ(layout.seed(6, ParallelMode::data), 42);

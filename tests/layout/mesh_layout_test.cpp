@@ -14,6 +14,7 @@
 #include "pgroups/layout.hpp"
 #include "support/error_message.hpp"
 #include "support/golden.hpp"
+#include "support/configs.hpp"
 
 namespace pgroups {
 namespace {
@@ -258,11 +259,7 @@ TEST(MeshLayout, CoordinatesAreTheMeshDimensionsSlowestFirst) {
 }
 
 TEST(PresetLayout, KindsAreTheModesUnderTheirNamesInCreationOrder) {
-  ParallelConfig config;
-  config.world_size = 16;
-  config.pipeline = 2;
-  config.tensor_size = 4;
-  config.tensor_mode = TensorMode::tensor_2d;
+  ParallelConfig config = test::preset_config(16, 2, 4, TensorMode::tensor_2d);
   const Layout layout(config);
   ASSERT_EQ(layout.group_kinds().size(), layout.modes().size());
   for (std::size_t kind = 0; kind < layout.modes().size(); ++kind) {
@@ -309,10 +306,7 @@ INSTANTIATE_TEST_SUITE_P(GoldenFiles, PresetAsMesh, ::testing::ValuesIn(test::go
 // ---- Seeds -----------------------------------------------------------------------------
 
 TEST(LayoutSeed, ModesTheLayoutLacksAreAStateError) {
-  ParallelConfig config;
-  config.world_size = 8;
-  config.tensor_size = 2;
-  config.tensor_mode = TensorMode::tensor_1d;
+  ParallelConfig config = test::preset_config(8, 1, 2, TensorMode::tensor_1d);
   const Layout layout(config);
   EXPECT_EQ(message_of<StateError>([&] { (void)layout.seed(0, ParallelMode::pipe); }),
             "mode pipe is not created for W=8 pipeline=1 tensor=2 mode=1d; the modes are: global, data, model, "
@@ -324,12 +318,7 @@ TEST(LayoutSeed, ModesTheLayoutLacksAreAStateError) {
 }
 
 TEST(LayoutSeed, TensorSeedIsBasePlusTensorRankPlus1024PerStageOthersTheBase) {
-  ParallelConfig config;
-  config.world_size = 48;
-  config.pipeline = 3;
-  config.tensor_size = 8;
-  config.tensor_mode = TensorMode::tensor_2p5d;
-  config.depth = 2;
+  ParallelConfig config = test::preset_config(48, 3, 8, TensorMode::tensor_2p5d, 2);
   config.seed = 7;
   const Layout layout(config);
   for (std::int64_t rank = 0; rank < 48; ++rank) {

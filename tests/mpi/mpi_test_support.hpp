@@ -10,6 +10,7 @@
 
 #include "pgroups/layout.hpp"
 #include "pgroups/parallel_config.hpp"
+#include "support/configs.hpp"
 
 namespace pgroups::test {
 
@@ -68,11 +69,7 @@ inline std::vector<ParallelConfig> configs_for_world(std::int64_t w) {
   };
   std::vector<ParallelConfig> configs;
   for (const Shape& s : shapes) {
-    ParallelConfig c;
-    c.world_size = w;
-    c.pipeline = s.pipeline;
-    c.tensor_size = s.tensor;
-    c.tensor_mode = s.mode;
+    ParallelConfig c = test::preset_config(w, s.pipeline, s.tensor, s.mode);
     if (s.mode == TensorMode::tensor_2p5d) c.depth = s.depth;
     try {
       validate(c);

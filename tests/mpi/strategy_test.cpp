@@ -9,6 +9,7 @@
 #include "mpi_test_support.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/mpi/strategy.hpp"
+#include "support/error_message.hpp"
 
 namespace pgroups::mpi {
 namespace {
@@ -61,14 +62,9 @@ TEST(CreationStrategyNames, RoundTrip) {
 }
 
 TEST(CreationStrategyNames, UnknownNameSuggestsTheClosest) {
-  try {
-    (void)parse_creation_strategy("per-group");
-    FAIL() << "no exception";
-  } catch (const ConfigError& error) {
-    EXPECT_STREQ(error.what(),
-                 "unknown creation strategy 'per-group'; the strategy must be one of create_group (the default), "
-                 "comm_split, per_group, comm_create (did you mean per_group?)");
-  }
+  EXPECT_EQ(test::message_of<ConfigError>([&] { (void)parse_creation_strategy("per-group"); }),
+            "unknown creation strategy 'per-group'; the strategy must be one of create_group (the default), "
+            "comm_split, per_group, comm_create (did you mean per_group?)");
 }
 
 TEST(CreationStrategyNames, SplitIsADeprecatedAliasOfTheDefaultNamingTheCallItRuns) {

@@ -36,6 +36,16 @@ inline nlohmann::json load_json(const std::filesystem::path& path) {
   return nlohmann::json::parse(in);
 }
 
+/// The golden layouts of `folder` whose config.world_size is at most `largest_world`, for
+/// tests that build each one live on that many ranks.
+inline std::vector<std::filesystem::path> golden_files_up_to(const std::string& folder, std::int64_t largest_world) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& path : golden_files(folder)) {
+    if (load_json(path).at("config").at("world_size").get<std::int64_t>() <= largest_world) files.push_back(path);
+  }
+  return files;
+}
+
 /// The "config" object of a golden file or of invalid.json, as a ParallelConfig.
 inline ParallelConfig config_from_golden(const nlohmann::json& config) {
   ParallelConfig c;

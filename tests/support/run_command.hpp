@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -37,5 +38,12 @@ inline CommandResult run_command(const std::string& command) {
   std::filesystem::remove(err_file);
   return result;
 }
+
+#if defined(PGROUPS_MPIEXEC) && defined(PGROUPS_CLI)
+/// The shell line that runs `pgroups ARGUMENTS` on `ranks` ranks under the test launcher.
+inline std::string pgroups_on_ranks(std::int64_t ranks, const std::string& arguments) {
+  return std::string(PGROUPS_MPIEXEC) + " -np " + std::to_string(ranks) + " " + PGROUPS_CLI + " " + arguments;
+}
+#endif
 
 }  // namespace pgroups::test

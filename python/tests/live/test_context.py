@@ -100,7 +100,7 @@ def test_virtual_pipeline():
         assert ctx.virtual_pipeline_parallel_size == 2 and ctx.virtual_pipeline_parallel_rank == 1
         assert ctx.is_pipeline_first_stage() is False
         assert ctx.is_pipeline_first_stage(ignore_virtual=True) == first
-        with pytest.raises(pgroups.ConfigError):
+        with pytest.raises(pgroups.ConfigError, match=r"^virtual pipeline size 0 is invalid: it must be at least 1$"):
             ctx.set_virtual_pipeline_parallel_size(0)
 
 
@@ -116,9 +116,8 @@ def test_destroy_frees_every_group_and_later_use_is_a_state_error():
     assert ctx.plan.world_size == SIZE  # the plan outlives the groups
 
 
-def test_config_file_and_explicit_arguments(tmp_path):
-    path = tmp_path / f"config_{RANK}.py"
-    path.write_text("parallel = dict(pipeline=1, tensor=dict(size=2, mode='1d'))\n")
+def test_config_file_and_explicit_arguments(write_config):
+    path = write_config(f"config_{RANK}.py", "parallel = dict(pipeline=1, tensor=dict(size=2, mode='1d'))\n")
     with ParallelContext(config=path) as ctx:
         assert ctx.tensor_parallel_size == 2 and ParallelMode.PARALLEL_1D in ctx.modes
         check_every_group(ctx)
@@ -189,7 +188,9 @@ def test_named_mesh_groups_by_token():
         for kind in ctx.group_kinds:
             if not ctx.is_member(kind):
                 assert kind == "embd" and not plan.is_member(RANK, kind)
-                with pytest.raises(pgroups.StateError):
+                with pytest.raises(pgroups.StateError, match=f"^rank {RANK} is in no group of kind embd: it is a partial "
+                                                             r"kind, and this rank has no communicator of it \(ask "
+                                                             r"is_member first\)$"):
                     ctx.get_group(kind)
                 continue
             comm = ctx.get_group(kind)

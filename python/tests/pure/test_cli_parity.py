@@ -3,15 +3,13 @@
 the CLI is built); without it these tests skip."""
 
 import json
-import os
-import subprocess
 
 import pytest
 
 import pgroups
+from _support import CLI, run_cli
 from pgroups import Plan
 
-CLI = os.environ.get("PGROUPS_CLI")
 pytestmark = pytest.mark.skipif(not CLI, reason="PGROUPS_CLI is not set (the CLI was not built)")
 
 CASES = [
@@ -29,7 +27,7 @@ CASES = [
 
 
 def cli(*args):
-    return subprocess.run([CLI, *args], check=True, capture_output=True, text=True).stdout
+    return run_cli(*args).stdout
 
 
 @pytest.mark.parametrize("kwargs,flags", CASES, ids=lambda c: c if isinstance(c, str) else None)
@@ -60,8 +58,7 @@ def test_overrides_over_a_config_file_are_the_clis(overrides, flags, data_dir):
 
 def test_a_mesh_over_a_preset_file_is_refused_alike(data_dir):
     path = data_dir / "configs" / "2p5d.toml"
-    run = subprocess.run([CLI, "plan", "--config", str(path), "--mesh", "tp=2,dp=8", "--format", "json"],
-                         capture_output=True, text=True)
+    run = run_cli("plan", "--config", str(path), "--mesh", "tp=2,dp=8", "--format", "json", check=False)
     assert run.returncode == 3
     with pytest.raises(pgroups.ConfigError) as error:
         Plan.from_config(path, mesh={"tp": 2, "dp": 8})

@@ -1,11 +1,10 @@
 """Plan.communicators: the communicator bill of issue 17, bound from C++, equal to explain's."""
 
 import json
-import os
-import subprocess
 
 import pytest
 
+from _support import CLI, run_cli
 from pgroups import Plan
 
 MESH = {"tp": 8, "cp": 1, "ep": 1, "dp": 16, "pp": 8}
@@ -36,9 +35,9 @@ def test_unknown_backend_is_a_config_error_naming_it():
         megatron_plan().communicators(0, backend="gloo")
 
 
-@pytest.mark.skipif("PGROUPS_CLI" not in os.environ, reason="the CLI is not built")
+@pytest.mark.skipif(not CLI, reason="PGROUPS_CLI is not set (the CLI was not built)")
 def test_equals_explain_json():
     mesh = ",".join(f"{k}={v}" for k, v in MESH.items())
-    out = subprocess.run([os.environ["PGROUPS_CLI"], "explain", "-w", "1024", "-r", "5", "--mesh", mesh, "--group",
-                          ",".join(GROUPS), "--format", "json"], check=True, capture_output=True, text=True).stdout
+    out = run_cli("explain", "-w", "1024", "-r", "5", "--mesh", mesh, "--group", ",".join(GROUPS), "--format",
+                  "json").stdout
     assert json.loads(out)["communicators"] == megatron_plan().communicators(5)

@@ -1,23 +1,14 @@
 """Plan: golden layouts (Colossal-AI's own output), the JSON schema, per-rank queries."""
 
 import json
-import pathlib
-import os
 
 import pytest
 
 import pgroups
+from _support import golden_files, load_json, plan_of
 from pgroups import ParallelMode, Plan
 
-DATA_DIR = pathlib.Path(os.environ.get("PGROUPS_TEST_DATA_DIR",
-                                       pathlib.Path(__file__).resolve().parents[3] / "tests" / "data"))
-GOLDEN = sorted(p for p in (DATA_DIR / "golden").glob("w*.json"))
-
-
-def plan_of(config, **extra):
-    tensor = config["tensor"]
-    return Plan(config["world_size"], pipeline=config["pipeline"], tensor=tensor["size"], mode=tensor["mode"],
-                depth=tensor.get("depth"), **extra)
+GOLDEN = golden_files("golden")
 
 
 def test_golden_files_are_there():
@@ -26,7 +17,7 @@ def test_golden_files_are_there():
 
 @pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
 def test_to_json_reproduces_golden_layout(path):
-    golden = json.loads(path.read_text())
+    golden = load_json(path)
     # The golden files hold Colossal-AI's contiguous sequence_dp blocks: the legacy switch.
     plan = plan_of(golden["config"], legacy_sequence_dp=golden["config"]["tensor"]["mode"] == "sequence")
     ours = json.loads(plan.to_json())
@@ -123,16 +114,14 @@ def test_repr_and_equality():
     (".json", '{"parallel": {"pipeline": 2, "tensor": {"size": 4, "mode": "2d"}}}'),
     (".py", "parallel = dict(pipeline=2, tensor=dict(size=4, mode='2d'))\n"),
 ])
-def test_from_config_reads_every_format(tmp_path, suffix, text):
-    path = tmp_path / f"config{suffix}"
-    path.write_text(text)
+def test_from_config_reads_every_format(write_config, suffix, text):
+    path = write_config(f"config{suffix}", text)
     plan = Plan.from_config(path, world_size=8)
     assert plan == Plan(8, pipeline=2, tensor=4, mode="2d")
 
 
-def test_from_config_takes_world_size_from_the_file(tmp_path):
-    path = tmp_path / "c.toml"
-    path.write_text("[parallel]\nworld_size = 12\npipeline = 3\ntensor = 2\n")
+def test_from_config_takes_world_size_from_the_file(write_config):
+    path = write_config("c.toml", "[parallel]\nworld_size = 12\npipeline = 3\ntensor = 2\n")
     assert Plan.from_config(str(path)).data_parallel_size == 2
 
 
@@ -161,8 +150,7 @@ def test_modes_of_another_enum_are_taken_by_value():
     assert Plan(8, tensor=4, mode="2d").group_of(3, TheirMode.PARALLEL_2D_ROW) == [2, 3]
 
 
-MESH_DIRS = [DATA_DIR / "golden-mesh", pathlib.Path("/work/shared/golden-mesh")]
-MESH_GOLDEN = next((sorted(d.glob("w*.json")) for d in MESH_DIRS if d.is_dir() and list(d.glob("w*.json"))), [])
+MESH_GOLDEN = golden_files("golden-mesh")
 
 
 def test_mesh_plan_has_one_kind_per_token():
@@ -202,9 +190,8 @@ def test_mesh_plan_rejects_preset_arguments():
         Plan(8, groups=["tp"])
 
 
-def test_mesh_from_config_file(tmp_path):
-    path = tmp_path / "mesh.toml"
-    path.write_text('[mesh]\norder = "tp-dp-pp"\ntp = 2\ndp = 2\npp = 2\ngroups = ["tp", "tp-dp"]\n')
+def test_mesh_from_config_file(write_config):
+    path = write_config("mesh.toml", '[mesh]\norder = "tp-dp-pp"\ntp = 2\ndp = 2\npp = 2\ngroups = ["tp", "tp-dp"]\n')
     plan = Plan.from_config(path)
     assert plan.group_kinds == ["tp", "tp-dp"] and plan.world_size == 8
 
@@ -212,7 +199,7 @@ def test_mesh_from_config_file(tmp_path):
 @pytest.mark.skipif(not MESH_GOLDEN, reason="no golden-mesh files")
 @pytest.mark.parametrize("path", MESH_GOLDEN, ids=lambda p: p.stem)
 def test_mesh_plan_reproduces_megatron_groups(path):
-    golden = json.loads(path.read_text())
+    golden = load_json(path)
     mesh = pgroups.Mesh.from_order(golden["config"]["order"], **golden["config"]["sizes"])
     plan = Plan(mesh=mesh, groups=list(golden["modes"]))
     ours = plan.to_dict()["modes"]

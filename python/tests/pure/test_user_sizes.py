@@ -14,9 +14,8 @@ from pgroups import Mesh, Plan
         ("z.py", "parallel = dict(world_size=0)\n"),
     ],
 )
-def test_zero_world_size_in_a_config_file_is_a_config_error(tmp_path, name, text):
-    path = tmp_path / name
-    path.write_text(text)
+def test_zero_world_size_in_a_config_file_is_a_config_error(write_config, name, text):
+    path = write_config(name, text)
     with pytest.raises(pgroups.ConfigError, match=r"parallel\.world_size 0 is invalid: it must be a positive integer"):
         Plan.from_config(path)
 

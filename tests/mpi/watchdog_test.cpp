@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "pgroups/error.hpp"
+#include "support/error_message.hpp"
 
 namespace pgroups::mpi {
 namespace {
@@ -80,14 +81,9 @@ TEST(Watchdog, EnteringAStepAfterTheDeadlineThrowsTimeoutErrorInsteadOfBlocking)
   Recorder recorder;
   Watchdog watchdog(mpi::Deadline(20ms), 1, 3, recorder.action());
   std::this_thread::sleep_for(50ms);
-  try {
-    const auto guard = watchdog.enter(kStep);
-    FAIL() << "no exception";
-  } catch (const TimeoutError& error) {
-    EXPECT_STREQ(error.what(),
-                 "timed out after 0.02 s waiting for all ranks at the creation of mode tensor (step 'tensor', rank 1 "
-                 "of 3)");
-  }
+  EXPECT_EQ(test::message_of<TimeoutError>([&] { const auto guard = watchdog.enter(kStep); }),
+            "timed out after 0.02 s waiting for all ranks at the creation of mode tensor (step 'tensor', rank 1 "
+            "of 3)");
   EXPECT_NO_THROW({ const auto guard = watchdog.enter_if_possible(kStep); });
   EXPECT_EQ(watchdog.fired(), 0);
 }

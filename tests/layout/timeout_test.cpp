@@ -10,6 +10,7 @@
 #include <string>
 
 #include "pgroups/error.hpp"
+#include "support/error_message.hpp"
 
 namespace pgroups {
 namespace {
@@ -101,24 +102,15 @@ TEST_F(EnvironmentTimeout, AnExplicitTimeoutBeatsTheEnvironment) {
 
 TEST_F(EnvironmentTimeout, AMalformedEnvironmentValueIsAConfigErrorNamingTheVariable) {
   set("ten");
-  try {
-    static_cast<void>(resolve_timeout(std::nullopt));
-    FAIL() << "no exception";
-  } catch (const ConfigError& error) {
-    EXPECT_STREQ(error.what(),
-                 "PGROUPS_TIMEOUT 'ten' is not a valid timeout: expected a number of seconds (0 = no timeout)");
-  }
+  EXPECT_EQ(test::message_of<ConfigError>([&] { static_cast<void>(resolve_timeout(std::nullopt)); }),
+            "PGROUPS_TIMEOUT 'ten' is not a valid timeout: expected a number of seconds (0 = no timeout)");
   // Not read at all when the timeout is explicit.
   EXPECT_EQ(resolve_timeout(seconds(1)), seconds(1));
 }
 
 TEST_F(EnvironmentTimeout, ANegativeExplicitTimeoutIsAConfigError) {
-  try {
-    static_cast<void>(resolve_timeout(milliseconds(-5)));
-    FAIL() << "no exception";
-  } catch (const ConfigError& error) {
-    EXPECT_STREQ(error.what(), "timeout -5 ms is invalid: it must not be negative (0 = no timeout)");
-  }
+  EXPECT_EQ(test::message_of<ConfigError>([&] { static_cast<void>(resolve_timeout(milliseconds(-5))); }),
+            "timeout -5 ms is invalid: it must not be negative (0 = no timeout)");
 }
 
 TEST(TimeoutVocabulary, ZeroMeansNoTimeoutEverywhere) {

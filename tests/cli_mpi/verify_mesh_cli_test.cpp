@@ -18,10 +18,6 @@ namespace {
 
 using test::run_command;
 
-std::string mpirun(std::int64_t ranks, const std::string& arguments) {
-  return fmt::format("{} -np {} {} verify {}", PGROUPS_MPIEXEC, ranks, PGROUPS_CLI, arguments);
-}
-
 // `--mesh tp=2,dp=2,pp=2 --group tp --group tp-dp ...` for a golden-mesh file: its order
 // with the sizes, one --group per token.
 std::string mesh_arguments(const nlohmann::json& golden) {
@@ -58,11 +54,8 @@ void expect_report_matches_golden_mesh(const nlohmann::json& report, const nlohm
 }
 
 std::vector<std::filesystem::path> verified_golden_meshes() {
-  std::vector<std::filesystem::path> files;
-  for (const auto& path : test::golden_files("golden-mesh")) {
-    const auto w = test::load_json(path).at("config").at("world_size").get<int>();
-    if (w <= 16 || path.filename().string() == "w24_tp4-cp1-ep1-dp3-pp2__tp-dp-pp.json") files.push_back(path);
-  }
+  std::vector<std::filesystem::path> files = test::golden_files_up_to("golden-mesh", 16);
+  files.push_back(test::data_dir() / "golden-mesh" / "w24_tp4-cp1-ep1-dp3-pp2__tp-dp-pp.json");
   return files;
 }
 
@@ -71,7 +64,7 @@ class VerifyGoldenMesh : public ::testing::TestWithParam<std::filesystem::path> 
 TEST_P(VerifyGoldenMesh, JsonReportsMegatronsGroupsAsLiveCommunicators) {
   const nlohmann::json golden = test::load_json(GetParam());
   const auto w = golden.at("config").at("world_size").get<std::int64_t>();
-  const auto result = run_command(mpirun(w, mesh_arguments(golden) + " --format json"));
+  const auto result = run_command(test::pgroups_on_ranks(w, "verify " + mesh_arguments(golden) + " --format json"));
   ASSERT_EQ(result.status, 0) << result.err;
   const nlohmann::json report = nlohmann::json::parse(result.out);
   EXPECT_EQ(report.at("config").at("world_size"), w);
@@ -82,8 +75,8 @@ INSTANTIATE_TEST_SUITE_P(GoldenMeshFiles, VerifyGoldenMesh, ::testing::ValuesIn(
                          test::test_name);
 
 TEST(VerifyMesh, TheIssuesCommandReportsOkWithMegatronsGroups) {
-  const auto result = run_command(mpirun(8, "--mesh tp=2,dp=2,pp=2 --group tp --group dp --group pp --group tp-dp "
-                                            "--format json"));
+  const auto result = run_command(test::pgroups_on_ranks(
+      8, "verify --mesh tp=2,dp=2,pp=2 --group tp --group dp --group pp --group tp-dp --format json"));
   ASSERT_EQ(result.status, 0) << result.err;
   const nlohmann::json report = nlohmann::json::parse(result.out);
   EXPECT_EQ(report.at("ok"), true);
@@ -96,7 +89,8 @@ TEST(VerifyMesh, TheIssuesCommandReportsOkWithMegatronsGroups) {
 }
 
 TEST(VerifyMesh, EmbeddingGroupsLeaveNonMembersOut) {
-  const auto result = run_command(mpirun(4, "--mesh pp=4 --group pp --group embd --group pos_embd --format json"));
+  const auto result = run_command(
+      test::pgroups_on_ranks(4, "verify --mesh pp=4 --group pp --group embd --group pos_embd --format json"));
   ASSERT_EQ(result.status, 0) << result.err;
   const nlohmann::json report = nlohmann::json::parse(result.out);
   EXPECT_EQ(report.at("ok"), true);
@@ -122,7 +116,7 @@ TEST(VerifyMesh, RanksGivenDifferentMeshesEndWithTheMismatchStatus) {
 }
 
 TEST(VerifyMesh, AMeshWhoseProductIsNotTheWorldIsAConfigError) {
-  const auto result = run_command(mpirun(4, "--mesh tp=2,dp=4 --group tp"));
+  const auto result = run_command(test::pgroups_on_ranks(4, "verify --mesh tp=2,dp=4 --group tp"));
   EXPECT_EQ(result.status, 3) << result.err;
   EXPECT_NE(result.err.find("8"), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("4"), std::string::npos) << result.err;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pgroups/creation_cost.hpp"
+#include "support/configs.hpp"
 
 namespace pgroups {
 namespace {
@@ -20,10 +21,7 @@ std::vector<std::string> names_of(const std::vector<CreationStep>& steps) {
 }
 
 Layout one_d() {
-  ParallelConfig config;
-  config.world_size = 4;
-  config.tensor_size = 2;
-  config.tensor_mode = TensorMode::tensor_1d;
+  ParallelConfig config = test::preset_config(4, 1, 2, TensorMode::tensor_1d);
   return Layout(config);
 }
 

@@ -17,16 +17,13 @@ namespace {
 
 using test::run_command;
 
-std::string mpirun(int ranks, const std::string& arguments) {
-  return fmt::format("{} -np {} {} verify {}", PGROUPS_MPIEXEC, ranks, PGROUPS_CLI, arguments);
-}
-
 class VerifyGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(VerifyGolden, JsonReportsTheGoldenGroupsAsLiveCommunicators) {
   const nlohmann::json golden = test::load_json(test::data_dir() / "golden" / "w8_p2_t4_2d.json");
   const auto result =
-      run_command(mpirun(8, "--pipeline 2 --tensor 4 --mode 2d --format json --strategy " + GetParam()));
+      run_command(test::pgroups_on_ranks(8, "verify --pipeline 2 --tensor 4 --mode 2d --format json --strategy " +
+                                                GetParam()));
   ASSERT_EQ(result.status, 0) << result.err;
   const nlohmann::json report = nlohmann::json::parse(result.out);
   EXPECT_EQ(report.at("ok"), true);
@@ -44,7 +41,7 @@ INSTANTIATE_TEST_SUITE_P(Strategies, VerifyGolden, ::testing::Values("split", "c
                                                                      "comm_create"));
 
 TEST(Verify, TextReportsEveryModeOkAndOnlyRankZeroPrints) {
-  const auto result = run_command(mpirun(4, "--pipeline 2 --tensor 2 --mode 1d"));
+  const auto result = run_command(test::pgroups_on_ranks(4, "verify --pipeline 2 --tensor 2 --mode 1d"));
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_NE(result.out.find("pgroups verify: W=4 pipeline=2 tensor=2 mode=1d"), std::string::npos) << result.out;
   for (const char* mode : {"global", "data", "model", "pipe", "tensor", "1d"}) {
@@ -70,7 +67,7 @@ TEST(Verify, RanksWithDifferentConfigurationsExitQuicklySayingMismatch) {
 }
 
 TEST(Verify, InvalidConfigurationExitsWithTheConfigStatusOnEveryRank) {
-  const auto result = run_command(mpirun(4, "--tensor 3"));
+  const auto result = run_command(test::pgroups_on_ranks(4, "verify --tensor 3"));
   EXPECT_EQ(result.status, 3) << result.err;
   EXPECT_NE(result.err.find("pgroups: error: world size 4 is not divisible"), std::string::npos) << result.err;
   EXPECT_TRUE(result.out.empty()) << result.out;

@@ -20,7 +20,7 @@ namespace {
 using test::run_command;
 
 std::string verify(int ranks, const std::string& arguments) {
-  return fmt::format("{} -np {} {} verify --backend nccl {}", PGROUPS_MPIEXEC, ranks, PGROUPS_CLI, arguments);
+  return test::pgroups_on_ranks(ranks, "verify --backend nccl " + arguments);
 }
 
 std::size_t count(const std::string& text, const std::string& part) {
