@@ -84,7 +84,7 @@ class Layout {
   /// The pipeline dimension's name, which its kind and the queries about it take
   /// (`pipe` of the presets, `pp` of a mesh, also when the mesh has none). O(1).
   [[nodiscard]] std::string_view pipeline_name() const noexcept {
-    return pipeline_dim_ ? std::string_view(mesh_.dims()[*pipeline_dim_].name) : std::string_view("pp");
+    return lowered_.pipeline_dim ? std::string_view(lowered_.mesh.dims()[*lowered_.pipeline_dim].name) : std::string_view("pp");
   }
 
   // ---- Group kinds by name and index -------------------------------------------------

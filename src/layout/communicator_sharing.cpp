@@ -5,6 +5,7 @@
 #include <map>
 
 #include "pgroups/error.hpp"
+#include "world_rank.hpp"
 
 namespace pgroups {
 
@@ -86,9 +87,7 @@ CommunicatorBill bill_of(const Layout& layout, std::int64_t rank, const std::vec
 }  // namespace
 
 CommunicatorBill communicator_bill(const Layout& layout, std::int64_t rank, bool share) {
-  if (rank < 0 || rank >= layout.world_size()) {
-    throw ConfigError(fmt::format("rank {} is outside the world: ranks are 0 to {}", rank, layout.world_size() - 1));
-  }
+  detail::check_world_rank(rank, layout.world_size());
   const std::vector<KindSharing> shared = communicator_sharing(layout, true);
   return bill_of(layout, rank, share ? shared : communicator_sharing(layout, false), shared, nullptr);
 }
@@ -98,9 +97,7 @@ CommunicatorBill largest_communicator_bill(const Layout& layout, bool share) {
 }
 
 NcclEstimate estimate_nccl_memory(const Layout& layout, std::int64_t rank, bool share, const NcclMemoryModel& model) {
-  if (rank < 0 || rank >= layout.world_size()) {
-    throw ConfigError(fmt::format("rank {} is outside the world: ranks are 0 to {}", rank, layout.world_size() - 1));
-  }
+  detail::check_world_rank(rank, layout.world_size());
   const std::vector<KindSharing> shared = communicator_sharing(layout, true);
   std::vector<std::size_t> created;
   const CommunicatorBill bill =

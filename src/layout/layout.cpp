@@ -8,6 +8,7 @@
 
 #include "lowering.hpp"
 #include "pgroups/error.hpp"
+#include "world_rank.hpp"
 
 namespace pgroups {
 
@@ -99,10 +100,7 @@ std::optional<std::pair<bool, DimMask>> Layout::partition_key(std::size_t kind) 
 }
 
 void Layout::check_rank(std::int64_t rank) const {
-  if (rank < 0 || rank >= lowered_.config.world_size) {
-    throw ConfigError(fmt::format("rank {} is outside the world of {} ranks (valid: 0..{})", rank,
-                                  lowered_.config.world_size, lowered_.config.world_size - 1));
-  }
+  detail::check_world_rank(rank, lowered_.config.world_size);
 }
 
 void Layout::check_member(std::int64_t rank, std::size_t kind) const {

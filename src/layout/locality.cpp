@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "pgroups/error.hpp"
+#include "world_rank.hpp"
 
 namespace pgroups {
 
@@ -55,10 +56,7 @@ NodeMap NodeMap::observed(const std::vector<std::int64_t>& node_of_rank) {
 }
 
 void NodeMap::check_rank(std::int64_t rank) const {
-  if (rank < 0 || rank >= world_size_) {
-    throw ConfigError(fmt::format("rank {} is outside the world of {} ranks (valid: 0..{})", rank, world_size_,
-                                  world_size_ - 1));
-  }
+  detail::check_world_rank(rank, world_size_);
 }
 
 std::int64_t NodeMap::node_of(std::int64_t rank) const {

@@ -7,6 +7,7 @@
 
 #include "../common/printable.hpp"
 #include "pgroups/error.hpp"
+#include "world_rank.hpp"
 
 namespace pgroups {
 
@@ -69,9 +70,7 @@ DimMask Mesh::mask_of(std::span<const std::string_view> names) const {
 }
 
 void Mesh::check_rank(std::int64_t rank) const {
-  if (rank < 0 || rank >= size_) {
-    throw ConfigError(fmt::format("rank {} is outside the world of {} ranks (valid: 0..{})", rank, size_, size_ - 1));
-  }
+  detail::check_world_rank(rank, size_);
 }
 
 std::int64_t Mesh::coordinate(std::int64_t rank, std::size_t dim) const {

@@ -119,7 +119,7 @@ TEST(CommunicatorBill, AnswersAtAMillionRanksWithoutEnumeratingTheWorld) {
 TEST(CommunicatorBill, ARankOutsideTheWorldIsAConfigError) {
   const Layout layout = mesh_layout("tp=2,dp=2", {"tp", "dp"});
   EXPECT_EQ(test::message_of<ConfigError>([&] { (void)communicator_bill(layout, 4); }),
-            "rank 4 is outside the world: ranks are 0 to 3");
+            "rank 4 is outside the world of 4 ranks (valid: 0..3)");
 }
 
 TEST(NcclEstimate, SumsTheModelOverTheWorldAndEachCreatedSplitByNodes) {
