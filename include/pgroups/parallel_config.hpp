@@ -57,4 +57,8 @@ struct ParallelConfig {
 /// mesh "W=16 mesh tp=2,dp=4,pp=2 groups tp,dp,pp,tp-dp".
 [[nodiscard]] std::string describe(const ParallelConfig& config);
 
+/// Whether the configuration fixes its own world size (a mesh: the product of its sizes)
+/// instead of leaving it free, the data-parallel size growing with it (the presets).
+[[nodiscard]] bool fixes_world_size(const ParallelConfig& config) noexcept;
+
 }  // namespace pgroups

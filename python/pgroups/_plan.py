@@ -116,10 +116,35 @@ class Plan:
         return self._layout.config()["depth"]
 
     @property
+    def base_seed(self) -> int:
+        """The base of the per-kind seeds (``seed=``)."""
+        return self._layout.config()["seed"]
+
+    @property
     def config(self) -> Dict[str, object]:
-        """The configuration as a dict: world_size, pipeline, tensor, mode, depth,
-        legacy_sequence_dp, seed."""
-        return self._layout.config()
+        """The ``"config"`` object of ``to_dict()`` (SPEC section 4), from the same C++
+        function: ``{"world_size", "pipeline", "tensor": {"size", "mode"[, "depth"]}}`` for
+        presets, ``{"world_size", "mesh": {"order", "sizes"}, "groups"}`` for a mesh (its
+        groups the kinds built)."""
+        return json.loads(self._layout.config_json())
+
+    @property
+    def summary(self) -> str:
+        """The shape in the configuration's own notation, as ``pgroups plan`` prints it
+        after ``world size W = ``: ``"data 2 x pipeline 2 x tensor 4 (2d, q=2)"`` or ``"tp 2
+        x dp 4 (order tp-dp, first fastest)"``."""
+        return self._layout.summary
+
+    @property
+    def kind_notes(self) -> Dict[str, str]:
+        """The line on how a kind's groups are chosen where its name does not say it
+        (``sequence_dp``, ``embd``, ``pos_embd``), by kind name, as ``pgroups plan`` prints it."""
+        return {kind["name"]: kind["note"] for kind in self._layout.group_kinds() if kind["note"]}
+
+    def pipeline_stage(self, rank: int) -> int:
+        """``rank``'s pipeline stage: its coordinate on the pipeline dimension (``pipe``
+        of the presets, ``pp`` of a mesh), 0 when there is none."""
+        return self._layout.pipeline_stage(check_int("rank", rank))
 
     @property
     def modes(self) -> List[ParallelMode]:

@@ -51,4 +51,6 @@ std::string describe(const ParallelConfig& config) {
   return text;
 }
 
+bool fixes_world_size(const ParallelConfig& config) noexcept { return config.mesh.has_value(); }
+
 }  // namespace pgroups
