@@ -53,12 +53,15 @@ class Plan:
         mesh: Union["Mesh", Mapping[str, int], Iterable[Tuple[str, int]], None] = None,
         groups: Optional[Iterable[str]] = None,
     ) -> None:
-        world = check_int("world_size", world_size, minimum=1, allow_none=True)
-        self._layout = _pgroups.Layout(
-            0 if world is None else world, check_int("pipeline", pipeline), check_int("tensor", tensor),
-            _tensor_mode(mode), check_int("depth", depth, allow_none=True),
-            check_bool("legacy_sequence_dp", legacy_sequence_dp), check_int("seed", seed), _mesh_dims(mesh),
-            [] if groups is None else check_tokens("groups", groups))
+        # The arguments over the defaults by the one C++ merge rule, which refuses a world
+        # size below 1 and groups without a mesh as the CLI's flags are refused.
+        overrides = {"world_size": check_int("world_size", world_size, allow_none=True),
+                     "pipeline": check_int("pipeline", pipeline), "tensor": check_int("tensor", tensor),
+                     "mode": _tensor_mode(mode), "depth": check_int("depth", depth, allow_none=True),
+                     "legacy_sequence_dp": check_bool("legacy_sequence_dp", legacy_sequence_dp),
+                     "seed": check_int("seed", seed), "mesh": _mesh_dims(mesh),
+                     "groups": None if groups is None else check_tokens("groups", groups)}
+        self._layout = self._from_config_dict(_pgroups.merge_config(None, overrides))._layout
 
     @classmethod
     def from_config(cls, path: Union[str, "os.PathLike[str]"], world_size: Optional[int] = None, *,
@@ -72,7 +75,7 @@ class Plan:
         given, except for a mesh (whose size is the product of its dimensions). Raises
         IoError, ParseError or ConfigError with the C++ messages (which name the file, line
         and column)."""
-        overrides = {"world_size": check_int("world_size", world_size, minimum=1, allow_none=True),
+        overrides = {"world_size": check_int("world_size", world_size, allow_none=True),
                      **_checked_overrides(pipeline, tensor, mode, depth, legacy_sequence_dp, seed, mesh, groups)}
         return cls._from_config_dict(_pgroups.merge_config(_path("path", path), overrides, "world_size="))
 

@@ -33,23 +33,25 @@ ParallelConfig make_config(std::int64_t world_size, std::int64_t pipeline, std::
                            const std::optional<std::string>& mode, std::optional<std::int64_t> depth,
                            bool legacy_sequence_dp, std::int64_t seed, const std::optional<DimList>& mesh,
                            const std::vector<std::string>& groups) {
-  ParallelConfig config;
-  config.world_size = world_size;
-  config.pipeline = pipeline;
-  config.tensor_size = tensor;
-  config.tensor_mode = mode ? parse_tensor_mode(*mode) : TensorMode::none;
-  config.depth = depth;
-  config.legacy_sequence_dp = legacy_sequence_dp;
-  config.seed = seed;
+  // The arguments override the defaults by the one rule of settings over a file
+  // (merge_config), which also refuses groups without a mesh.
+  ConfigOverrides overrides;
+  // 0 here is the library's "not given" (a mesh's product): Python's own 0 was refused by
+  // merge_config before it came back as a configuration.
+  if (world_size != 0) overrides.world_size = world_size;
+  overrides.pipeline = pipeline;
+  overrides.tensor = tensor;
+  if (mode) overrides.mode = parse_tensor_mode(*mode);
+  overrides.depth = depth;
+  overrides.legacy_sequence_dp = legacy_sequence_dp;
+  overrides.seed = seed;
   if (mesh) {
-    MeshConfig mesh_config;
-    for (const auto& [name, size] : *mesh) mesh_config.dims.push_back(MeshDim{name, size});
-    mesh_config.groups = groups;
-    config.mesh = std::move(mesh_config);
-  } else if (!groups.empty()) {
-    throw ConfigError("groups are the group kinds of a mesh: give mesh= with them (presets have the fixed modes)");
+    std::vector<MeshDim> dims;
+    for (const auto& [name, size] : *mesh) dims.push_back(MeshDim{name, size});
+    overrides.mesh = std::move(dims);
   }
-  return config;
+  overrides.groups = groups;
+  return merge_config(ParallelConfig{}, overrides, "mesh=");
 }
 
 namespace {
@@ -126,7 +128,7 @@ void bind_rules(py::module_& m) {
         [](const std::optional<std::filesystem::path>& path, const py::dict& overrides,
            const std::optional<std::string>& world_size_hint) {
           const ParallelConfig merged =
-              merge_config(path ? read_config_file(*path) : ParallelConfig{}, overrides_of(overrides));
+              merge_config(path ? read_config_file(*path) : ParallelConfig{}, overrides_of(overrides), "mesh=");
           if (world_size_hint) require_world_size(merged, *world_size_hint);
           return config_dict(merged);
         },

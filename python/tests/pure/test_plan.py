@@ -242,3 +242,11 @@ def test_kind_notes_explain_sequence_dp_and_the_embedding_groups():
     assert list(Plan(8, pipeline=2, tensor=2, mode="sequence").kind_notes) == ["sequence_dp"]
     assert list(Plan(mesh={"tp": 2, "pp": 2}, groups=["tp", "embd", "pos_embd"]).kind_notes) == ["embd", "pos_embd"]
     assert Plan(8, pipeline=2, tensor=4, mode="2d").kind_notes == {}
+
+
+def test_groups_without_a_mesh_are_refused_by_the_merge_rule():
+    expected = ("group 'tp' needs a mesh: groups are the group kinds of a mesh (give mesh=, or a [mesh] table in the "
+                "config file); presets have fixed modes")
+    with pytest.raises(pgroups.ConfigError) as error:
+        Plan(8, groups=["tp"])
+    assert str(error.value) == expected
