@@ -27,7 +27,7 @@
 #include "pgroups/parallel_context.hpp"
 #include "pgroups/timeout.hpp"
 #include "plan_options.hpp"
-#include "plan_output.hpp"
+#include "pgroups/config_json.hpp"
 #include "megatron_comparison.hpp"
 #include "pgroups/communicator_sharing.hpp"
 #include "subcommand.hpp"
@@ -195,11 +195,11 @@ std::string bench_text(const std::vector<Entry>& entries, const Layout& layout, 
                      default_name, chosen.median() / find(entries, kNoShareEntry).median(),
                      communicator_bill(layout, 0, true).created, communicator_bill(layout, 0, false).created);
   out += fmt::format("\nwhere the time goes ({}, median of the slowest rank per mode):\n", default_name);
-  for (const GroupKind& kind : layout.group_kinds()) {
-    const std::string& mode = kind.name;
+  for (std::size_t kind = 0; kind < layout.group_kinds().size(); ++kind) {
+    const std::string& mode = layout.group_kinds()[kind].name;
     const double seconds = Entry::median_of(chosen.mode_seconds.at(mode));
     out += fmt::format("  {:<20} {:>8.3f} ms{}\n", mode, seconds * 1e3,
-                       kind.mode == ParallelMode::global ? "  (MPI_Comm_dup of the world)" : "");
+                       layout.world_kind() == kind ? "  (MPI_Comm_dup of the world)" : "");
   }
   out += fmt::format("  {:<20} {:>8.3f} ms  (configuration agreement, node query, bookkeeping)\n", "rest",
                      Entry::median_of(chosen.rest_seconds) * 1e3);
@@ -211,7 +211,7 @@ int run_model(const BenchOptions& options) {
   // The smallest world of the configuration (data parallel size 1) validates the sizes.
   std::int64_t unit = 0;
   std::int64_t largest = options.max_world;
-  if (config.mesh) {
+  if (fixes_world_size(config)) {
     // A mesh fixes its world: one row, at the product of its sizes.
     config.world_size = 0;
     unit = Layout(config).world_size();
@@ -235,7 +235,7 @@ int run_model(const BenchOptions& options) {
       "collectives each rank enters (agreement included)\n\n{:>9}",
       describe(config), "W");
   bool header_done = false;
-  if (!config.mesh && options.max_world < unit) {
+  if (largest < unit) {
     throw ConfigError(fmt::format("--max-world {} is smaller than the smallest world of the configuration, "
                                   "pipeline {} * tensor {} = {}",
                                   options.max_world, config.pipeline, config.tensor_size, unit));
@@ -306,8 +306,9 @@ int bench_job(const BenchOptions& options, ContextOptions& base, int rank, int s
   if (auto status = settle(world, rank, failure, base.timeout.value_or(kDefaultTimeout))) return *status;
 
   const Layout layout(*config);
-  // The context duplicates the world for `global`, so every mode counts.
-  const auto k = static_cast<std::int64_t>(layout.group_kinds().size()) + (layout.is_mesh() ? 1 : 0);
+  // The context duplicates the world once: as the world kind where there is one
+  // (`global`), otherwise beside the kinds.
+  const auto k = static_cast<std::int64_t>(layout.group_kinds().size()) + (layout.world_kind() ? 0 : 1);
   std::vector<Entry> entries;
   for (CreationStrategy strategy : mpi::kAllCreationStrategies) {
     entries.emplace_back(std::string(mpi::strategy_name(strategy)), std::string(call_of(strategy)), strategy);

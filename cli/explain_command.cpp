@@ -3,12 +3,13 @@
 
 #include <memory>
 
-#include "bill_output.hpp"  // issue 17
+#include "bill_options.hpp"  // issue 17
 #include "integer_option.hpp"
 #include "locality_output.hpp"
 #include "output.hpp"
 #include "plan_options.hpp"
-#include "plan_output.hpp"
+#include "pgroups/report/bill_report.hpp"
+#include "pgroups/report/plan_report.hpp"
 #include "subcommand.hpp"
 
 namespace pgroups::cli {
@@ -18,7 +19,7 @@ Subcommand add_explain_command(CLI::App& parent) {
     PlanOptions plan;
     std::int64_t rank = 0;
     std::string format = "text";
-    BillOptions bill;  // issue 17
+    report::BillOptions bill;  // issue 17
   };
   auto options = std::make_shared<Options>();
   CLI::App* app = parent.add_subcommand("explain", "Show one rank's coordinates and its group in every mode");
@@ -26,19 +27,19 @@ Subcommand add_explain_command(CLI::App& parent) {
   add_integer_option(*app, "-r,--rank", options->rank, "Global rank to explain")->required();
   app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   options->plan.add_gpus_per_node_to(*app);
-  options->bill.add_to(*app);  // issue 17
+  add_bill_options(*app, options->bill);  // issue 17
   return {app, [options] {
             const Layout layout(options->plan.resolve());
             const std::optional<LocalityReport> locality = planned_locality(layout);
             if (options->format == "json") {
-              nlohmann::json json = explain_json(layout, options->rank);
+              nlohmann::json json = report::explain_json(layout, options->rank);
               if (locality) json["node"] = node_json(locality->nodes, options->rank);
-              add_bill_json(json, layout, options->bill, options->rank);  // issue 17
+              report::add_bill_json(json, layout, options->bill, options->rank);  // issue 17
               write_output(json.dump(1) + '\n');
             } else {
-              std::string text = explain_text(layout, options->rank);
+              std::string text = report::explain_text(layout, options->rank);
               if (locality) text += '\n' + node_text(locality->nodes, options->rank) + '\n';
-              text += '\n' + bill_text(layout, options->bill, options->rank);  // issue 17
+              text += '\n' + report::bill_text(layout, options->bill, options->rank);  // issue 17
               write_output(text);
             }
             if (locality) print_locality_warnings(layout, *locality);

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <numeric>
 
-#include "plan_output.hpp"
+#include "pgroups/report/elided_list.hpp"
 
 namespace pgroups::cli {
 
@@ -61,7 +61,7 @@ std::string locality_text(const LocalityReport& report) {
                       *nodes.gpus_per_node() - 1);
   } else {
     const auto counts = nodes.ranks_per_node();
-    const std::string per_node = elided_list(static_cast<std::int64_t>(counts.size()),
+    const std::string per_node = report::elided_list(static_cast<std::int64_t>(counts.size()),
                                              [&](std::int64_t i) { return counts[static_cast<std::size_t>(i)]; });
     out = fmt::format("locality: {} node{}, ranks per node {}{}\n", nodes.node_count(),
                       nodes.node_count() == 1 ? "" : "s", per_node,
@@ -70,7 +70,7 @@ std::string locality_text(const LocalityReport& report) {
   if (!report.counted) {
     return out + fmt::format("groups are not counted by node above {} ranks\n", kMaxLocalityWorldSize);
   }
-  out += fmt::format("{:<20} {:>10} {:>12} {:>13}\n", "mode", "size", "within node", "across nodes");
+  out += fmt::format("{:<20} {:>10} {:>12} {:>13}\n", "kind", "size", "within node", "across nodes");
   for (const ModeLocality& mode : report.modes) {
     const bool flagged = mode.bandwidth_hungry && mode.groups_across_nodes > 0;
     out += fmt::format("{:<20} {:>10} {:>12} {:>13}{}\n", mode.name, mode.group_size, mode.groups_within_node,

@@ -37,7 +37,7 @@ void PlanOptions::add_mesh_to(CLI::App& app) {
   pp_option_ = add_integer_option(app, "--pp", pp_, "Pipeline-parallel size of the --order mesh")->group(kMeshGroup);
 }
 
-void PlanOptions::apply_mesh(ConfigOverrides& overrides, bool file_has_mesh, std::int64_t world_size) const {
+void PlanOptions::apply_mesh(ConfigOverrides& overrides, std::int64_t world_size) const {
   const std::array<std::pair<const CLI::Option*, MeshDim>, 5> size_flags = {{
       {tp_option_, {"tp", tp_}},
       {cp_option_, {"cp", cp_}},
@@ -90,11 +90,6 @@ void PlanOptions::apply_mesh(ConfigOverrides& overrides, bool file_has_mesh, std
     overrides.mesh = std::move(dims);
   }
   if (!groups_.empty()) {
-    if (!file_has_mesh && !overrides.mesh) {
-      throw ConfigError(fmt::format("--group {} needs a mesh: give --mesh NAME=SIZE,... (e.g. --mesh tp=2,dp=4), "
-                                    "--order with sizes, or a [mesh] table in the config file",
-                                    groups_.front()));
-    }
     // Split here, not by CLI11 (which drops empty items): `--group tp,,dp` holds an
     // empty token, an error as `--group ''` is (Layout's rule).
     std::vector<std::string> tokens;

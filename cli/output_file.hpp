@@ -1,9 +1,9 @@
 #pragma once
 // The files a command writes beside standard output (--svg, --html): checked against
 // its inputs and each other before anything is written, then each written whole or not
-// at all (docs/errors.md, "Output").
+// at all (docs/errors.md, "Output"). The cap on outputs built in memory is the report
+// layer's (pgroups/report/output_size.hpp).
 
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,15 +30,5 @@ void check_outputs(const std::vector<NamedFile>& outputs, const std::vector<Name
 /// device such as /dev/stdout or /dev/full, a pipe, a socket) is written directly.
 /// Throws IoError naming the option, the path and the system's reason (strerror).
 void write_file(const NamedFile& file, std::string_view text);
-
-/// The most one output built in memory (a JSON plan, a picture) may take: 1 GiB.
-inline constexpr std::int64_t kMaxOutputBytes = std::int64_t{1} << 30;
-
-/// Checks, before anything is allocated, an output whose size grows with the work: its
-/// estimate, `world_size` x `kinds` x `bytes_per_cell` (overflow-safe), against
-/// kMaxOutputBytes. Throws ConfigError (exit 3) naming `what`, the world size, the
-/// kinds, the estimate and the cap.
-void check_output_estimate(std::string_view what, std::int64_t world_size, std::int64_t kinds,
-                           std::int64_t bytes_per_cell);
 
 }  // namespace pgroups::cli

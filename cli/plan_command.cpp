@@ -7,13 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "bill_output.hpp"
+#include "bill_options.hpp"
 #include "locality_output.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
 #include "plan_options.hpp"
-#include "plan_output.hpp"
 #include "plan_picture.hpp"
+#include "pgroups/report/bill_report.hpp"
+#include "pgroups/report/plan_report.hpp"
 #include "subcommand.hpp"
 
 namespace pgroups::cli {
@@ -42,7 +43,7 @@ Subcommand add_plan_command(CLI::App& parent) {
     std::string format = "text";
     std::optional<std::string> svg_file;
     std::optional<std::string> html_file;
-    BillOptions bill;
+    report::BillOptions bill;
   };
   auto options = std::make_shared<Options>();
   CLI::App* app = parent.add_subcommand("plan", "Print every process group of a configuration (no communication)");
@@ -50,7 +51,7 @@ Subcommand add_plan_command(CLI::App& parent) {
   app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   options->plan.add_gpus_per_node_to(*app);
   add_picture_options(*app, options->svg_file, options->html_file);
-  options->bill.add_to(*app);
+  add_bill_options(*app, options->bill);
   return {app, [options] {
             // Outputs are checked against the inputs and each other before anything is read or written.
             std::vector<NamedFile> outputs;
@@ -63,14 +64,14 @@ Subcommand add_plan_command(CLI::App& parent) {
             const std::optional<LocalityReport> locality = planned_locality(layout);
             write_pictures(layout, locality, options->svg_file, options->html_file);
             if (options->format == "json") {
-              nlohmann::json json = plan_json(layout);
+              nlohmann::json json = report::plan_json(layout);
               if (locality) json["locality"] = locality_json(*locality);
-              add_bill_json(json, layout, options->bill);
+              report::add_bill_json(json, layout, options->bill);
               write_output(json.dump() + '\n');
             } else {
-              std::string text = plan_text(layout);
+              std::string text = report::plan_text(layout);
               if (locality) text += '\n' + locality_text(*locality);
-              text += '\n' + bill_text(layout, options->bill);
+              text += '\n' + report::bill_text(layout, options->bill);
               write_output(text);
             }
             if (locality) print_locality_warnings(layout, *locality);

@@ -41,11 +41,8 @@ ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_
   }
   const ParallelConfig file = config_option_->count() ? read_config_file(config_file_) : ParallelConfig{};
   ConfigOverrides overrides;
-  if (world_size_option_ && world_size_option_->count()) {
-    // 0 is the library's "not given"; written by the user it is a size, and an invalid one.
-    if (world_size_ == 0) throw ConfigError("world size 0 is invalid: it must be a positive integer");
-    overrides.world_size = world_size_;
-  }
+  // merge_config refuses a given size below 1 (0 is only the library's "not given").
+  if (world_size_option_ && world_size_option_->count()) overrides.world_size = world_size_;
   if (pipeline_option_->count()) overrides.pipeline = pipeline_;
   if (tensor_option_->count()) overrides.tensor = tensor_;
   if (mode_option_->count()) overrides.mode = parse_tensor_mode(mode_);
@@ -53,10 +50,10 @@ ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_
   if (seed_option_->count()) overrides.seed = seed_;
   if (gpus_per_node_option_ != nullptr && gpus_per_node_option_->count()) overrides.gpus_per_node = gpus_per_node_;
   if (legacy_sequence_dp_) overrides.legacy_sequence_dp = true;
-  apply_mesh(overrides, file.mesh.has_value(),
-             world_size_from_runtime.value_or(overrides.world_size.value_or(file.world_size)));
-  // The one rule of flags over a file, shared with Python (pgroups/config_merge.hpp).
-  ParallelConfig config = merge_config(file, overrides);
+  apply_mesh(overrides, world_size_from_runtime.value_or(overrides.world_size.value_or(file.world_size)));
+  // The one rule of flags over a file, shared with Python (pgroups/config_merge.hpp); it
+  // also refuses --group without any mesh.
+  ParallelConfig config = merge_config(file, overrides, "--mesh NAME=SIZE,... or --order with sizes");
   if (world_size_from_runtime) {
     if (config.world_size != 0 && config.world_size != *world_size_from_runtime) {
       throw ConfigError(fmt::format("world size {} was given, but the job has {} ranks", config.world_size,

@@ -38,11 +38,10 @@ class PlanOptions {
   /// The named-mesh options (mesh_options.cpp): `--mesh tp=2,dp=4,pp=2`, repeated
   /// `--group TOKEN`, and Megatron's `--order tp-cp-ep-dp-pp` with `--tp/--cp/--ep/--dp/--pp`.
   void add_mesh_to(CLI::App& app);
-  /// The mesh and groups the flags give, as overrides of the file's; ConfigError for a
-  /// --group without any mesh (`file_has_mesh` false and no mesh flag), or --mesh together
-  /// with --order or a size flag. With --order, a missing --dp is `world_size` (when
+  /// The mesh and groups the flags give, as overrides of the file's (merge_config refuses
+  /// groups without any mesh); ConfigError for --mesh together with --order or a size flag. With --order, a missing --dp is `world_size` (when
   /// above 0) over the other sizes.
-  void apply_mesh(ConfigOverrides& overrides, bool file_has_mesh, std::int64_t world_size) const;
+  void apply_mesh(ConfigOverrides& overrides, std::int64_t world_size) const;
 
   std::string mesh_;
   std::vector<std::string> groups_;

@@ -12,7 +12,8 @@
 
 #include "output_file.hpp"
 #include "pgroups/error.hpp"
-#include "plan_output.hpp"
+#include "pgroups/report/elided_list.hpp"
+#include "pgroups/report/output_size.hpp"
 
 namespace pgroups::cli {
 namespace {
@@ -29,22 +30,11 @@ struct Dim {
   std::int64_t size = 1;
 };
 
-// The coordinates fastest first: the tensor ones (or the 2d/2.5d/3d sub-coordinates),
-// pipe, data (Layout::coordinates lists data, pipe, tensor, then the sub-coordinates).
+// The dimensions fastest first, as the layout computes on them: a mesh's own, or the
+// presets' tensor (or 2d/2.5d/3d sub-dimensions), pipe, data.
 std::vector<Dim> dims_fastest_first(const Layout& layout) {
   std::vector<Dim> dims;
-  if (const auto& mesh = layout.config().mesh) {
-    for (const MeshDim& dim : mesh->dims) dims.push_back({dim.name, dim.size});
-    return dims;
-  }
-  const std::vector<Coordinate> coords = layout.coordinates(0);
-  if (coords.size() > 3) {
-    for (std::size_t i = 3; i < coords.size(); ++i) dims.push_back({coords[i].name, coords[i].size});
-  } else {
-    dims.push_back({"tensor", layout.tensor_size()});
-  }
-  dims.push_back({"pipe", layout.pipeline_size()});
-  dims.push_back({"data", layout.data_parallel_size()});
+  for (const MeshDim& dim : layout.mesh().dims()) dims.push_back({dim.name, dim.size});
   return dims;
 }
 
@@ -213,7 +203,7 @@ void panel(std::string& out, const Layout& layout, std::size_t mode, const std::
   for (std::int64_t group = 0; group < count; ++group) {
     const std::int64_t leader = layout.group_leader(mode, group);
     const std::string members =
-        elided_list(size, [&](std::int64_t i) { return layout.group_member(leader, mode, i); }, 3);
+        report::elided_list(size, [&](std::int64_t i) { return layout.group_member(leader, mode, i); }, 3);
     const double width = 16 + 6.1 * static_cast<double>(members.size()) + 12;
     if (x + width > g.panel_width - 60 && group > 0) {
       out += fmt::format("<text x=\"{:g}\" y=\"{:g}\" class=\"legend\">+{} more</text>", x, legend_y + 9,
@@ -299,7 +289,7 @@ std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& 
                                   world, kMaxPictureWorldSize));
   }
   // A cell (a rect and its label) per rank in every panel, one panel per kind.
-  check_output_estimate("the picture", world, static_cast<std::int64_t>(layout.group_kinds().size()),
+  report::check_output_estimate("the picture", world, static_cast<std::int64_t>(layout.group_kinds().size()),
                         kPictureBytesPerCell);
   const std::vector<Dim> dims = dims_fastest_first(layout);
   const auto modes = layout.group_kinds();

@@ -28,7 +28,7 @@ namespace pgroups::cli {
 inline constexpr std::int64_t kMaxPictureWorldSize = 16384;
 /// What one rank in one kind's panel costs the picture (a rect and its label, about 150
 /// bytes, and the HTML copy's share); W x kinds x this is checked against
-/// kMaxOutputBytes (output_file.hpp) before drawing.
+/// report::kMaxOutputBytes (pgroups/report/output_size.hpp) before drawing.
 inline constexpr std::int64_t kPictureBytesPerCell = 256;
 
 /// The picture as an SVG document. Throws ConfigError above kMaxPictureWorldSize.

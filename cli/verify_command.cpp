@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "pgroups/config_json.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/mpi/error.hpp"
 #include "pgroups/mpi/session.hpp"
@@ -40,7 +41,6 @@
 #include "pgroups/mpi/deadline.hpp"
 #include "pgroups/timeout.hpp"
 #include "plan_options.hpp"
-#include "plan_output.hpp"
 #include "subcommand.hpp"
 #include "verify_device.hpp"
 
@@ -210,7 +210,7 @@ std::string report_text(const ParallelContext& context, std::string_view strateg
               : fmt::format("created {} communicators per rank ({}) in {:.6f} s (slowest rank)\n\n", bill.created,
                             kinds_text, create_seconds);
   // With NCCL, "create (s)" covers both communicators of a mode, "nccl (s)" the NCCL one.
-  out += fmt::format("{:<20} {:>8} {:>8} {:>12}  {}\n", layout.is_mesh() ? "group" : "mode", "groups", "size", "create (s)",
+  out += fmt::format("{:<20} {:>8} {:>8} {:>12}  {}\n", "kind", "groups", "size", "create (s)",
                      nccl ? fmt::format("{:<5} {:>10}  {}", "check", "nccl (s)", "nccl sum") : "check");
   std::size_t failed = 0;
   for (const ModeReport& report : reports) {
@@ -225,8 +225,8 @@ std::string report_text(const ParallelContext& context, std::string_view strateg
                                                         checked->ok ? "OK" : "FAIL")
                                           : std::string(check_text));
   }
-  // A preset's kinds are Colossal-AI's modes; a mesh's are its group tokens.
-  const std::string_view kinds = layout.is_mesh() ? "group kinds" : "modes";
+  // One word for a preset's modes and a mesh's group tokens alike.
+  const std::string_view kinds = "group kinds";
   out += ok ? fmt::format("\nOK: every communicator of {} {} matches the layout on all {} ranks{}\n",
                           reports.size(), kinds, layout.world_size(), nccl ? " (MPI and NCCL)" : "")
             : fmt::format("\nFAIL: {} of {} {} differ from the layout (details on stderr)\n", failed,

@@ -10,7 +10,7 @@
 # hiding by default would hide the API. Internal code that several libraries share
 # (pgroups_common) is hidden instead, so that it is no part of any library's ABI.
 include(GNUInstallDirs)
-foreach(_pgroups_library IN ITEMS pgroups_layout pgroups_config pgroups_mpi pgroups_nccl pgroups_context)
+foreach(_pgroups_library IN ITEMS pgroups_layout pgroups_config pgroups_report pgroups_mpi pgroups_nccl pgroups_context)
   if(TARGET ${_pgroups_library})
     set_target_properties(${_pgroups_library} PROPERTIES
       VERSION ${PROJECT_VERSION}

@@ -17,6 +17,8 @@ namespace pgroups {
 
 /// Settings that override a file's; each one absent leaves the file's value.
 struct ConfigOverrides {
+  /// A world size written by the user: below 1 it is refused (0 is only ever the library's
+  /// own "not given", never a size a user means).
   std::optional<std::int64_t> world_size;
   std::optional<std::int64_t> pipeline;
   std::optional<std::int64_t> tensor;
@@ -35,9 +37,13 @@ struct ConfigOverrides {
 };
 
 /// `base` (a file's configuration, or the defaults) with every given override applied.
-/// Throws ConfigError for groups without any mesh, naming the first token. Nothing else is
+/// Throws ConfigError "world size N is invalid: it must be a positive integer" for a given
+/// world size below 1, and for groups without any mesh (neither `base`'s nor `overrides`'),
+/// naming the first token and how to give one: `how_to_give_a_mesh` is the caller's own
+/// spelling ("--mesh NAME=SIZE,... or --order with sizes", "mesh="). Nothing else is
 /// validated here (Layout is). O(mesh dimensions + groups).
-[[nodiscard]] ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& overrides);
+[[nodiscard]] ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& overrides,
+                                          std::string_view how_to_give_a_mesh = "its dimensions");
 
 /// The one check that a world size was given where nothing else gives one: ConfigError
 /// "world size is missing: give <how> or world_size in the config file" when `config`

@@ -71,4 +71,8 @@ struct ParallelConfig {
 /// one field each, so that no two configurations encode the same. O(size).
 [[nodiscard]] std::vector<SettingField> config_setting_fields(const ParallelConfig& config);
 
+/// Whether the configuration fixes its own world size (a mesh: the product of its sizes)
+/// instead of leaving it free, the data-parallel size growing with it (the presets).
+[[nodiscard]] bool fixes_world_size(const ParallelConfig& config) noexcept;
+
 }  // namespace pgroups

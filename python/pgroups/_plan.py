@@ -53,12 +53,15 @@ class Plan:
         mesh: Union["Mesh", Mapping[str, int], Iterable[Tuple[str, int]], None] = None,
         groups: Optional[Iterable[str]] = None,
     ) -> None:
-        world = check_int("world_size", world_size, minimum=1, allow_none=True)
-        self._layout = _pgroups.Layout(
-            0 if world is None else world, check_int("pipeline", pipeline), check_int("tensor", tensor),
-            _tensor_mode(mode), check_int("depth", depth, allow_none=True),
-            check_bool("legacy_sequence_dp", legacy_sequence_dp), check_int("seed", seed), _mesh_dims(mesh),
-            [] if groups is None else check_tokens("groups", groups))
+        # The arguments over the defaults by the one C++ merge rule, which refuses a world
+        # size below 1 and groups without a mesh as the CLI's flags are refused.
+        overrides = {"world_size": check_int("world_size", world_size, allow_none=True),
+                     "pipeline": check_int("pipeline", pipeline), "tensor": check_int("tensor", tensor),
+                     "mode": _tensor_mode(mode), "depth": check_int("depth", depth, allow_none=True),
+                     "legacy_sequence_dp": check_bool("legacy_sequence_dp", legacy_sequence_dp),
+                     "seed": check_int("seed", seed), "mesh": _mesh_dims(mesh),
+                     "groups": None if groups is None else check_tokens("groups", groups)}
+        self._layout = self._from_config_dict(_pgroups.merge_config(None, overrides))._layout
 
     @classmethod
     def from_config(cls, path: Union[str, "os.PathLike[str]"], world_size: Optional[int] = None, *,
@@ -72,7 +75,7 @@ class Plan:
         given, except for a mesh (whose size is the product of its dimensions). Raises
         IoError, ParseError or ConfigError with the C++ messages (which name the file, line
         and column)."""
-        overrides = {"world_size": check_int("world_size", world_size, minimum=1, allow_none=True),
+        overrides = {"world_size": check_int("world_size", world_size, allow_none=True),
                      **_checked_overrides(pipeline, tensor, mode, depth, legacy_sequence_dp, seed, mesh, groups)}
         return cls._from_config_dict(_pgroups.merge_config(_path("path", path), overrides, "world_size="))
 
@@ -116,10 +119,35 @@ class Plan:
         return self._layout.config()["depth"]
 
     @property
+    def base_seed(self) -> int:
+        """The base of the per-kind seeds (``seed=``)."""
+        return self._layout.config()["seed"]
+
+    @property
     def config(self) -> Dict[str, object]:
-        """The configuration as a dict: world_size, pipeline, tensor, mode, depth,
-        legacy_sequence_dp, seed."""
-        return self._layout.config()
+        """The ``"config"`` object of ``to_dict()`` (SPEC section 4), from the same C++
+        function: ``{"world_size", "pipeline", "tensor": {"size", "mode"[, "depth"]}}`` for
+        presets, ``{"world_size", "mesh": {"order", "sizes"}, "groups"}`` for a mesh (its
+        groups the kinds built)."""
+        return json.loads(self._layout.config_json())
+
+    @property
+    def summary(self) -> str:
+        """The shape in the configuration's own notation, as ``pgroups plan`` prints it
+        after ``world size W = ``: ``"data 2 x pipeline 2 x tensor 4 (2d, q=2)"`` or ``"tp 2
+        x dp 4 (order tp-dp, first fastest)"``."""
+        return self._layout.summary
+
+    @property
+    def kind_notes(self) -> Dict[str, str]:
+        """The line on how a kind's groups are chosen where its name does not say it
+        (``sequence_dp``, ``embd``, ``pos_embd``), by kind name, as ``pgroups plan`` prints it."""
+        return {kind["name"]: kind["note"] for kind in self._layout.group_kinds() if kind["note"]}
+
+    def pipeline_stage(self, rank: int) -> int:
+        """``rank``'s pipeline stage: its coordinate on the pipeline dimension (``pipe``
+        of the presets, ``pp`` of a mesh), 0 when there is none."""
+        return self._layout.pipeline_stage(check_int("rank", rank))
 
     @property
     def modes(self) -> List[ParallelMode]:

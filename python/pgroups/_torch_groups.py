@@ -143,7 +143,7 @@ class TorchGroups:
     def get_seed(self, kind: ModeLike) -> int:
         """The kind's seed: the base seed, and for TENSOR ``seed + tp_local + 1024 * pp_local``."""
         name = self._name(kind)
-        return self.plan.seed(self.rank, name) if self._kinds[name] is not None else int(self.plan.config["seed"])
+        return self.plan.seed(self.rank, name) if self._kinds[name] is not None else self.plan.base_seed
 
     @property
     def seeds(self) -> Dict[Union[ParallelMode, str], int]:
@@ -170,10 +170,10 @@ class TorchGroups:
 
     def _pipeline_stage(self) -> int:
         # The pipeline coordinate, whether or not a pipeline kind was created.
-        return self.plan.coordinates(self.rank).get("pp" if self.plan.is_mesh else "pipe", 0)
+        return self.plan.pipeline_stage(self.rank)
 
     def _pipeline_stages(self) -> int:
-        return self.plan.coordinate_sizes().get("pp" if self.plan.is_mesh else "pipe", 1)
+        return self.plan.pipeline_size
 
     def is_pipeline_first_stage(self, ignore_virtual: bool = False) -> bool:
         if not ignore_virtual and self._virtual_size and self._virtual_rank != 0:

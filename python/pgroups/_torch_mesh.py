@@ -14,32 +14,14 @@ from ._checks import check_token
 from ._plan import Plan
 from ._torch_groups import TorchGroups
 
-# The one-coordinate kinds that split a preset's tensor group, slowest first (docs/spec.md
-# section 2: 2d t = a + q*b, 2.5d t = a + q*(b + q*c), 3d t = i + d*(j + d*k)).
-_TENSOR_DIMS = {
-    None: ("tensor",),
-    "1d": ("tensor",),
-    "sequence": ("tensor",),
-    "2d": ("2d_col", "2d_row"),
-    "2.5d": ("2p5d_dep", "2p5d_col", "2p5d_row"),
-    "3d": ("3d_output", "3d_input", "3d_weight"),
-}
-
-
 _BACKING: Dict[int, Any] = {}
 
 
 def mesh_dims(plan: Plan) -> List[Tuple[str, int]]:
     """The mesh of a plan, slowest first: a named mesh's dimensions reversed; for a preset
-    ``data``, ``pipe`` and the kinds that split the tensor group (size-1 ones included)."""
-    mesh = plan.mesh
-    if mesh is not None:
-        return list(reversed(list(mesh.dims.items())))
-    dims = [("data", plan.data_parallel_size), ("pipe", plan.pipeline_size)]
-    split = _TENSOR_DIMS[plan.tensor_mode]
-    if len(split) == 1:
-        return dims + [("tensor", plan.tensor_size)]
-    return dims + [(name, plan.group_size(name)) for name in split]
+    ``data``, ``pipe`` and the kinds that split the tensor group (size-1 ones included):
+    the layout's own dimensions, named by the kind of each (``Layout.dimension_kinds``)."""
+    return [(name, size) for name, size in plan._layout.dimension_kinds()]
 
 
 def _require_device_mesh() -> Any:

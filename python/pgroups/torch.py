@@ -207,8 +207,8 @@ def create_groups(
                  f"pipeline={pipeline} tensor={tensor} mode={mode} depth={depth} legacy={legacy_sequence_dp}")
     # The timeout is per rank (as the CLI's --timeout): it decides no collective.
     described += f" modes={','.join(names) if error is None else '?'} method={chosen} backend={backend} share={share}"
+    # plan.config holds a mesh's order and sizes too.
     settings = {"described": described, "plan": plan.config if plan is not None and error is None else None,
-                "mesh": plan.mesh.dims if plan is not None and error is None and plan.is_mesh else None,
                 "kinds": names}
     global _generation
     _generation += 1  # every rank calls create_groups collectively, so the counts agree

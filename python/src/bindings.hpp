@@ -16,8 +16,9 @@
 namespace pgroups::python {
 
 /// The configuration of Python's keyword arguments: the presets (pipeline, tensor, mode,
-/// depth) or a mesh (dimensions fastest first) and its group kinds. Not validated here
-/// (Layout is), except that groups without a mesh are a ConfigError.
+/// depth) or a mesh (dimensions fastest first) and its group kinds, by merge_config over
+/// the defaults. Not validated here (Layout is), except merge_config's refusal of groups
+/// without a mesh.
 [[nodiscard]] ParallelConfig make_config(std::int64_t world_size, std::int64_t pipeline, std::int64_t tensor,
                                          const std::optional<std::string>& mode, std::optional<std::int64_t> depth,
                                          bool legacy_sequence_dp, std::int64_t seed,

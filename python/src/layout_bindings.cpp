@@ -9,15 +9,16 @@
 
 #include "bindings.hpp"
 #include "pgroups/agreement_record.hpp"
+#include "pgroups/config_json.hpp"
 #include "pgroups/config_merge.hpp"
 #include "pgroups/config_reader.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/layout.hpp"
 #include "pgroups/mesh.hpp"
 #include "pgroups/mesh_config.hpp"
+#include "pgroups/report/bill_report.hpp"
+#include "pgroups/report/plan_report.hpp"  // the printers the CLI uses: Plan.to_json and explain
 #include "pgroups/timeout.hpp"
-#include "bill_output.hpp"
-#include "plan_output.hpp"  // the CLI's printers: Plan.to_json and explain are theirs
 
 namespace py = pybind11;
 
@@ -32,27 +33,31 @@ ParallelConfig make_config(std::int64_t world_size, std::int64_t pipeline, std::
                            const std::optional<std::string>& mode, std::optional<std::int64_t> depth,
                            bool legacy_sequence_dp, std::int64_t seed, const std::optional<DimList>& mesh,
                            const std::vector<std::string>& groups) {
-  ParallelConfig config;
-  config.world_size = world_size;
-  config.pipeline = pipeline;
-  config.tensor_size = tensor;
-  config.tensor_mode = mode ? parse_tensor_mode(*mode) : TensorMode::none;
-  config.depth = depth;
-  config.legacy_sequence_dp = legacy_sequence_dp;
-  config.seed = seed;
+  // The arguments override the defaults by the one rule of settings over a file
+  // (merge_config), which also refuses groups without a mesh.
+  ConfigOverrides overrides;
+  // 0 here is the library's "not given" (a mesh's product): Python's own 0 was refused by
+  // merge_config before it came back as a configuration.
+  if (world_size != 0) overrides.world_size = world_size;
+  overrides.pipeline = pipeline;
+  overrides.tensor = tensor;
+  if (mode) overrides.mode = parse_tensor_mode(*mode);
+  overrides.depth = depth;
+  overrides.legacy_sequence_dp = legacy_sequence_dp;
+  overrides.seed = seed;
   if (mesh) {
-    MeshConfig mesh_config;
-    for (const auto& [name, size] : *mesh) mesh_config.dims.push_back(MeshDim{name, size});
-    mesh_config.groups = groups;
-    config.mesh = std::move(mesh_config);
-  } else if (!groups.empty()) {
-    throw ConfigError("groups are the group kinds of a mesh: give mesh= with them (presets have the fixed modes)");
+    std::vector<MeshDim> dims;
+    for (const auto& [name, size] : *mesh) dims.push_back(MeshDim{name, size});
+    overrides.mesh = std::move(dims);
   }
-  return config;
+  overrides.groups = groups;
+  return merge_config(ParallelConfig{}, overrides, "mesh=");
 }
 
 namespace {
 
+// The settings of a configuration as make_config takes them back (a value, not a printer:
+// Plan.config is config_json's object). Each optional field travels as None when absent.
 py::dict config_dict(const ParallelConfig& c) {
   py::dict d;
   d["world_size"] = c.world_size;
@@ -63,14 +68,13 @@ py::dict config_dict(const ParallelConfig& c) {
   d["depth"] = c.depth ? py::object(py::int_(*c.depth)) : py::object(py::none());
   d["legacy_sequence_dp"] = c.legacy_sequence_dp;
   d["seed"] = c.seed;
-  if (c.mesh) {
+  d["mesh"] = py::none();
+  d["groups"] = std::vector<std::string>{};
+  if (const std::optional<MeshConfig>& mesh = c.mesh) {
     DimList dims;
-    for (const MeshDim& dim : c.mesh->dims) dims.emplace_back(dim.name, dim.size);
+    for (const MeshDim& dim : mesh->dims) dims.emplace_back(dim.name, dim.size);
     d["mesh"] = dims;
-    d["groups"] = c.mesh->groups;
-  } else {
-    d["mesh"] = py::none();
-    d["groups"] = std::vector<std::string>{};
+    d["groups"] = mesh->groups;
   }
   return d;
 }
@@ -124,7 +128,7 @@ void bind_rules(py::module_& m) {
         [](const std::optional<std::filesystem::path>& path, const py::dict& overrides,
            const std::optional<std::string>& world_size_hint) {
           const ParallelConfig merged =
-              merge_config(path ? read_config_file(*path) : ParallelConfig{}, overrides_of(overrides));
+              merge_config(path ? read_config_file(*path) : ParallelConfig{}, overrides_of(overrides), "mesh=");
           if (world_size_hint) require_world_size(merged, *world_size_hint);
           return config_dict(merged);
         },
@@ -142,14 +146,14 @@ void bind_rules(py::module_& m) {
   // the communicator bill included.
   m.def("plan_json",
         [](const Layout& l, int indent) {
-          nlohmann::json out = cli::plan_json(l);
-          cli::add_bill_json(out, l, cli::BillOptions{});
+          nlohmann::json out = report::plan_json(l);
+          report::add_bill_json(out, l, report::BillOptions{});
           return out.dump(indent);
         },
         py::arg("layout"), py::arg("indent") = -1);
   m.def("explain_text",
         [](const Layout& l, std::int64_t rank) {
-          return cli::explain_text(l, rank) + '\n' + cli::bill_text(l, cli::BillOptions{}, rank);
+          return report::explain_text(l, rank) + '\n' + report::bill_text(l, report::BillOptions{}, rank);
         },
         py::arg("layout"), py::arg("rank"));
   m.def("encode_settings",
@@ -198,15 +202,43 @@ void bind_layout(py::module_& m) {
            py::arg("legacy_sequence_dp"), py::arg("seed"), py::arg("mesh") = py::none(),
            py::arg("groups") = std::vector<std::string>{})
       .def_property_readonly("is_mesh", &Layout::is_mesh)
+      .def_property_readonly("summary", &Layout::summary)
+      .def_property_readonly("world_kind",
+                             [](const Layout& l) -> std::optional<std::string> {
+                               if (const auto kind = l.world_kind()) return l.group_kinds()[*kind].name;
+                               return std::nullopt;
+                             })
+      .def("pipeline_stage", &Layout::pipeline_stage, py::arg("rank"))
+      // The dimensions the layout computes on, slowest first, each named by the first full
+      // kind that varies it alone (a mesh's token, a preset's "data", "2d_col", ...), or by
+      // itself where no kind does (a preset's "pipe" of one stage): a DeviceMesh's names.
+      .def("dimension_kinds",
+           [](const Layout& l) {
+             std::vector<std::pair<std::string, std::int64_t>> out;
+             const auto dims = l.mesh().dims();
+             for (std::size_t i = dims.size(); i-- > 0;) {
+               std::string name = dims[i].name;
+               for (const GroupKind& kind : l.group_kinds()) {
+                 if (!kind.partial && kind.dims.size() == 1 && kind.dims.front() == dims[i].name) {
+                   name = kind.name;
+                   break;
+                 }
+               }
+               out.emplace_back(std::move(name), dims[i].size);
+             }
+             return out;
+           })
+      // config_json's object (docs/spec.md §4), the one the plan JSON holds.
+      .def("config_json", [](const Layout& l) { return config_json(l).dump(); })
       .def("group_kinds",
            [](const Layout& l) {
              py::list kinds;
              for (const GroupKind& kind : l.group_kinds()) {
                py::dict d;
                d["name"] = kind.name;
-               d["mode"] = kind.mode ? py::object(py::str(std::string(mode_name(*kind.mode)))) : py::object(py::none());
                d["dims"] = kind.dims;
                d["partial"] = kind.partial;
+               d["note"] = kind.note;
                kinds.append(d);
              }
              return kinds;

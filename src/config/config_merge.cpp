@@ -8,8 +8,13 @@
 
 namespace pgroups {
 
-ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& overrides) {
-  if (overrides.world_size) base.world_size = *overrides.world_size;
+ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& overrides, std::string_view how_to_give_a_mesh) {
+  if (overrides.world_size) {
+    if (*overrides.world_size < 1) {
+      throw ConfigError(fmt::format("world size {} is invalid: it must be a positive integer", *overrides.world_size));
+    }
+    base.world_size = *overrides.world_size;
+  }
   if (overrides.pipeline) base.pipeline = *overrides.pipeline;
   if (overrides.tensor) base.tensor_size = *overrides.tensor;
   if (overrides.mode) {
@@ -26,9 +31,9 @@ ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& override
   }
   if (overrides.groups && !overrides.groups->empty()) {
     if (!base.mesh) {
-      throw ConfigError(fmt::format("group '{}' needs a mesh: groups are the group kinds of a mesh (give its "
-                                    "dimensions, or a [mesh] table in the config file); presets have fixed modes",
-                                    overrides.groups->front()));
+      throw ConfigError(fmt::format("group '{}' needs a mesh: groups are the group kinds of a mesh (give {}, or a "
+                                    "[mesh] table in the config file); presets have fixed modes",
+                                    overrides.groups->front(), how_to_give_a_mesh));
     }
     base.mesh->groups = *overrides.groups;
   }

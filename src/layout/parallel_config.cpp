@@ -93,4 +93,6 @@ std::vector<SettingField> config_setting_fields(const ParallelConfig& config) {
   return fields;
 }
 
+bool fixes_world_size(const ParallelConfig& config) noexcept { return config.mesh.has_value(); }
+
 }  // namespace pgroups

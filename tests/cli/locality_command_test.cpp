@@ -84,7 +84,7 @@ TEST(PlanLocality, TextHasAColumnOfCountsPerModeAndNoWarningWhenTensorGroupsFit)
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_EQ(result.err, "");
   EXPECT_NE(result.out.find("\nlocality: 4 nodes of 8 GPUs (node n holds ranks n*8 to n*8+7)\n"
-                            "mode                       size  within node  across nodes\n"
+                            "kind                       size  within node  across nodes\n"
                             "global                       32            0             1\n"
                             "data                          2            0            16\n"),
             std::string::npos)

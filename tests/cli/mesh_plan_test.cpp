@@ -196,8 +196,8 @@ INSTANTIATE_TEST_SUITE_P(
         Rejection{"--order tp-dp --tp 2 --dp 2 -w 8",
                   "world size 8 does not match the mesh tp=2,dp=2, whose sizes multiply to 4"},
         Rejection{"-w 8 --group tp",
-                  "--group tp needs a mesh: give --mesh NAME=SIZE,... (e.g. --mesh tp=2,dp=4), --order with sizes, "
-                  "or a [mesh] table in the config file"},
+                  "group 'tp' needs a mesh: groups are the group kinds of a mesh (give --mesh NAME=SIZE,... or "
+                  "--order with sizes, or a [mesh] table in the config file); presets have fixed modes"},
         Rejection{"--mesh tp=2 --order tp-dp",
                   "--mesh tp=2 cannot be combined with --order: both describe the mesh; give --mesh NAME=SIZE,... or "
                   "--order with --tp/--cp/--ep/--dp/--pp"},

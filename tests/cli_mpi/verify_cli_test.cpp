@@ -50,7 +50,7 @@ TEST(Verify, TextReportsEveryModeOkAndOnlyRankZeroPrints) {
   EXPECT_EQ(result.out.find("FAIL"), std::string::npos) << result.out;
   // One report, not one per rank.
   EXPECT_EQ(result.out.find("pgroups verify:"), result.out.rfind("pgroups verify:")) << result.out;
-  EXPECT_NE(result.out.find("OK: every communicator of 6 modes matches the layout on all 4 ranks"),
+  EXPECT_NE(result.out.find("OK: every communicator of 6 group kinds matches the layout on all 4 ranks"),
             std::string::npos);
 }
 

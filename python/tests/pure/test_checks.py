@@ -122,8 +122,11 @@ def test_plan_refuses_any_non_int_size(argument, value):
 @settings(max_examples=30)
 @given(st.sampled_from([0, -1, -2**40]))
 def test_a_world_size_below_one_is_a_config_error_none_is_not_given(world_size):
-    with pytest.raises(pgroups.ConfigError, match=f"world_size {world_size} is invalid: it must be at least 1"):
+    # The C++ merge rule's message, the CLI's `-w 0` one.
+    with pytest.raises(pgroups.ConfigError, match=f"^world size {world_size} is invalid: it must be a positive integer$"):
         Plan(world_size, pipeline=1)
+    with pytest.raises(pgroups.ConfigError, match=f"^world size {world_size} is invalid: it must be a positive integer$"):
+        _pgroups.merge_config(None, {"world_size": world_size})
 
 
 def test_plan_takes_numpy_ints_and_refuses_a_non_bool_flag():

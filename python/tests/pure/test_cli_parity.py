@@ -63,3 +63,30 @@ def test_a_mesh_over_a_preset_file_is_refused_alike(data_dir):
     with pytest.raises(pgroups.ConfigError) as error:
         Plan.from_config(path, mesh={"tp": 2, "dp": 8})
     assert str(error.value) in run.stderr
+
+
+@pytest.mark.parametrize("name", ["2p5d.toml", "2p5d.json", "colossal_2p5d.py"])
+def test_a_mode_alone_over_a_2p5d_file_is_refused_alike(name, data_dir):
+    # The drifted case: `--mode 2d` over a 2.5d file drops its depth in both, and then the
+    # file's tensor size 8 is no perfect square, in both.
+    path = data_dir / "configs" / name
+    run = subprocess.run([CLI, "plan", "--config", str(path), "-w", "16", "--mode", "2d", "--format", "json"],
+                         capture_output=True, text=True)
+    assert run.returncode == 3
+    with pytest.raises(pgroups.ConfigError) as error:
+        Plan.from_config(path, 16, mode="2d")
+    assert "is not a perfect square" in str(error.value)
+    assert run.stderr == f"pgroups: error: {error.value}\n"
+
+
+@pytest.mark.parametrize("kwargs,flags", CASES, ids=lambda c: c if isinstance(c, str) else None)
+def test_summary_and_kind_notes_are_the_cli_plans_first_lines(kwargs, flags):
+    plan = Plan(**kwargs)
+    lines = cli("plan", *flags.split()).split("\n\n")[0].splitlines()
+    assert lines[0] == f"world size {plan.world_size} = {plan.summary}"
+    assert lines[1:] == [f"{name}: {note}" for name, note in plan.kind_notes.items()]
+
+
+@pytest.mark.parametrize("kwargs,flags", CASES, ids=lambda c: c if isinstance(c, str) else None)
+def test_config_is_the_cli_plans_config_object(kwargs, flags):
+    assert Plan(**kwargs).config == json.loads(cli("plan", *flags.split(), "--format", "json"))["config"]

@@ -207,3 +207,33 @@ def test_mesh_plan_reproduces_megatron_groups(path):
         assert sorted(ours[token]["groups"]) == sorted(expected["groups"]), token
         assert ours[token]["local_rank"] == expected["local_rank"], token
         assert ours[token]["world_size"] == expected["world_size"], token
+
+
+def test_pipeline_stage_is_the_pipe_or_pp_coordinate():
+    preset = Plan(8, pipeline=2, tensor=2)
+    assert [preset.pipeline_stage(r) for r in range(8)] == [preset.coordinates(r)["pipe"] for r in range(8)]
+    mesh = Plan(mesh={"tp": 2, "dp": 2, "pp": 2})
+    assert [mesh.pipeline_stage(r) for r in range(8)] == [mesh.coordinates(r)["pp"] for r in range(8)]
+    assert Plan(mesh={"tp": 2, "dp": 2}).pipeline_stage(3) == 0
+
+
+def test_to_dict_carries_schema_version_one_and_config_is_its_config():
+    for plan in (Plan(16, pipeline=2, tensor=8, mode="2.5d", depth=2), Plan(mesh={"tp": 2, "dp": 4})):
+        data = plan.to_dict()
+        assert data["schema_version"] == 1
+        assert plan.config == data["config"]
+    assert Plan(mesh={"tp": 2, "dp": 4}).config["groups"] == ["tp", "dp"]
+
+
+def test_kind_notes_explain_sequence_dp_and_the_embedding_groups():
+    assert list(Plan(8, pipeline=2, tensor=2, mode="sequence").kind_notes) == ["sequence_dp"]
+    assert list(Plan(mesh={"tp": 2, "pp": 2}, groups=["tp", "embd", "pos_embd"]).kind_notes) == ["embd", "pos_embd"]
+    assert Plan(8, pipeline=2, tensor=4, mode="2d").kind_notes == {}
+
+
+def test_groups_without_a_mesh_are_refused_by_the_merge_rule():
+    expected = ("group 'tp' needs a mesh: groups are the group kinds of a mesh (give mesh=, or a [mesh] table in the "
+                "config file); presets have fixed modes")
+    with pytest.raises(pgroups.ConfigError) as error:
+        Plan(8, groups=["tp"])
+    assert str(error.value) == expected

@@ -1,30 +1,31 @@
 #pragma once
-// The communicator bill (issue 17) in `plan` and `explain`: what a layout costs per rank
-// in communicators, and with --backend nccl an estimate of their NCCL memory, computed
-// from the layout alone (pgroups/communicator_sharing.hpp), at any world size.
+/// \file
+/// The communicator bill (issue 17) as `plan`, `explain` and Python show it: what a layout
+/// costs per rank in communicators, and for NCCL an estimate of their memory, computed
+/// from the layout alone (pgroups/communicator_sharing.hpp), at any world size.
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "pgroups/layout.hpp"
 
-namespace pgroups::cli {
+namespace pgroups::report {
 
 struct BillOptions {
+  /// "mpi" or "nccl" (the CLI's --backend checks it).
   std::string backend = "mpi";
+  /// One communicator per kind, none shared (verify --no-share).
   bool no_share = false;
-  /// --backend (mpi or nccl) and --no-share, as verify takes them.
-  void add_to(CLI::App& app);
 };
 
-/// {"kinds": K, "distinct": D, "singletons": S, "created": C}, with --backend nccl also
+/// {"kinds": K, "distinct": D, "singletons": S, "created": C}, with backend nccl also
 /// "nccl_created"; for `rank`, or the largest per-rank figures (rank 0's) when absent.
 [[nodiscard]] nlohmann::json communicators_json(const Layout& layout, const BillOptions& options,
                                                 std::optional<std::int64_t> rank = std::nullopt);
-/// Adds "communicators" to `json`, and with --backend nccl "estimated_nccl_mib" (a number)
+/// Adds "communicators" to `json`, and with backend nccl "estimated_nccl_mib" (a number)
 /// and "estimated_nccl" (how it was reached, labelled an estimate).
 void add_bill_json(nlohmann::json& json, const Layout& layout, const BillOptions& options,
                    std::optional<std::int64_t> rank = std::nullopt);
@@ -32,4 +33,4 @@ void add_bill_json(nlohmann::json& json, const Layout& layout, const BillOptions
 [[nodiscard]] std::string bill_text(const Layout& layout, const BillOptions& options,
                                     std::optional<std::int64_t> rank = std::nullopt);
 
-}  // namespace pgroups::cli
+}  // namespace pgroups::report

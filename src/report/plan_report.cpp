@@ -1,43 +1,15 @@
-#include "plan_output.hpp"
+#include "pgroups/report/plan_report.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "output_file.hpp"
+#include "pgroups/config_json.hpp"
 #include "pgroups/error.hpp"
+#include "pgroups/report/elided_list.hpp"
+#include "pgroups/report/output_size.hpp"
 
-namespace pgroups::cli {
-
-nlohmann::json config_json(const ParallelConfig& config) {
-  if (config.mesh) {
-    nlohmann::json sizes = nlohmann::json::object();
-    for (const MeshDim& dim : config.mesh->dims) sizes[dim.name] = dim.size;
-    return {{"world_size", config.world_size},
-            {"mesh", {{"order", mesh_order(*config.mesh)}, {"sizes", std::move(sizes)}}},
-            {"groups", config.mesh->groups}};
-  }
-  nlohmann::json tensor = {{"size", config.tensor_size}};
-  tensor["mode"] = config.tensor_mode == TensorMode::none ? nlohmann::json(nullptr)
-                                                          : nlohmann::json(std::string(tensor_mode_name(config.tensor_mode)));
-  if (config.tensor_mode == TensorMode::tensor_2p5d && config.depth) tensor["depth"] = *config.depth;
-  nlohmann::json json = {{"world_size", config.world_size}, {"pipeline", config.pipeline}, {"tensor", tensor}};
-  if (config.legacy_sequence_dp) json["legacy_sequence_dp"] = true;
-  return json;
-}
-
-namespace {
-// The "config" object of a layout: for a mesh, its groups are the kinds actually built
-// (one per dimension when none were given).
-nlohmann::json layout_config_json(const Layout& layout) {
-  nlohmann::json json = config_json(layout.config());
-  if (layout.is_mesh()) {
-    json["groups"] = nlohmann::json::array();
-    for (const GroupKind& kind : layout.group_kinds()) json["groups"].push_back(kind.name);
-  }
-  return json;
-}
-}  // namespace
+namespace pgroups::report {
 
 nlohmann::json plan_json(const Layout& layout) {
   const std::int64_t w = layout.world_size();
@@ -67,45 +39,15 @@ nlohmann::json plan_json(const Layout& layout) {
     modes[layout.group_kinds()[kind].name] = {
         {"groups", layout.groups(kind)}, {"local_rank", std::move(local)}, {"world_size", std::move(sizes)}};
   }
-  return {{"config", layout_config_json(layout)},
+  return {{"schema_version", kSchemaVersion},
+          {"config", config_json(layout)},
           {"data_parallel_size", layout.data_parallel_size()},
           {"modes", std::move(modes)}};
 }
 
-std::string elided_list(std::int64_t count, const std::function<std::int64_t(std::int64_t)>& member, std::int64_t keep) {
-  std::string text = "[";
-  auto append = [&](std::int64_t index) {
-    if (text.size() > 1) text += ", ";
-    text += std::to_string(member(index));
-  };
-  if (count <= 2 * keep + 1) {
-    for (std::int64_t i = 0; i < count; ++i) append(i);
-  } else {
-    for (std::int64_t i = 0; i < keep; ++i) append(i);
-    text += ", ...";
-    for (std::int64_t i = count - keep; i < count; ++i) append(i);
-  }
-  return text + "]";
-}
-
 namespace {
-
-std::string tensor_shape(const Layout& layout) {
-  const ParallelConfig& c = layout.config();
-  const std::int64_t q = layout.tensor_grid_dim();
-  switch (c.tensor_mode) {
-    case TensorMode::tensor_2d: return fmt::format("2d, q={}", q);
-    case TensorMode::tensor_2p5d: return fmt::format("2.5d, q={}, depth={}", q, *c.depth);
-    case TensorMode::tensor_3d: return fmt::format("3d, depth={}", q);
-    default: return std::string(tensor_mode_name(c.tensor_mode));
-  }
-}
 
 constexpr std::int64_t kGroupsShown = 6;
-
-}  // namespace
-
-namespace {
 
 std::size_t name_width(const Layout& layout) {
   std::size_t width = 20;
@@ -113,44 +55,15 @@ std::size_t name_width(const Layout& layout) {
   return width;
 }
 
-std::string mesh_shape(const Layout& layout) {
-  std::string text;
-  for (const MeshDim& dim : layout.config().mesh->dims) {
-    text += fmt::format("{}{} {}", text.empty() ? "" : " x ", dim.name, dim.size);
-  }
-  return fmt::format("world size {} = {} (order {}, first fastest)\n", layout.world_size(), text,
-                     mesh_order(*layout.config().mesh));
-}
-
-std::string partial_note(const Layout& layout) {
-  std::string out;
-  for (const GroupKind& kind : layout.group_kinds()) {
-    if (!kind.partial) continue;
-    out += kind.name == kEmbeddingGroup
-               ? fmt::format("{}: the first and last rank of each pp group (Megatron's embedding group)\n", kind.name)
-               : fmt::format("{}: the first rank of each pp group (Megatron's position-embedding group)\n", kind.name);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string plan_text(const Layout& layout) {
-  std::string out;
-  if (layout.is_mesh()) {
-    out = mesh_shape(layout) + partial_note(layout);
-  } else {
-    out = fmt::format("world size {} = data {} x pipeline {} x tensor {} ({})\n", layout.world_size(),
-                      layout.data_parallel_size(), layout.pipeline_size(), layout.tensor_size(), tensor_shape(layout));
-  }
-  if (layout.has_mode(ParallelMode::sequence_dp)) {
-    out += layout.config().legacy_sequence_dp
-               ? "sequence_dp: Colossal-AI's contiguous blocks of W/pipeline ranks (--legacy-sequence-dp)\n"
-               : "sequence_dp: all ranks of one pipeline stage (docs/spec.md §3; --legacy-sequence-dp for Colossal-AI's blocks)\n";
+  std::string out = fmt::format("world size {} = {}\n", layout.world_size(), layout.summary());
+  for (const GroupKind& kind : layout.group_kinds()) {
+    if (!kind.note.empty()) out += fmt::format("{}: {}\n", kind.name, kind.note);
   }
   const std::size_t width = name_width(layout);
-  out += fmt::format("\n{:<{}} {:>10} {:>10}  groups (ascending by first rank)\n", layout.is_mesh() ? "group" : "mode",
-                     width, "groups", "size");
+  out += fmt::format("\n{:<{}} {:>10} {:>10}  groups (ascending by first rank)\n", "kind", width, "groups", "size");
   for (std::size_t kind = 0; kind < layout.group_kinds().size(); ++kind) {
     const std::int64_t count = layout.group_count(kind);
     const std::int64_t size = layout.group_size(kind);
@@ -178,8 +91,8 @@ std::string explain_text(const Layout& layout, std::int64_t rank) {
   }
   const std::size_t width = name_width(layout);
   std::string out = fmt::format("rank {} of {} ({})\ncoordinates: {}\n\n{:<{}} {:>12} {:>12}  group\n", rank,
-                                layout.world_size(), describe(layout.config()), coords,
-                                layout.is_mesh() ? "group" : "mode", width, "local rank", "size");
+                                layout.world_size(), describe(layout.config()), coords, "kind", width, "local rank",
+                                "size");
   for (std::size_t kind = 0; kind < layout.group_kinds().size(); ++kind) {
     const std::string& name = layout.group_kinds()[kind].name;
     if (!layout.is_member(rank, kind)) {
@@ -221,7 +134,11 @@ nlohmann::json explain_json(const Layout& layout, std::int64_t rank) {
     }
     modes[name] = std::move(entry);
   }
-  return {{"rank", rank}, {"config", layout_config_json(layout)}, {"coordinates", coords}, {"modes", modes}};
+  return {{"schema_version", kSchemaVersion},
+          {"rank", rank},
+          {"config", config_json(layout)},
+          {"coordinates", coords},
+          {"modes", modes}};
 }
 
-}  // namespace pgroups::cli
+}  // namespace pgroups::report

@@ -1,22 +1,15 @@
-#include "bill_output.hpp"
+#include "pgroups/report/bill_report.hpp"
 
 #include <fmt/format.h>
 
 #include "pgroups/communicator_sharing.hpp"
 
-namespace pgroups::cli {
+namespace pgroups::report {
 namespace {
 
 std::int64_t rank_of(std::optional<std::int64_t> rank) { return rank.value_or(0); }
 
 }  // namespace
-
-void BillOptions::add_to(CLI::App& app) {
-  app.add_option("--backend", backend,
-                 "Backend to count communicators for: mpi, or nccl (adds estimated_nccl_mib, a model)")
-      ->check(CLI::IsMember({"mpi", "nccl"}));
-  app.add_flag("--no-share", no_share, "Count one communicator per kind, none shared (as verify --no-share)");
-}
 
 nlohmann::json communicators_json(const Layout& layout, const BillOptions& options, std::optional<std::int64_t> rank) {
   // Rank 0 holds the largest figures (largest_communicator_bill).
@@ -57,4 +50,4 @@ std::string bill_text(const Layout& layout, const BillOptions& options, std::opt
   return out;
 }
 
-}  // namespace pgroups::cli
+}  // namespace pgroups::report
