@@ -303,7 +303,7 @@ int bench_job(const BenchOptions& options, ContextOptions& base, int rank, int s
   } catch (const std::exception& error) {
     failure = LocalFailure{exit_status_of(error), error.what()};
   }
-  if (auto status = settle(world, rank, failure, base.timeout.value_or(kDefaultTimeout))) return *status;
+  if (auto status = settle(world, rank, failure, resolve_timeout(base.timeout))) return *status;
 
   const Layout layout(*config);
   // The context duplicates the world once: as the world kind where there is one

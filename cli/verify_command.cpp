@@ -267,7 +267,7 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
   } catch (const std::exception& error) {
     failure = LocalFailure{exit_status_of(error), error.what()};
   }
-  if (auto status = settle(world, rank, failure, context_options.timeout.value_or(kDefaultTimeout))) return *status;
+  if (auto status = settle(world, rank, failure, resolve_timeout(context_options.timeout))) return *status;
 
   // Step 2, collective: create. The constructor agrees on the configuration and on
   // agreed_settings first.

@@ -25,6 +25,9 @@ default_timeout_seconds: float  # kDefaultTimeout
 def timeout_seconds(seconds: float, source: str) -> Optional[float]:
     """timeout_from_seconds + is_limited: the seconds in effect, None for no timeout (0);
     ConfigError naming `source` for a negative, NaN or too large value."""
+def resolved_timeout_seconds(seconds: Optional[float], source: str) -> Optional[float]:
+    """resolve_timeout: `seconds` when given, else PGROUPS_TIMEOUT, else the default; None
+    for no timeout."""
 def merge_config(path: Optional[Union[str, PathLike[str]]], overrides: Dict[str, Any],
                  world_size_hint: Optional[str] = ...) -> Dict[str, Any]:
     """merge_config (pgroups/config_merge.hpp): the file's (or the default) configuration

@@ -68,15 +68,19 @@ def device_mesh(source: Union[Plan, TorchGroups], device_type: str = "cpu", *, t
         raise TypeError(f"source must be a pgroups.Plan or pgroups.torch.TorchGroups, not "
                         f"{type(source).__name__} {source!r}")
     dims = mesh_dims(plan)
-    missing = [name for name, size in dims if not plan.has_mode(name)]
+    # Dimensions of more than one rank that the plan has no kind for need groups of their
+    # own; only a named mesh can lack one (a preset has a kind for each such dimension).
+    # A one-rank dimension is backed below by this rank's own group.
+    missing = [name for name, size in dims if size > 1 and not plan.has_mode(name)]
+    if missing:
+        assert plan.mesh is not None, (plan, missing)
     if groups is None:
-        if plan.is_mesh and missing:
+        if missing:
             # One creation for the plan's kinds and the mesh's missing dimensions.
-            assert plan.mesh is not None
             plan = Plan(mesh=plan.mesh, groups=plan.group_kinds + missing)
             missing = []
         groups = create_groups(plan, timeout=timeout, method=method, share=share)
-    elif missing and plan.is_mesh:
+    elif missing:
         backing.append(create_groups(Plan(mesh=plan.mesh, groups=missing), timeout=timeout, method=method,
                                      share=share))
     backing.insert(0, groups)
@@ -88,7 +92,7 @@ def device_mesh(source: Union[Plan, TorchGroups], device_type: str = "cpu", *, t
         if owner is not None:
             handles.append(owner.get_group(name))
             continue
-        # A preset's dimension without a kind has size 1 (pipe when pipeline = 1).
+        # A dimension without a kind has size 1 (a preset's pipe when pipeline = 1).
         assert size == 1, (name, size)
         single = _singleton(rank, name, {"group_desc": f"pgroups:{name}"})
         extra.append(single)

@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import datetime
 import inspect
-import os
 import time
 from typing import Any, Dict, Iterable, List, Optional
 
@@ -71,7 +70,7 @@ from ._torch_agree import Watchdog, agree
 from ._torch_groups import TorchGroups, _Handle
 
 METHODS = ("split_group", "new_group_local", "new_group", "gloo_direct")
-DEFAULT_TIMEOUT_SECONDS = 300.0
+DEFAULT_TIMEOUT_SECONDS: float = _pgroups.default_timeout_seconds
 _generation = 0
 
 __all__ = ["METHODS", "TorchGroups", "available_method", "create_groups", "device_mesh", "gloo_direct_available",
@@ -128,14 +127,10 @@ def _check_method(method: str, backend: str) -> None:
 
 
 def _timeout_seconds(timeout: Any) -> Optional[float]:
+    # The C++ resolution (pgroups/timeout.hpp): the argument, then PGROUPS_TIMEOUT, then
+    # the default; None for no timeout.
     if timeout is None:
-        env = os.environ.get("PGROUPS_TIMEOUT")
-        if env is None:
-            return DEFAULT_TIMEOUT_SECONDS
-        try:
-            return check_timeout("PGROUPS_TIMEOUT", float(env))
-        except ValueError:
-            raise _pgroups.ConfigError(f"PGROUPS_TIMEOUT = {env!r} is not a number of seconds") from None
+        return _pgroups.resolved_timeout_seconds(None, "timeout")
     return check_timeout("timeout", timeout)
 
 

@@ -124,6 +124,16 @@ void bind_rules(py::module_& m) {
           return static_cast<double>(timeout.count()) / 1000.0;
         },
         py::arg("seconds"), py::arg("source"));
+  // The timeout in effect for an optional request: resolve_timeout's order (the request,
+  // then PGROUPS_TIMEOUT, then the default), None for none.
+  m.def("resolved_timeout_seconds",
+        [](std::optional<double> seconds, const std::string& source) -> std::optional<double> {
+          const std::chrono::milliseconds timeout =
+              resolve_timeout(seconds ? std::optional(timeout_from_seconds(*seconds, source)) : std::nullopt);
+          if (!is_limited(timeout)) return std::nullopt;
+          return static_cast<double>(timeout.count()) / 1000.0;
+        },
+        py::arg("seconds"), py::arg("source"));
   m.def("merge_config",
         [](const std::optional<std::filesystem::path>& path, const py::dict& overrides,
            const std::optional<std::string>& world_size_hint) {
