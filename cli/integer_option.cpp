@@ -1,6 +1,6 @@
 #include "integer_option.hpp"
 
-#include "../src/common/decimal_integer.hpp"
+#include "pgroups/common/decimal_integer.hpp"
 
 namespace pgroups::cli {
 
@@ -11,12 +11,12 @@ std::string shown_option_name(const std::string& names) {
 
 std::int64_t parse_integer_option(const std::string& text, const std::string& option, std::int64_t min,
                                   std::int64_t max) {
-  const detail::IntegerReading reading = detail::read_decimal_integer(text);
-  if (reading.status != detail::IntegerStatus::ok) {
-    throw CLI::ValidationError(detail::integer_problem(reading, text, option));
+  const IntegerReading reading = read_decimal_integer(text);
+  if (reading.status != IntegerStatus::ok) {
+    throw CLI::ValidationError(integer_problem(reading, text, option));
   }
   if (reading.value < min || reading.value > max) {
-    throw CLI::ValidationError(detail::integer_range_problem(reading.value, min, max, option));
+    throw CLI::ValidationError(integer_range_problem(reading.value, min, max, option));
   }
   return reading.value;
 }

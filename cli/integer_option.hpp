@@ -1,6 +1,6 @@
 #pragma once
 // Integer options of every subcommand, read by the config readers' own integer reader
-// (src/common/decimal_integer.hpp): plain decimal, exactly. "010", "0x10", "1e3", "+8",
+// (pgroups/common/decimal_integer.hpp): plain decimal, exactly. "010", "0x10", "1e3", "+8",
 // " 8", "8_0" and values outside the option's type are usage errors (exit 2) whose
 // message names the option and quotes the value as typed; nothing is clamped or read in
 // another base, as CLI11's own conversion would.

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "../src/common/printable.hpp"
+#include "pgroups/common/printable.hpp"
 #include "integer_option.hpp"
 #include "pgroups/creation_steps.hpp"
 #include "pgroups/error.hpp"
@@ -102,7 +102,7 @@ void MpiOptions::apply(ContextOptions& options, const ParallelConfig& config, in
       std::find(later.begin(), later.end(), step) == later.end()) {
     throw ConfigError(fmt::format("--inject-step {} is not a step of `pgroups {}` with {}: the steps of creation "
                                   "are {}; after it {}",
-                                  detail::quoted_excerpt(step), command_, describe(config), step_names(steps),
+                                  quoted_excerpt(step), command_, describe(config), step_names(steps),
                                   fmt::join(later, ", ")));
   }
   // The exit's default is the first group kind's step (after `global`, made by

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "../src/common/printable.hpp"
+#include "pgroups/common/printable.hpp"
 #include "pgroups/error.hpp"
 
 namespace pgroups::cli {
@@ -34,7 +34,7 @@ std::string output_failure() {
 }
 
 std::string error_line(std::string_view message, std::string_view prefix) {
-  return fmt::format("{}{}\n", prefix, detail::printable_excerpt(message, detail::kMaxErrorLineBytes));
+  return fmt::format("{}{}\n", prefix, printable_excerpt(message, kMaxErrorLineBytes));
 }
 
 void report_closed_pipes_as_errors() { std::signal(SIGPIPE, SIG_IGN); }

@@ -17,7 +17,7 @@ void write_output(std::string_view text);
 [[nodiscard]] std::string output_failure();
 
 /// The line printed for an error: `prefix` + `message` with control and non-ASCII bytes
-/// escaped and the whole cut at detail::kMaxErrorLineBytes, + "\n".
+/// escaped and the whole cut at kMaxErrorLineBytes, + "\n".
 [[nodiscard]] std::string error_line(std::string_view message, std::string_view prefix = "pgroups: error: ");
 
 /// Makes writes to a closed pipe fail with EPIPE (reported as above) instead of killing

@@ -13,7 +13,7 @@
 #include <optional>
 #include <system_error>
 
-#include "../src/common/printable.hpp"
+#include "pgroups/common/printable.hpp"
 #include "pgroups/error.hpp"
 
 namespace pgroups::cli {
@@ -21,7 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string quote_path(std::string_view path) { return detail::quoted_excerpt(path); }
+std::string quote_path(std::string_view path) { return quoted_excerpt(path); }
 
 // What a path resolves to: the file's identity when it exists, its weakly canonical
 // path otherwise (two names of one new file compare equal there).

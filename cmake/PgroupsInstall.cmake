@@ -8,19 +8,18 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(_pgroups_targets pgroups_layout pgroups_config pgroups_report)
+set(_pgroups_targets pgroups_common pgroups_layout pgroups_config pgroups_report)
 foreach(target IN ITEMS pgroups_mpi pgroups_context pgroups_nccl)
   if(TARGET ${target})
     list(APPEND _pgroups_targets ${target})
   endif()
 endforeach()
-# A static library's private dependencies reach the consumer's link: then the internal
-# pgroups_common is installed and exported too (as pgroups::common, no headers). A
-# shared library has it inside.
+# pgroups_common is always installed (pgroups::common, the headers of
+# include/pgroups/common); a static pgroups also needs it at the consumer's link, which a
+# shared library has inside.
 get_target_property(_pgroups_layout_type pgroups_layout TYPE)
 if(_pgroups_layout_type STREQUAL "STATIC_LIBRARY")
   set(PGROUPS_STATIC_LIBRARIES TRUE)
-  list(APPEND _pgroups_targets pgroups_common)
 else()
   set(PGROUPS_STATIC_LIBRARIES FALSE)
 endif()

@@ -6,7 +6,7 @@
 
 #include "printable.hpp"
 
-namespace pgroups::detail {
+namespace pgroups {
 namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -86,4 +86,4 @@ std::string integer_range_problem(std::int64_t value, std::int64_t min, std::int
   return fmt::format("{} {} is out of range: it must be from {} to {}", name, value, min, max);
 }
 
-}  // namespace pgroups::detail
+}  // namespace pgroups

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-namespace pgroups::detail {
+namespace pgroups {
 namespace {
 
 // Appends the escaped form of `text`; `quote` (or '\0' for none) is escaped as well, and
@@ -48,4 +48,4 @@ std::string quoted_excerpt(std::string_view text, char quote, std::size_t max_le
   return out;
 }
 
-}  // namespace pgroups::detail
+}  // namespace pgroups

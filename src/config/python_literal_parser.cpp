@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "../common/decimal_integer.hpp"
+#include "pgroups/common/decimal_integer.hpp"
 #include "../common/did_you_mean.hpp"
 #include "format_readers.hpp"
 #include "python_literal_tokenizer.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "../common/decimal_integer.hpp"
+#include "pgroups/common/decimal_integer.hpp"
 #include "value_tree.hpp"
 
 namespace pgroups::detail {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "../common/decimal_integer.hpp"
+#include "pgroups/common/decimal_integer.hpp"
 #include "format_readers.hpp"
 
 namespace pgroups::detail {

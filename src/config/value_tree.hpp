@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../common/printable.hpp"
+#include "pgroups/common/printable.hpp"
 
 namespace pgroups::detail {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "../common/printable.hpp"
+#include "pgroups/common/printable.hpp"
 #include "pgroups/mesh.hpp"
 #include "pgroups/parallel_config.hpp"
 

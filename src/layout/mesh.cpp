@@ -5,7 +5,7 @@
 
 #include <limits>
 
-#include "../common/printable.hpp"
+#include "pgroups/common/printable.hpp"
 #include "pgroups/error.hpp"
 #include "world_rank.hpp"
 
@@ -61,8 +61,8 @@ DimMask Mesh::mask_of(std::span<const std::string_view> names) const {
     // The rule Layout applies to a group token: a dimension named twice is an error,
     // never the same group silently.
     if ((mask & bit) != 0) {
-      throw ConfigError(fmt::format("dimension '{}' appears twice in group '{}'", detail::printable_excerpt(name),
-                                    detail::printable_excerpt(fmt::format("{}", fmt::join(names, "-")))));
+      throw ConfigError(fmt::format("dimension '{}' appears twice in group '{}'", printable_excerpt(name),
+                                    printable_excerpt(fmt::format("{}", fmt::join(names, "-")))));
     }
     mask |= bit;
   }

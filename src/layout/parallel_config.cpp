@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "../common/did_you_mean.hpp"
-#include "../common/printable.hpp"
+#include "pgroups/common/printable.hpp"
 #include "pgroups/error.hpp"
 
 namespace pgroups {
@@ -32,7 +32,7 @@ TensorMode parse_tensor_mode(std::string_view text) {
     if (kTensorModeNames[i] == text) return static_cast<TensorMode>(i);
   }
   throw ConfigError(fmt::format("unknown tensor mode {}; the mode must be one of none, 1d, 2d, 2.5d, 3d, sequence{}",
-                                detail::quoted_excerpt(text), detail::did_you_mean(text, kTensorModeNames)));
+                                quoted_excerpt(text), detail::did_you_mean(text, kTensorModeNames)));
 }
 
 std::string describe(const ParallelConfig& config) {

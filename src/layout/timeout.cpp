@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "../common/printable.hpp"
+#include "pgroups/common/printable.hpp"
 #include "pgroups/error.hpp"
 
 namespace pgroups {
@@ -59,7 +59,7 @@ std::chrono::milliseconds checked_timeout(std::chrono::milliseconds timeout, std
 
 std::chrono::milliseconds parse_timeout_seconds(std::string_view text, std::string_view source) {
   const auto invalid = [&](std::string_view why) {
-    return ConfigError(fmt::format("{} {} is not a valid timeout: {}", source, detail::quoted_excerpt(text), why));
+    return ConfigError(fmt::format("{} {} is not a valid timeout: {}", source, quoted_excerpt(text), why));
   };
   double seconds = 0.0;
   const char* const end = text.data() + text.size();

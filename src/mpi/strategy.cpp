@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "../common/did_you_mean.hpp"
-#include "../common/printable.hpp"
+#include "pgroups/common/printable.hpp"
 #include "pgroups/error.hpp"
 #include "pgroups/mpi/error.hpp"
 
@@ -93,7 +93,7 @@ CreationStrategy parse_creation_strategy(std::string_view text) {
   }
   throw ConfigError(fmt::format("unknown creation strategy {}; the strategy must be one of {} (the default), "
                                 "comm_split, per_group, comm_create{}",
-                                detail::quoted_excerpt(text), strategy_name(kDefaultCreationStrategy),
+                                quoted_excerpt(text), strategy_name(kDefaultCreationStrategy),
                                 detail::did_you_mean(text, kAcceptedNames)));
 }
 

@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "../../src/common/decimal_integer.hpp"
+#include "pgroups/common/decimal_integer.hpp"
 #include "pgroups/config_reader.hpp"
 #include "pgroups/error.hpp"
 #include "reader_test_helpers.hpp"

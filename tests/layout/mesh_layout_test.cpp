@@ -369,7 +369,7 @@ TEST(MeshLayoutValidation, BadDimensionsAreRejectedWithTheRule) {
   EXPECT_EQ(mesh_error({{"tp", 0}}, {}), "mesh dimension 'tp' has size 0, must be a positive integer");
 }
 
-// The escaping and cutting of every pgroups message (src/common/printable.hpp), cut at
+// The escaping and cutting of every pgroups message (pgroups/common/printable.hpp), cut at
 // 64 bytes here.
 TEST(MeshLayoutValidation, UserTextInMessagesIsEscapedAndCut) {
   EXPECT_EQ(mesh_error({{"t\np\x1b", 2}}, {}),

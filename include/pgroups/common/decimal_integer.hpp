@@ -1,12 +1,13 @@
 #pragma once
-// The one reader of integer text: what the config readers and every integer option of
-// the command line accept, and the words they reject it with. Internal to pgroups.
+/// \file
+/// The one reader of integer text: what the config readers and every integer option of
+/// the command line accept, and the words they reject it with (target pgroups::common).
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-namespace pgroups::detail {
+namespace pgroups {
 
 /// What an integer's text may hold beyond an optional '-' and decimal digits without
 /// leading zeros. The command line allows nothing more; TOML adds a '+' and '_' between
@@ -49,4 +50,4 @@ struct IntegerReading {
 [[nodiscard]] std::string integer_range_problem(std::int64_t value, std::int64_t min, std::int64_t max,
                                                 std::string_view name);
 
-}  // namespace pgroups::detail
+}  // namespace pgroups

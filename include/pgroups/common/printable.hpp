@@ -1,13 +1,14 @@
 #pragma once
-// Text from the user made fit for an error message: the one escaping and cutting rule of
-// every message pgroups prints, from the config readers and the command line alike.
-// Internal to pgroups.
+/// \file
+/// Text from the user made fit for an error message: the one escaping and cutting rule of
+/// every message pgroups prints, from the config readers and the command line alike, and
+/// for tools built on pgroups that quote user text the same way (target pgroups::common).
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 
-namespace pgroups::detail {
+namespace pgroups {
 
 /// `text` made fit for an error message: control and non-ASCII bytes are escaped (\n,
 /// \x00, \xff, ...) and anything past `max_length` bytes is cut and replaced by "...".
@@ -22,4 +23,4 @@ namespace pgroups::detail {
 /// of quoted_excerpt(), for messages that quote text of their own (CLI11's).
 inline constexpr std::size_t kMaxErrorLineBytes = 1024;
 
-}  // namespace pgroups::detail
+}  // namespace pgroups
