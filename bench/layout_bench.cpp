@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/layout.hpp"
 
 namespace {
 

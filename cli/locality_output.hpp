@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/layout.hpp"
-#include "pgroups/locality.hpp"
+#include "pgroups/layout/layout.hpp"
+#include "pgroups/layout/locality.hpp"
 
 namespace pgroups::cli {
 

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "output.hpp"
-#include "pgroups/error.hpp"
-#include "pgroups/launcher.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/launcher.hpp"
 #include "subcommand.hpp"
 
 namespace {

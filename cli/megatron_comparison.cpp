@@ -5,9 +5,9 @@
 #include <set>
 #include <vector>
 
-#include "pgroups/communicator_sharing.hpp"
-#include "pgroups/layout.hpp"
-#include "pgroups/mesh_config.hpp"
+#include "pgroups/layout/communicator_sharing.hpp"
+#include "pgroups/layout/layout.hpp"
+#include "pgroups/layout/mesh_config.hpp"
 
 namespace pgroups::cli {
 namespace {

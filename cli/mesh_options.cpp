@@ -6,8 +6,8 @@
 
 #include "integer_option.hpp"
 #include "plan_options.hpp"
-#include "pgroups/error.hpp"
-#include "pgroups/mesh_config.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/mesh_config.hpp"
 
 namespace pgroups::cli {
 namespace {

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "output.hpp"
-#include "pgroups/error.hpp"
-#include "pgroups/launcher.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/launcher.hpp"
 #include "pgroups/mpi/error.hpp"
 #include "pgroups/mpi/session.hpp"
-#include "pgroups/timeout.hpp"
+#include "pgroups/layout/timeout.hpp"
 
 namespace pgroups::cli {
 namespace {

@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "pgroups/context_options.hpp"
+#include "pgroups/context/context_options.hpp"
 #include "pgroups/mpi/deadline.hpp"
 #include "pgroups/mpi/session.hpp"
 #include "pgroups/mpi/watchdog.hpp"

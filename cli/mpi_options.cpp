@@ -14,10 +14,10 @@
 
 #include "pgroups/common/printable.hpp"
 #include "integer_option.hpp"
-#include "pgroups/creation_steps.hpp"
-#include "pgroups/error.hpp"
-#include "pgroups/layout.hpp"
-#include "pgroups/timeout.hpp"
+#include "pgroups/layout/creation_steps.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/layout.hpp"
+#include "pgroups/layout/timeout.hpp"
 
 namespace pgroups::cli {
 namespace {

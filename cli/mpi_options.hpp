@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/context_options.hpp"
-#include "pgroups/parallel_config.hpp"
+#include "pgroups/context/context_options.hpp"
+#include "pgroups/layout/parallel_config.hpp"
 
 namespace pgroups::cli {
 
 struct MpiOptions {
   /// --timeout SECONDS as given (checked at parse time); absent: PGROUPS_TIMEOUT, then
-  /// the default (pgroups/timeout.hpp).
+  /// the default (pgroups/layout/timeout.hpp).
   std::optional<std::string> timeout;
   /// --inject-stall-rank R: rank R stops, sleeping until killed, just before a step.
   std::optional<int> stall_rank;

@@ -1,8 +1,8 @@
 #pragma once
 // The nodes of a running job, as `verify` reports them: which node each rank is on
 // (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED), the hosts, what the launcher's
-// variables say (pgroups/launcher.hpp), and each mode's groups within and across those
-// nodes (pgroups/locality.hpp).
+// variables say (pgroups/layout/launcher.hpp), and each mode's groups within and across those
+// nodes (pgroups/layout/locality.hpp).
 
 #include <mpi.h>
 #include <nlohmann/json.hpp>
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "locality_output.hpp"
-#include "pgroups/launcher.hpp"
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/launcher.hpp"
+#include "pgroups/layout/layout.hpp"
 
 namespace pgroups::cli {
 

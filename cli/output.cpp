@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "pgroups/common/printable.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups::cli {
 

@@ -14,7 +14,7 @@
 #include <system_error>
 
 #include "pgroups/common/printable.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups::cli {
 namespace {

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include "pgroups/config_merge.hpp"
-#include "pgroups/config_reader.hpp"
+#include "pgroups/config/config_merge.hpp"
+#include "pgroups/config/config_reader.hpp"
 #include "integer_option.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups::cli {
 
@@ -51,7 +51,7 @@ ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_
   if (gpus_per_node_option_ != nullptr && gpus_per_node_option_->count()) overrides.gpus_per_node = gpus_per_node_;
   if (legacy_sequence_dp_) overrides.legacy_sequence_dp = true;
   apply_mesh(overrides, world_size_from_runtime.value_or(overrides.world_size.value_or(file.world_size)));
-  // The one rule of flags over a file, shared with Python (pgroups/config_merge.hpp); it
+  // The one rule of flags over a file, shared with Python (pgroups/config/config_merge.hpp); it
   // also refuses --group without any mesh.
   ParallelConfig config = merge_config(file, overrides, "--mesh NAME=SIZE,... or --order with sizes");
   if (world_size_from_runtime) {

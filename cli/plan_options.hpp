@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/config_merge.hpp"
-#include "pgroups/parallel_config.hpp"
+#include "pgroups/config/config_merge.hpp"
+#include "pgroups/layout/parallel_config.hpp"
 
 namespace pgroups::cli {
 

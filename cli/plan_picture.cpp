@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "output_file.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/report/elided_list.hpp"
 #include "pgroups/report/output_size.hpp"
 

@@ -20,7 +20,7 @@
 #include <string>
 
 #include "locality_output.hpp"
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/layout.hpp"
 
 namespace pgroups::cli {
 

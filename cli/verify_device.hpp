@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/parallel_context.hpp"
+#include "pgroups/context/parallel_context.hpp"
 
 namespace pgroups::cli {
 

@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "pgroups/config_reader.hpp"
-#include "pgroups/error.hpp"
-#include "pgroups/layout.hpp"
+#include "pgroups/config/config_reader.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/layout.hpp"
 
 namespace {
 

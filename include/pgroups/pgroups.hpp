@@ -1,16 +1,9 @@
 #pragma once
 /// \file
-/// Umbrella header: the pure parts of pgroups (configuration, validation, layout, cost
-/// model), with no MPI or NCCL dependency. The communicators live in
-/// pgroups/parallel_context.hpp.
+/// Umbrella header: the pure parts of pgroups (the layout layer, and the reading of
+/// configuration files), with no MPI or NCCL dependency. The communicators live in
+/// pgroups/context.hpp; each layer has its own umbrella (pgroups/layout.hpp,
+/// pgroups/config.hpp, pgroups/report.hpp, pgroups/mpi.hpp, pgroups/nccl.hpp).
 
-#include "pgroups/communicator_sharing.hpp"
-#include "pgroups/config_reader.hpp"
-#include "pgroups/creation_cost.hpp"
-#include "pgroups/creation_steps.hpp"
-#include "pgroups/error.hpp"
-#include "pgroups/group_check.hpp"
-#include "pgroups/layout.hpp"
-#include "pgroups/mesh.hpp"
-#include "pgroups/parallel_config.hpp"
-#include "pgroups/parallel_mode.hpp"
+#include "pgroups/config/config_reader.hpp"  // IWYU pragma: export
+#include "pgroups/layout.hpp"                // IWYU pragma: export

@@ -1,10 +1,9 @@
 #pragma once
 /// \file
-/// pgroups::report: how plans and their communicator bill are shown (text and JSON), shared
-/// by the CLI and the Python module.
+/// Umbrella of the report layer (target pgroups::report): plans, explanations and bills
+/// as text and JSON, the one rendering the CLI and the Python package print.
 
-#include "pgroups/config_json.hpp"
-#include "pgroups/report/bill_report.hpp"
-#include "pgroups/report/elided_list.hpp"
-#include "pgroups/report/output_size.hpp"
-#include "pgroups/report/plan_report.hpp"
+#include "pgroups/report/bill_report.hpp"  // IWYU pragma: export
+#include "pgroups/report/elided_list.hpp"  // IWYU pragma: export
+#include "pgroups/report/output_size.hpp"  // IWYU pragma: export
+#include "pgroups/report/plan_report.hpp"  // IWYU pragma: export

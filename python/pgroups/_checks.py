@@ -61,7 +61,7 @@ def check_bool(name: str, value: Any) -> bool:
 def check_timeout(name: str, value: Any) -> Optional[float]:
     """A timeout in seconds: an int or float (not a bool), or a ``datetime.timedelta``.
     Returns the seconds in effect (rounded up to whole milliseconds), or None for "no
-    timeout" (0), by the C++ rule (pgroups/timeout.hpp): negative, NaN or beyond
+    timeout" (0), by the C++ rule (pgroups/layout/timeout.hpp): negative, NaN or beyond
     ``_pgroups.largest_timeout_seconds`` is a ConfigError naming ``name``."""
     if isinstance(value, datetime.timedelta):
         seconds = value.total_seconds()

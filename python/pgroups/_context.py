@@ -94,7 +94,7 @@ class ParallelContext:
             checked_device = check_int("device", device, minimum=0, allow_none=True)
             checked_per_node = check_int("devices_per_node", devices_per_node, minimum=0)
             checked_share = check_bool("share_communicators", share_communicators)
-            # The one merge of overrides over a file, the CLI's (pgroups/config_merge.hpp).
+            # The one merge of overrides over a file, the CLI's (pgroups/config/config_merge.hpp).
             settings = _pgroups.merge_config(None if config is None else _path("config", config), overrides)
         except (TypeError, ValueError, _pgroups.Error) as error:
             # Carried into the agreement, so that every rank raises it rather than this

@@ -30,7 +30,7 @@ def resolved_timeout_seconds(seconds: Optional[float], source: str) -> Optional[
     for no timeout."""
 def merge_config(path: Optional[Union[str, PathLike[str]]], overrides: Dict[str, Any],
                  world_size_hint: Optional[str] = ...) -> Dict[str, Any]:
-    """merge_config (pgroups/config_merge.hpp): the file's (or the default) configuration
+    """merge_config (pgroups/config/config_merge.hpp): the file's (or the default) configuration
     with each override that is not None; keys world_size, pipeline, tensor, mode, depth,
     legacy_sequence_dp, seed, mesh, groups. With world_size_hint, require_world_size."""
 def mesh_from_order(order: str, sizes: Sequence[Tuple[str, int]]) -> List[Tuple[str, int]]: ...
@@ -39,7 +39,7 @@ def plan_json(layout: Layout, indent: int = ...) -> str:
 def explain_text(layout: Layout, rank: int) -> str:
     """The CLI's `explain --rank R` printer."""
 def encode_settings(fields: Sequence[Tuple[str, str]]) -> bytes:
-    """The agreement's injective, length-prefixed encoding (pgroups/agreement_record.hpp)."""
+    """The agreement's injective, length-prefixed encoding (pgroups/layout/agreement_record.hpp)."""
 def encode_error(kind: str, message: str) -> bytes: ...
 def is_error_record(record: bytes) -> bool: ...
 def settings_digest(record: bytes) -> int: ...
@@ -69,7 +69,7 @@ class Layout:
     def dimension_kinds(self) -> List[Tuple[str, int]]:
         """The layout's dimensions slowest first, each named by the kind that varies it alone."""
     def config_json(self) -> str:
-        """config_json(layout) (pgroups/config_json.hpp), dumped: the plan JSON's "config"."""
+        """config_json(layout) (pgroups/config/config_json.hpp), dumped: the plan JSON's "config"."""
     def group_kinds(self) -> List[Dict[str, Any]]:
         """Per kind {"name", "dims", "partial", "note"}."""
     def is_member(self, rank: int, kind: str) -> bool: ...

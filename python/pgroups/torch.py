@@ -127,7 +127,7 @@ def _check_method(method: str, backend: str) -> None:
 
 
 def _timeout_seconds(timeout: Any) -> Optional[float]:
-    # The C++ resolution (pgroups/timeout.hpp): the argument, then PGROUPS_TIMEOUT, then
+    # The C++ resolution (pgroups/layout/timeout.hpp): the argument, then PGROUPS_TIMEOUT, then
     # the default; None for no timeout.
     if timeout is None:
         return _pgroups.resolved_timeout_seconds(None, "timeout")
@@ -234,7 +234,7 @@ def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadl
             watchdog: Watchdog) -> None:
     plan, rank = groups.plan, groups.rank
     # Decided from the layout alone, identically on every rank, by the one C++ rule
-    # (pgroups/communicator_sharing.hpp): which kinds share a group, which is the world.
+    # (pgroups/layout/communicator_sharing.hpp): which kinds share a group, which is the world.
     sharing = dict(zip(plan.group_kinds, _pgroups.communicator_sharing(plan._layout, groups.share)))
     owners: Dict[Any, List[str]] = {}
     order: List[Any] = []

@@ -1,5 +1,5 @@
 // The communicator economy of issue 17 for Python: Plan.communicators() and the sharing
-// that pgroups.torch follows, bound from the one C++ rule (pgroups/communicator_sharing.hpp).
+// that pgroups.torch follows, bound from the one C++ rule (pgroups/layout/communicator_sharing.hpp).
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -8,9 +8,9 @@
 #include <string>
 
 #include "bindings.hpp"
-#include "pgroups/communicator_sharing.hpp"
-#include "pgroups/error.hpp"
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/communicator_sharing.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/layout.hpp"
 
 namespace py = pybind11;
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "pgroups/parallel_config.hpp"
+#include "pgroups/layout/parallel_config.hpp"
 
 namespace pgroups::python {
 

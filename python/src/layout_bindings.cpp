@@ -8,17 +8,17 @@
 #include <vector>
 
 #include "bindings.hpp"
-#include "pgroups/agreement_record.hpp"
-#include "pgroups/config_json.hpp"
-#include "pgroups/config_merge.hpp"
-#include "pgroups/config_reader.hpp"
-#include "pgroups/error.hpp"
-#include "pgroups/layout.hpp"
-#include "pgroups/mesh.hpp"
-#include "pgroups/mesh_config.hpp"
+#include "pgroups/layout/agreement_record.hpp"
+#include "pgroups/config/config_json.hpp"
+#include "pgroups/config/config_merge.hpp"
+#include "pgroups/config/config_reader.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/layout.hpp"
+#include "pgroups/layout/mesh.hpp"
+#include "pgroups/layout/mesh_config.hpp"
 #include "pgroups/report/bill_report.hpp"
 #include "pgroups/report/plan_report.hpp"  // the printers the CLI uses: Plan.to_json and explain
-#include "pgroups/timeout.hpp"
+#include "pgroups/layout/timeout.hpp"
 
 namespace py = pybind11;
 

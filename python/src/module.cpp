@@ -6,9 +6,9 @@
 #include <string>
 
 #include "bindings.hpp"
-#include "pgroups/agreement_record.hpp"
-#include "pgroups/error.hpp"
-#include "pgroups/parallel_mode.hpp"
+#include "pgroups/layout/agreement_record.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/parallel_mode.hpp"
 
 namespace py = pybind11;
 

@@ -1,4 +1,4 @@
-#include "pgroups/config_json.hpp"
+#include "pgroups/config/config_json.hpp"
 
 #include <string>
 #include <utility>

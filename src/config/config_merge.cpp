@@ -1,10 +1,10 @@
-#include "pgroups/config_merge.hpp"
+#include "pgroups/config/config_merge.hpp"
 
 #include <fmt/format.h>
 
 #include <utility>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups {
 

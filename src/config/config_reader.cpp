@@ -1,4 +1,4 @@
-#include "pgroups/config_reader.hpp"
+#include "pgroups/config/config_reader.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 
 #include "format_readers.hpp"
 #include "parallel_table.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups {
 namespace {

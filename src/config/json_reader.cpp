@@ -8,7 +8,7 @@
 #include <string>
 
 #include "format_readers.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups::detail {
 namespace {

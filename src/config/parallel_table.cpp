@@ -8,7 +8,7 @@
 #include <string>
 
 #include "../common/did_you_mean.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups::detail {
 namespace {

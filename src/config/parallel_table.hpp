@@ -4,8 +4,8 @@
 
 #include <string_view>
 
-#include "pgroups/config_reader.hpp"
-#include "pgroups/parallel_config.hpp"
+#include "pgroups/config/config_reader.hpp"
+#include "pgroups/layout/parallel_config.hpp"
 #include "value_tree.hpp"
 
 namespace pgroups::detail {

@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "../common/did_you_mean.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups::detail {
 

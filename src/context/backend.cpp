@@ -1,9 +1,9 @@
-#include "pgroups/backend.hpp"
+#include "pgroups/context/backend.hpp"
 
 #include <fmt/format.h>
 
 #include "../common/did_you_mean.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 #ifdef PGROUPS_HAVE_NCCL
 #include "pgroups/nccl/device.hpp"

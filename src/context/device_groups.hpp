@@ -15,10 +15,10 @@
 #include <string_view>
 #include <vector>
 
-#include "pgroups/communicator_sharing.hpp"
-#include "pgroups/group_check.hpp"
-#include "pgroups/group_handle.hpp"
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/communicator_sharing.hpp"
+#include "pgroups/layout/group_check.hpp"
+#include "pgroups/context/group_handle.hpp"
+#include "pgroups/layout/layout.hpp"
 #include "pgroups/mpi/communicator.hpp"
 
 namespace pgroups::detail {

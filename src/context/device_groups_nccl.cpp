@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "device_groups.hpp"
-#include "pgroups/backend.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/context/backend.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/outcome.hpp"
 #include "pgroups/nccl/communicator.hpp"
 #include "pgroups/nccl/device.hpp"

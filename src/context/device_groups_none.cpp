@@ -6,8 +6,8 @@
 #include <exception>
 
 #include "device_groups.hpp"
-#include "pgroups/backend.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/context/backend.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/outcome.hpp"
 
 namespace pgroups::detail {

@@ -1,8 +1,8 @@
-#include "pgroups/group_handle.hpp"
+#include "pgroups/context/group_handle.hpp"
 
 #include <fmt/format.h>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups {
 namespace {

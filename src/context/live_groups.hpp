@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "device_groups.hpp"
-#include "pgroups/communicator_sharing.hpp"
+#include "pgroups/layout/communicator_sharing.hpp"
 #include "pgroups/mpi/communicator.hpp"
 
 namespace pgroups::detail {

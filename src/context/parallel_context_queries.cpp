@@ -8,8 +8,8 @@
 
 #include "device_groups.hpp"
 #include "live_groups.hpp"
-#include "pgroups/error.hpp"
-#include "pgroups/parallel_context.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/context/parallel_context.hpp"
 
 namespace pgroups {
 namespace {

@@ -1,4 +1,4 @@
-#include "pgroups/process_group_initializer.hpp"
+#include "pgroups/context/process_group_initializer.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,13 +8,13 @@
 #include <optional>
 #include <string>
 
-#include "pgroups/creation_steps.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/creation_steps.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/agreement.hpp"
 #include "pgroups/mpi/deadline.hpp"
 #include "pgroups/mpi/strategy.hpp"
-#include "pgroups/parallel_context.hpp"
-#include "pgroups/timeout.hpp"
+#include "pgroups/context/parallel_context.hpp"
+#include "pgroups/layout/timeout.hpp"
 #include "watchdog.hpp"
 
 namespace pgroups {

@@ -1,4 +1,4 @@
-#include "pgroups/agreement_record.hpp"
+#include "pgroups/layout/agreement_record.hpp"
 
 #include <fmt/format.h>
 

@@ -1,10 +1,10 @@
-#include "pgroups/communicator_sharing.hpp"
+#include "pgroups/layout/communicator_sharing.hpp"
 
 #include <fmt/format.h>
 
 #include <map>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "world_rank.hpp"
 
 namespace pgroups {

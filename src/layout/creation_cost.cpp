@@ -1,11 +1,11 @@
-#include "pgroups/creation_cost.hpp"
+#include "pgroups/layout/creation_cost.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "pgroups/creation_steps.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/creation_steps.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups {
 

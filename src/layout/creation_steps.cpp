@@ -1,4 +1,4 @@
-#include "pgroups/creation_steps.hpp"
+#include "pgroups/layout/creation_steps.hpp"
 
 #include <fmt/format.h>
 

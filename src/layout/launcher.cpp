@@ -1,4 +1,4 @@
-#include "pgroups/launcher.hpp"
+#include "pgroups/layout/launcher.hpp"
 
 #include <array>
 #include <charconv>

@@ -1,13 +1,13 @@
 // Layout's queries: every answer read from the lowered mesh and kinds, whichever
 // notation the configuration was written in.
 
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/layout.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "lowering.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "world_rank.hpp"
 
 namespace pgroups {

@@ -1,4 +1,4 @@
-#include "pgroups/locality.hpp"
+#include "pgroups/layout/locality.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -7,7 +7,7 @@
 #include <map>
 #include <numeric>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "world_rank.hpp"
 
 namespace pgroups {

@@ -10,8 +10,8 @@
 #include <string_view>
 
 #include "pgroups/common/printable.hpp"
-#include "pgroups/mesh.hpp"
-#include "pgroups/parallel_config.hpp"
+#include "pgroups/layout/mesh.hpp"
+#include "pgroups/layout/parallel_config.hpp"
 
 namespace pgroups::detail {
 

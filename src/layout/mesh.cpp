@@ -1,4 +1,4 @@
-#include "pgroups/mesh.hpp"
+#include "pgroups/layout/mesh.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "pgroups/common/printable.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "world_rank.hpp"
 
 namespace pgroups {

@@ -1,11 +1,11 @@
-#include "pgroups/mesh_config.hpp"
+#include "pgroups/layout/mesh_config.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "pgroups/common/decimal_integer.hpp"
 #include "pgroups/common/printable.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups {
 

@@ -9,8 +9,8 @@
 
 #include "../common/did_you_mean.hpp"
 #include "lowering.hpp"
-#include "pgroups/error.hpp"
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/layout.hpp"
 
 namespace pgroups {
 namespace {

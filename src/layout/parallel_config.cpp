@@ -1,4 +1,4 @@
-#include "pgroups/parallel_config.hpp"
+#include "pgroups/layout/parallel_config.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,7 +10,7 @@
 
 #include "../common/did_you_mean.hpp"
 #include "pgroups/common/printable.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups {
 namespace {

@@ -7,8 +7,8 @@
 #include <cmath>
 
 #include "lowering.hpp"
-#include "pgroups/error.hpp"
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/layout.hpp"
 
 namespace pgroups {
 namespace {

@@ -1,4 +1,4 @@
-#include "pgroups/timeout.hpp"
+#include "pgroups/layout/timeout.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "pgroups/common/printable.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups {
 

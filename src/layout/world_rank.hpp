@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups::detail {
 

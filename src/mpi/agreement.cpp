@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/agreement_record.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/agreement_record.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/error.hpp"
 
 namespace pgroups::mpi {

@@ -8,9 +8,9 @@
 #include <thread>
 #include <utility>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/error.hpp"
-#include "pgroups/timeout.hpp"
+#include "pgroups/layout/timeout.hpp"
 
 namespace pgroups::mpi {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups::mpi {
 

@@ -1,6 +1,6 @@
 #include "pgroups/mpi/node.hpp"
 
-#include "pgroups/launcher.hpp"
+#include "pgroups/layout/launcher.hpp"
 #include "pgroups/mpi/error.hpp"
 
 namespace pgroups::mpi {

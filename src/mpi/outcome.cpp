@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/agreement.hpp"
 #include "pgroups/mpi/error.hpp"
 

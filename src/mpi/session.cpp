@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/error.hpp"
 
 namespace pgroups::mpi {

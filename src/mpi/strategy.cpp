@@ -9,7 +9,7 @@
 
 #include "../common/did_you_mean.hpp"
 #include "pgroups/common/printable.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/error.hpp"
 
 namespace pgroups::mpi {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <utility>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups::mpi {
 namespace {

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <thread>
 
-#include "pgroups/error.hpp"
-#include "pgroups/timeout.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/timeout.hpp"
 
 namespace pgroups::nccl::detail {
 

@@ -9,9 +9,9 @@
 #include <utility>
 
 #include "check.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/nccl/version.hpp"
-#include "pgroups/timeout.hpp"
+#include "pgroups/layout/timeout.hpp"
 
 namespace pgroups::nccl {
 namespace {

@@ -6,8 +6,8 @@
 #include <cstdlib>
 
 #include "check.hpp"
-#include "pgroups/error.hpp"
-#include "pgroups/launcher.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/launcher.hpp"
 
 namespace pgroups::nccl {
 namespace {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/nccl/version.hpp"
 
 namespace pgroups::nccl {

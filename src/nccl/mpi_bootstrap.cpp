@@ -5,7 +5,7 @@
 #include <climits>
 #include <string>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/error.hpp"
 
 namespace pgroups::nccl {

@@ -5,8 +5,8 @@
 #include <numeric>
 
 #include "check.hpp"
-#include "pgroups/error.hpp"
-#include "pgroups/timeout.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/timeout.hpp"
 
 namespace pgroups::nccl {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "pgroups/communicator_sharing.hpp"
+#include "pgroups/layout/communicator_sharing.hpp"
 
 namespace pgroups::report {
 namespace {

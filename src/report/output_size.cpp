@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups::report {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/layout.hpp"
 #include "support/golden.hpp"
 #include "support/run_command.hpp"
 #include "support/configs.hpp"

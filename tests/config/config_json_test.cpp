@@ -1,7 +1,7 @@
-// docs/spec.md §4's "config" object (pgroups/config_json.hpp): the one rendering that the
+// docs/spec.md §4's "config" object (pgroups/config/config_json.hpp): the one rendering that the
 // plan and explain JSON and Python's Plan.config share.
 
-#include "pgroups/config_json.hpp"
+#include "pgroups/config/config_json.hpp"
 
 #include <gtest/gtest.h>
 

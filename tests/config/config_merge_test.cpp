@@ -1,14 +1,14 @@
 // merge_config: the one rule of settings given beside a file (the CLI's flags, Python's
 // keyword arguments) over the file's own.
 
-#include "pgroups/config_merge.hpp"
+#include "pgroups/config/config_merge.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "pgroups/error.hpp"
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/layout.hpp"
 #include "support/configs.hpp"
 
 namespace pgroups {

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "pgroups/config_reader.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/config/config_reader.hpp"
+#include "pgroups/layout/error.hpp"
 #include "reader_test_helpers.hpp"
 #include "support/error_message.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/config_reader.hpp"
+#include "pgroups/config/config_reader.hpp"
 #include "reader_test_helpers.hpp"
 
 namespace pgroups {

@@ -16,7 +16,7 @@
 #include <system_error>
 
 #include "mpi_test_support.hpp"
-#include "pgroups/parallel_context.hpp"
+#include "pgroups/context/parallel_context.hpp"
 
 namespace pgroups {
 namespace {

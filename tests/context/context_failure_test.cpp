@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "mpi_test_support.hpp"
-#include "pgroups/parallel_context.hpp"
+#include "pgroups/context/parallel_context.hpp"
 
 namespace pgroups {
 namespace {

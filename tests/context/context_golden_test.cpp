@@ -8,7 +8,7 @@
 
 #include "golden_group_check.hpp"
 #include "mpi_test_support.hpp"
-#include "pgroups/parallel_context.hpp"
+#include "pgroups/context/parallel_context.hpp"
 #include "support/golden.hpp"
 
 namespace pgroups {

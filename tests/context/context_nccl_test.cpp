@@ -13,10 +13,10 @@
 #include <string>
 
 #include "mpi_test_support.hpp"
-#include "pgroups/backend.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/context/backend.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/agreement.hpp"
-#include "pgroups/parallel_context.hpp"
+#include "pgroups/context/parallel_context.hpp"
 
 namespace pgroups {
 namespace {

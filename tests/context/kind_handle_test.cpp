@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "mpi_test_support.hpp"
-#include "pgroups/error.hpp"
-#include "pgroups/parallel_context.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/context/parallel_context.hpp"
 
 namespace pgroups {
 namespace {

@@ -1,14 +1,14 @@
 // The agreement's records: an encoding in which no two configurations read the same, and
 // errors carried so that every rank raises what one rank hit.
 
-#include "pgroups/agreement_record.hpp"
+#include "pgroups/layout/agreement_record.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups {

@@ -1,15 +1,15 @@
-// The communicator economy's decision (pgroups/communicator_sharing.hpp), checked against
+// The communicator economy's decision (pgroups/layout/communicator_sharing.hpp), checked against
 // an oracle that enumerates every group: two kinds share exactly when their groups are the
 // same, rank order included; and the bill's figures of issue 17.
 
-#include "pgroups/communicator_sharing.hpp"
+#include "pgroups/layout/communicator_sharing.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "pgroups/mesh_config.hpp"
+#include "pgroups/layout/mesh_config.hpp"
 #include "support/error_message.hpp"
 #include "support/golden.hpp"
 #include "support/configs.hpp"

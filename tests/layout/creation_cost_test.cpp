@@ -1,4 +1,4 @@
-#include "pgroups/creation_cost.hpp"
+#include "pgroups/layout/creation_cost.hpp"
 
 #include <gtest/gtest.h>
 

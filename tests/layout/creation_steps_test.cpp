@@ -1,14 +1,14 @@
-// The one list of construction steps (pgroups/creation_steps.hpp): what the context
+// The one list of construction steps (pgroups/layout/creation_steps.hpp): what the context
 // runs, the CLI's --inject-step accepts and the cost model counts.
 
-#include "pgroups/creation_steps.hpp"
+#include "pgroups/layout/creation_steps.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "pgroups/creation_cost.hpp"
+#include "pgroups/layout/creation_cost.hpp"
 #include "support/configs.hpp"
 
 namespace pgroups {

@@ -3,10 +3,10 @@
 
 #include <gtest/gtest.h>
 
-#include "pgroups/error.hpp"
-#include "pgroups/layout.hpp"
-#include "pgroups/parallel_config.hpp"
-#include "pgroups/parallel_mode.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/layout.hpp"
+#include "pgroups/layout/parallel_config.hpp"
+#include "pgroups/layout/parallel_mode.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups {

@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "pgroups/launcher.hpp"
+#include "pgroups/layout/launcher.hpp"
 
 namespace pgroups {
 namespace {

@@ -5,8 +5,8 @@
 #include <set>
 #include <string>
 
-#include "pgroups/error.hpp"
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/layout.hpp"
 #include "support/error_message.hpp"
 #include "support/golden.hpp"
 #include "support/invalid_messages.hpp"

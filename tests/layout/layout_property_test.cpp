@@ -5,7 +5,7 @@
 #include <random>
 #include <set>
 
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/layout.hpp"
 #include "support/configs.hpp"
 
 namespace pgroups {

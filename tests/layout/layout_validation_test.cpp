@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "pgroups/error.hpp"
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/layout.hpp"
 #include "support/configs.hpp"
 #include "support/error_message.hpp"
 

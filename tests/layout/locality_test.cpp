@@ -9,8 +9,8 @@
 #include <tuple>
 #include <vector>
 
-#include "pgroups/error.hpp"
-#include "pgroups/locality.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/locality.hpp"
 #include "support/configs.hpp"
 #include "support/error_message.hpp"
 

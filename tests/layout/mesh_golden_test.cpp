@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "pgroups/mesh.hpp"
+#include "pgroups/layout/mesh.hpp"
 #include "support/golden.hpp"
 
 namespace pgroups {

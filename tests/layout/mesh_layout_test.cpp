@@ -10,8 +10,8 @@
 #include <random>
 #include <set>
 
-#include "pgroups/error.hpp"
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/layout.hpp"
 #include "support/error_message.hpp"
 #include "support/golden.hpp"
 #include "support/configs.hpp"

@@ -1,8 +1,8 @@
-#include "pgroups/mesh.hpp"
+#include "pgroups/layout/mesh.hpp"
 
 #include <gtest/gtest.h>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups {

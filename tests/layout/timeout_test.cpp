@@ -1,7 +1,7 @@
 // The timeout of group creation: how --timeout and PGROUPS_TIMEOUT text is read, and
 // which of the option, the environment and the default is in effect.
 
-#include "pgroups/timeout.hpp"
+#include "pgroups/layout/timeout.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups {

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "mpi_test_support.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/communicator.hpp"
 #include "pgroups/mpi/error.hpp"
 #include "pgroups/mpi/node.hpp"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "mpi_test_support.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups::mpi {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/layout.hpp"
-#include "pgroups/parallel_config.hpp"
+#include "pgroups/layout/layout.hpp"
+#include "pgroups/layout/parallel_config.hpp"
 #include "support/configs.hpp"
 
 namespace pgroups::test {

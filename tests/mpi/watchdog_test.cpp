@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups::mpi {

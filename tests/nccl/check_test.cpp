@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups::nccl::detail {
 namespace {

@@ -9,8 +9,8 @@
 #include <map>
 #include <string>
 
-#include "pgroups/error.hpp"
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/layout.hpp"
 #include "pgroups/nccl/communicator.hpp"
 #include "pgroups/nccl/device.hpp"
 #include "pgroups/nccl/group_communicators.hpp"

@@ -6,8 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "pgroups/error.hpp"
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/layout.hpp"
 #include "pgroups/nccl/communicator.hpp"
 #include "pgroups/nccl/group_communicators.hpp"
 #include "support/error_message.hpp"

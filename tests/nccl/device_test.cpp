@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "pgroups/error.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups::nccl {
 namespace {

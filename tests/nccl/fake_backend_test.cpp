@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "fake_nccl.hpp"
-#include "pgroups/error.hpp"
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/layout.hpp"
 #include "pgroups/nccl/communicator.hpp"
 #include "pgroups/nccl/group_communicators.hpp"
 #include "support/error_message.hpp"

@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "pgroups/config_json.hpp"
-#include "pgroups/error.hpp"
+#include "pgroups/config/config_json.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/report/elided_list.hpp"
 #include "pgroups/report/output_size.hpp"
 

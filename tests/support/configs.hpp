@@ -6,9 +6,9 @@
 
 #include <string>
 
-#include "pgroups/error.hpp"
-#include "pgroups/layout.hpp"
-#include "pgroups/parallel_config.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/layout.hpp"
+#include "pgroups/layout/parallel_config.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups::test {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/parallel_config.hpp"
+#include "pgroups/layout/parallel_config.hpp"
 
 namespace pgroups::test {
 

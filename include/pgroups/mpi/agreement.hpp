@@ -15,7 +15,7 @@
 namespace pgroups::mpi {
 
 /// Collective over `comm`: returns when every rank passed the same `text` (a record of
-/// pgroups/agreement_record.hpp, or any text). It costs one
+/// pgroups/layout/agreement_record.hpp, or any text). It costs one
 /// MPI_Allreduce of a 64-bit hash of `text` (its minimum and maximum at once). When the
 /// hashes differ, two more collectives gather every rank's text, and every rank throws
 /// the same MismatchError: "<what> mismatch across N ranks: ranks 0-2 hold '...'; rank 3
@@ -33,7 +33,7 @@ void require_identical(const Communicator& comm, std::string_view text, std::str
 /// for a caller that is not building a context, such as a rank that hit an error before
 /// it could (`record` = encode_error(...)): the ranks in the constructor then throw that
 /// error, and so does this one. Returns when every rank passed the same settings record;
-/// throws as judge_records (pgroups/agreement_record.hpp) otherwise.
+/// throws as judge_records (pgroups/layout/agreement_record.hpp) otherwise.
 void agree(const Communicator& world, std::string_view record, std::string_view what, const Deadline& deadline = {});
 
 /// Ranks as ascending runs, for messages: {0, 1, 2, 5, 7, 8, 9} -> "0-2, 5, 7-9".

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "pgroups/mpi/communicator.hpp"
-#include "pgroups/timeout.hpp"
+#include "pgroups/layout/timeout.hpp"
 
 namespace pgroups::mpi {
 

@@ -19,10 +19,10 @@
 
 #include <cstddef>
 
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/layout.hpp"
 #include "pgroups/mpi/communicator.hpp"
 #include "pgroups/mpi/creation_strategy.hpp"
-#include "pgroups/parallel_mode.hpp"
+#include "pgroups/layout/parallel_mode.hpp"
 
 namespace pgroups::mpi {
 

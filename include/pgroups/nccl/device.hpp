@@ -42,7 +42,7 @@ using EnvLookup = std::function<std::optional<std::string>(std::string_view name
 ///    the processes actually on the node, so it wins over variables a launcher may have
 ///    left in the environment (e.g. SLURM_LOCALID=0 inherited by every rank of an
 ///    mpiexec run inside a batch step);
-/// 3. the first local-rank variable of launcher_variables() (pgroups/launcher.hpp, the
+/// 3. the first local-rank variable of launcher_variables() (pgroups/layout/launcher.hpp, the
 ///    one list) that is set and non-empty, modulo visible_devices;
 ///    a value that is not a non-negative decimal integer is a ConfigError naming the
 ///    variable and the value;

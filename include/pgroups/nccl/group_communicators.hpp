@@ -16,10 +16,10 @@
 #include <string_view>
 #include <vector>
 
-#include "pgroups/communicator_sharing.hpp"
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/communicator_sharing.hpp"
+#include "pgroups/layout/layout.hpp"
 #include "pgroups/nccl/communicator.hpp"
-#include "pgroups/parallel_mode.hpp"
+#include "pgroups/layout/parallel_mode.hpp"
 
 namespace pgroups::nccl {
 

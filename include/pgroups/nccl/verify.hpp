@@ -7,11 +7,11 @@
 #include <string_view>
 #include <vector>
 
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/layout.hpp"
 #include "pgroups/nccl/communicator.hpp"
-#include "pgroups/group_check.hpp"
+#include "pgroups/layout/group_check.hpp"
 #include "pgroups/nccl/group_communicators.hpp"
-#include "pgroups/parallel_mode.hpp"
+#include "pgroups/layout/parallel_mode.hpp"
 
 namespace pgroups::nccl {
 

@@ -2,7 +2,7 @@
 /// \file
 /// The communicator bill (issue 17) as `plan`, `explain` and Python show it: what a layout
 /// costs per rank in communicators, and for NCCL an estimate of their memory, computed
-/// from the layout alone (pgroups/communicator_sharing.hpp), at any world size.
+/// from the layout alone (pgroups/layout/communicator_sharing.hpp), at any world size.
 
 #include <nlohmann/json.hpp>
 
@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/layout.hpp"
 
 namespace pgroups::report {
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "pgroups/layout.hpp"
+#include "pgroups/layout/layout.hpp"
 
 namespace pgroups::report {
 

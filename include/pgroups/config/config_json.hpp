@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pgroups/layout.hpp"
-#include "pgroups/parallel_config.hpp"
+#include "pgroups/layout/layout.hpp"
+#include "pgroups/layout/parallel_config.hpp"
 
 namespace pgroups {
 

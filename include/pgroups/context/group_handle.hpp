@@ -1,0 +1,54 @@
+#pragma once
+/// \file
+/// GroupHandle: what ParallelContext::get_group and get_cpu_group return, a small
+/// non-owning view of one group kind's communicator: an MPI communicator (Backend::mpi) or an
+/// NCCL one (Backend::nccl). Code that asks for `get_group("tp")` keeps its type when
+/// the context's backend changes, and asks the handle for the kind it expects.
+///
+/// This header includes neither <nccl.h> nor a CUDA header: ncclComm_t is
+/// forward-declared exactly as nccl.h declares it, so the two can be included together
+/// and the header compiles in builds without NCCL.
+
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "pgroups/context/backend.hpp"
+#include "pgroups/mpi/communicator.hpp"  // MPI_Comm, through the MPI backend
+
+struct ncclComm;
+/// NCCL's opaque communicator handle (nccl.h: `typedef struct ncclComm* ncclComm_t`).
+using ncclComm_t = ncclComm*;
+
+namespace pgroups {
+
+class GroupHandle {
+ public:
+  GroupHandle(std::string_view group, MPI_Comm comm) : group_(group), comm_(std::in_place_type<MPI_Comm>, comm) {}
+  GroupHandle(std::string_view group, ncclComm_t comm)
+      : group_(group), comm_(std::in_place_type<ncclComm_t>, comm) {}
+
+  /// The group kind's name ("data", "tp-dp", ...), as the layout spells it.
+  [[nodiscard]] const std::string& group() const noexcept { return group_; }
+  /// Which kind of communicator the handle holds. O(1).
+  [[nodiscard]] Backend backend() const noexcept {
+    return std::holds_alternative<MPI_Comm>(comm_) ? Backend::mpi : Backend::nccl;
+  }
+
+  /// The MPI communicator. Valid until the context that handed it out is destroyed;
+  /// the context owns it, so never free it. Throws StateError, naming the mode and the
+  /// backend the handle has, when backend() is not Backend::mpi.
+  [[nodiscard]] MPI_Comm mpi() const;
+  /// The NCCL communicator, with the same lifetime and ownership. Throws StateError,
+  /// naming the group and the backend the handle has, when backend() is not
+  /// Backend::nccl.
+  [[nodiscard]] ncclComm_t nccl() const;
+
+  friend bool operator==(const GroupHandle&, const GroupHandle&) = default;
+
+ private:
+  std::string group_;
+  std::variant<MPI_Comm, ncclComm_t> comm_;
+};
+
+}  // namespace pgroups

@@ -1,0 +1,113 @@
+#pragma once
+/// \file
+/// Communicator economy (issue 17): which group kinds of a Layout can use one
+/// communicator, and what a layout costs per rank in communicators ("the bill"), decided
+/// from the layout alone, exactly, without MPI and without enumerating the world.
+///
+/// Every kind gets one of four sources:
+///   world      its one group is the whole world (a preset's `global`, or a mesh token
+///              whose dimensions are all the mesh's others of size 1): it uses the
+///              duplicate of the world the context already holds;
+///   singleton  every group has one rank (a mesh dimension of size 1, Megatron's
+///              `pos_embd`, ...): a local communicator of this rank alone, created with no
+///              collective over the world (MPI: MPI_Comm_dup of MPI_COMM_SELF; NCCL: none
+///              until asked for, then a one-rank one made by this rank alone);
+///   shared     the same partition of the world, with the same rank order in every
+///              group, as an earlier kind (its `owner`): it uses that kind's communicator;
+///   own        the kind's own communicator, created by the strategy (a collective).
+///
+/// Two kinds that vary every rank on the same mixed-radix mesh (pgroups' meshes, and the
+/// presets' legacy block mesh, list their dimensions fastest first with strides the
+/// products of the faster sizes) have the same partition exactly when the groups holding
+/// rank 0 are equal: a group is the runs of strides it varies, and the ranks it does not
+/// vary are the gaps between those runs. So the decision reads one group per kind,
+/// O(kinds^2 x group size). Partial kinds (Megatron's `embd`, `pos_embd`: some ranks in
+/// no group) never share (they may be singletons).
+///
+/// With sharing off (ContextOptions::share_communicators false, `--no-share`) every kind
+/// but `global` is `own`: one communicator per kind, each created by the strategy, as
+/// before issue 17.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pgroups/layout/layout.hpp"
+
+namespace pgroups {
+
+enum class CommSource : std::uint8_t { world, singleton, shared, own };
+
+/// "world", "singleton", "shared", "own".
+[[nodiscard]] std::string_view comm_source_name(CommSource source) noexcept;
+
+struct KindSharing {
+  CommSource source = CommSource::own;
+  /// The kind whose communicator this kind uses: itself for `own`, the first kind of the
+  /// same partition for `shared`; unused for `world` and `singleton`.
+  std::size_t owner = 0;
+};
+
+/// One entry per kind of `layout`, by kind index (the same on every rank).
+/// O(kinds^2 x largest group size).
+[[nodiscard]] std::vector<KindSharing> communicator_sharing(const Layout& layout, bool share = true);
+
+/// What a layout costs one rank (issue 17's definitions):
+///   kinds       the layout's group kinds;
+///   distinct    distinct partitions among them whose groups have more than one rank
+///               (the whole world counted once);
+///   singletons  kinds whose groups all have one rank;
+///   created     communicators this rank creates with a collective among two or more
+///               ranks: the duplicate of the world, plus each `own` kind of more than
+///               one rank per group of which the rank is a member (a one-rank
+///               communicator is not counted).
+/// With the NCCL backend nccl_created counts the NCCL ones the same way (the NCCL world
+/// and one split per such kind; the one-rank ones are made only when asked for).
+struct CommunicatorBill {
+  std::int64_t kinds = 0;
+  std::int64_t distinct = 0;
+  std::int64_t singletons = 0;
+  std::int64_t created = 0;
+  friend bool operator==(const CommunicatorBill&, const CommunicatorBill&) = default;
+};
+
+/// The bill of `rank` (ConfigError for a rank outside the world). O(kinds^2 x group size).
+[[nodiscard]] CommunicatorBill communicator_bill(const Layout& layout, std::int64_t rank, bool share = true);
+/// The largest per-rank figures: rank 0's, since rank 0 is a member of one group of every
+/// kind (every partial kind keeps the first rank of each group it picks from).
+[[nodiscard]] CommunicatorBill largest_communicator_bill(const Layout& layout, bool share = true);
+
+/// The model of NCCL device memory per communicator, in MiB, by its size and whether it
+/// stays in a node; the figures and their sources are in docs/performance.md. An
+/// estimate: NCCL's use depends on its version, the GPUs, the transports, NCCL_BUFFSIZE
+/// and NCCL_RUNTIME_CONNECT.
+struct NcclMemoryModel {
+  double one_rank_mib = 512.0;                     ///< nccl#2363, NCCL 2.28.9
+  double two_ranks_mib = 544e6 / (1024.0 * 1024);  ///< nccl#964: 544 MB, 2-GPU group, A100
+  double larger_mib = 688e6 / (1024.0 * 1024);     ///< nccl#964: 688 MB, larger groups, A100
+  /// No published measurement of a communicator spanning nodes was found: the model
+  /// uses the figures above for both until scripts/gpu-check.sh calibrates it.
+  double inter_node_extra_mib = 0.0;
+};
+
+struct NcclEstimate {
+  double mib = 0.0;
+  std::int64_t communicators = 0;  ///< == the bill's created (the NCCL world and each split)
+  std::int64_t intra_node = 0;     ///< of them, communicators within one node
+  std::int64_t inter_node = 0;     ///< ... spanning nodes (every rank on one node when gpus_per_node is unset)
+};
+
+/// Model memory of the NCCL communicators `rank` creates (the bill's created ones; the
+/// one-rank ones are made only when asked for, and cost model.one_rank_mib each then).
+/// A group stays in a node when every member's node (rank / gpus_per_node, block
+/// placement) is the same; without gpus_per_node every rank is taken to be on one node.
+/// O(kinds^2 x group size).
+[[nodiscard]] NcclEstimate estimate_nccl_memory(const Layout& layout, std::int64_t rank, bool share = true,
+                                                const NcclMemoryModel& model = {});
+
+/// "kinds 7, distinct 3, singletons 2, created 3 communicators per rank" (the CLI's one line).
+[[nodiscard]] std::string bill_text(const CommunicatorBill& bill);
+
+}  // namespace pgroups

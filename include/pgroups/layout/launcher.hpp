@@ -1,0 +1,83 @@
+#pragma once
+/// \file
+/// What the launcher told this process about where it runs, read from the environment
+/// variables each launcher sets (docs/topology.md lists them):
+///
+///   Open MPI (mpirun)   OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE
+///   MPICH / Hydra       PMI_RANK, PMI_SIZE, MPI_LOCALRANKID, MPI_LOCALNRANKS
+///   Slurm (srun)        SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_NODEID,
+///                       SLURM_NNODES, SLURM_STEP_TASKS_PER_NODE (or SLURM_TASKS_PER_NODE)
+///   torchrun            RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK,
+///                       GROUP_WORLD_SIZE
+///
+/// When several are present (mpirun inside a Slurm allocation sets both), the one that
+/// started this process wins, in the order above: mpirun's own variables describe its
+/// ranks, while the allocation's SLURM_* ones describe mpirun's daemons. Pure: no MPI.
+///
+/// This is the one list of launcher variables in pgroups (launcher_variables()): the
+/// CLI, the node query (mpi::node_info_from_launcher) and the choice of a GPU
+/// (nccl::choose_device) all read it.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pgroups {
+
+enum class Launcher : std::uint8_t { none, open_mpi, mpich_hydra, slurm, torchrun };
+
+/// "none", "open_mpi", "mpich_hydra", "slurm", "torchrun".
+[[nodiscard]] std::string_view launcher_name(Launcher launcher) noexcept;
+
+/// The variables one launcher sets, field by field; empty where it has none.
+struct LauncherVariables {
+  Launcher launcher;
+  std::string_view rank, world_size, local_rank, local_size, node, nodes;
+};
+
+/// Every launcher's variables, in the order of precedence above.
+[[nodiscard]] std::span<const LauncherVariables> launcher_variables() noexcept;
+
+/// What one launcher's variables say; a field is empty when the launcher does not set
+/// it or its value is malformed (not a non-negative integer). Variables that contradict
+/// each other are unknown, all of them, never taken as facts: a rank not below the world
+/// size, a local rank not below the local size, a node not below the node count, more
+/// processes on a node or more nodes than in the world, and Slurm's SLURM_NTASKS and
+/// SLURM_NPROCS when they differ.
+struct LauncherInfo {
+  Launcher launcher = Launcher::none;
+  std::optional<std::int64_t> rank;
+  std::optional<std::int64_t> world_size;
+  /// This process's index on its node, and the number of processes there.
+  std::optional<std::int64_t> local_rank;
+  std::optional<std::int64_t> local_size;
+  /// The node's index and the number of nodes (Slurm and torchrun say; for the others,
+  /// the node count is world_size / local_size when that divides, see node_count()).
+  std::optional<std::int64_t> node;
+  std::optional<std::int64_t> nodes;
+  /// Every other launcher whose variables are present too, in the order above.
+  std::vector<Launcher> also_present;
+
+  /// nodes, else world_size / local_size when both are known and it divides (nodes of
+  /// equal size, as these launchers place by default), else nothing.
+  [[nodiscard]] std::optional<std::int64_t> node_count() const;
+};
+
+/// A lookup of one environment variable: its value, or nothing when unset.
+using EnvironmentLookup = std::function<std::optional<std::string>(std::string_view)>;
+
+/// The launcher of this process from `lookup` (see the file comment). O(1).
+[[nodiscard]] LauncherInfo detect_launcher(const EnvironmentLookup& lookup);
+
+/// detect_launcher over this process's environment (std::getenv).
+[[nodiscard]] LauncherInfo detect_launcher();
+
+/// Slurm's tasks-per-node list, e.g. "4(x2),3": the count on node `node` (4 for nodes 0
+/// and 1, 3 for node 2); nothing when malformed or the node is past the list.
+[[nodiscard]] std::optional<std::int64_t> slurm_tasks_on_node(std::string_view list, std::int64_t node);
+
+}  // namespace pgroups
