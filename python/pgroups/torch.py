@@ -177,9 +177,8 @@ def create_groups(
         chosen = available_method(backend) if method is None else check_token("method", method)
         _check_method(chosen, backend or str(dist.get_backend()))
         if plan is None:
-            plan = Plan(world, check_int("pipeline", pipeline, minimum=1), check_int("tensor", tensor, minimum=1),
-                        mode, check_int("depth", depth, minimum=1, allow_none=True),
-                        check_bool("legacy_sequence_dp", legacy_sequence_dp))
+            # Plan checks the types, and C++ the sizes, with the CLI's messages.
+            plan = Plan(world, pipeline, tensor, mode, depth, legacy_sequence_dp)
         elif not isinstance(plan, Plan):
             raise TypeError(f"plan must be a pgroups.Plan, not {type(plan).__name__} {plan!r}")
         elif plan.world_size != world:

@@ -70,8 +70,7 @@ def test_a_mode_alone_over_a_2p5d_file_is_refused_alike(name, data_dir):
     # The drifted case: `--mode 2d` over a 2.5d file drops its depth in both, and then the
     # file's tensor size 8 is no perfect square, in both.
     path = data_dir / "configs" / name
-    run = subprocess.run([CLI, "plan", "--config", str(path), "-w", "16", "--mode", "2d", "--format", "json"],
-                         capture_output=True, text=True)
+    run = run_cli("plan", "--config", str(path), "-w", "16", "--mode", "2d", "--format", "json", check=False)
     assert run.returncode == 3
     with pytest.raises(pgroups.ConfigError) as error:
         Plan.from_config(path, 16, mode="2d")

@@ -86,5 +86,5 @@ def test_config_without_world_size_says_how_to_give_one(write_config):
 
 
 def test_all_errors_are_caught_by_the_root():
-    with pytest.raises(pgroups.Error, match=r"^world_size 0 is invalid: it must be at least 1$"):
+    with pytest.raises(pgroups.Error, match=r"^world size 0 is invalid: it must be a positive integer$"):
         Plan(0)
