@@ -1,10 +1,10 @@
-#include "decimal_integer.hpp"
+#include "pgroups/common/decimal_integer.hpp"
 
 #include <fmt/format.h>
 
 #include <limits>
 
-#include "printable.hpp"
+#include "pgroups/common/printable.hpp"
 
 namespace pgroups {
 namespace {

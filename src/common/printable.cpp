@@ -1,4 +1,4 @@
-#include "printable.hpp"
+#include "pgroups/common/printable.hpp"
 
 #include <fmt/format.h>
 
