@@ -39,8 +39,9 @@ class PlanOptions {
   /// `--group TOKEN`, and Megatron's `--order tp-cp-ep-dp-pp` with `--tp/--cp/--ep/--dp/--pp`.
   void add_mesh_to(CLI::App& app);
   /// The mesh and groups the flags give, as overrides of the file's (merge_config refuses
-  /// groups without any mesh); ConfigError for --mesh together with --order or a size flag. With --order, a missing --dp is `world_size` (when
-  /// above 0) over the other sizes.
+  /// groups without any mesh); ConfigError for --mesh together with --order or a size
+  /// flag. With --order, a missing --dp is `world_size` (when above 0) over the other
+  /// sizes.
   void apply_mesh(ConfigOverrides& overrides, std::int64_t world_size) const;
 
   std::string mesh_;
