@@ -11,9 +11,9 @@
 #include "output.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/layout/launcher.hpp"
+#include "pgroups/layout/timeout.hpp"
 #include "pgroups/mpi/error.hpp"
 #include "pgroups/mpi/session.hpp"
-#include "pgroups/layout/timeout.hpp"
 
 namespace pgroups::cli {
 namespace {

@@ -30,16 +30,16 @@
 #include <vector>
 
 #include "pgroups/config/config_json.hpp"
+#include "pgroups/context/parallel_context.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/error.hpp"
 #include "pgroups/mpi/session.hpp"
-#include "pgroups/context/parallel_context.hpp"
 #include "mpi_job.hpp"
 #include "mpi_options.hpp"
 #include "node_report.hpp"
 #include "output.hpp"
-#include "pgroups/mpi/deadline.hpp"
 #include "pgroups/layout/timeout.hpp"
+#include "pgroups/mpi/deadline.hpp"
 #include "plan_options.hpp"
 #include "subcommand.hpp"
 #include "verify_device.hpp"

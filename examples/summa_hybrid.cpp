@@ -25,10 +25,10 @@
 #include <string>
 #include <vector>
 
+#include "pgroups/context/parallel_context.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/error.hpp"
 #include "pgroups/mpi/session.hpp"
-#include "pgroups/context/parallel_context.hpp"
 
 namespace {
 

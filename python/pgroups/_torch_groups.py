@@ -44,8 +44,7 @@ class TorchGroups:
         self.seconds = 0.0
         self.calls = 0
         self._kinds: Dict[str, Optional[_Handle]] = {}
-        self._virtual_size: Optional[int] = None
-        self._virtual_rank = 0
+        self._virtual = _pgroups.VirtualPipeline()
 
     # Kinds --------------------------------------------------------------------------
     def _bind(self, name: str, handle: Optional[_Handle]) -> None:
@@ -176,37 +175,28 @@ class TorchGroups:
         return self.plan.pipeline_size
 
     def is_pipeline_first_stage(self, ignore_virtual: bool = False) -> bool:
-        if not ignore_virtual and self._virtual_size and self._virtual_rank != 0:
+        if not ignore_virtual and not self._virtual.runs_first_chunk():
             return False
         return self._pipeline_stage() == 0
 
     def is_pipeline_last_stage(self, ignore_virtual: bool = False) -> bool:
-        if not ignore_virtual and self._virtual_size and self._virtual_rank != self._virtual_size - 1:
+        if not ignore_virtual and not self._virtual.runs_last_chunk():
             return False
         return self._pipeline_stage() == self._pipeline_stages() - 1
 
     def set_virtual_pipeline_parallel_size(self, size: Optional[int]) -> None:
-        size = check_int("size", size, minimum=1, allow_none=True)
-        self._virtual_size = size
-        if size and self._virtual_rank >= size:
-            self._virtual_rank = 0
+        self._virtual.set_size(check_int("size", size, allow_none=True))
 
     def set_virtual_pipeline_parallel_rank(self, rank: int) -> None:
-        rank = check_int("rank", rank, minimum=0)
-        assert rank is not None
-        if self._virtual_size and rank >= self._virtual_size:
-            raise _pgroups.ConfigError(
-                f"virtual pipeline rank {rank} is invalid: the virtual pipeline size is {self._virtual_size}, "
-                "so the rank must be below it")
-        self._virtual_rank = rank
+        self._virtual.set_rank(check_int("rank", rank))
 
     @property
     def virtual_pipeline_parallel_size(self) -> Optional[int]:
-        return self._virtual_size
+        return self._virtual.size
 
     @property
     def virtual_pipeline_parallel_rank(self) -> int:
-        return self._virtual_rank
+        return self._virtual.rank
 
     # The bill ------------------------------------------------------------------------
     @property

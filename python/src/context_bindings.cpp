@@ -18,10 +18,10 @@
 #include <string>
 #include <variant>
 
-#include "pgroups/layout/error.hpp"
-#include "pgroups/mpi/agreement.hpp"
 #include "pgroups/context/parallel_context.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/layout/timeout.hpp"
+#include "pgroups/mpi/agreement.hpp"
 
 namespace py = pybind11;
 

@@ -8,17 +8,18 @@
 #include <vector>
 
 #include "bindings.hpp"
-#include "pgroups/layout/agreement_record.hpp"
 #include "pgroups/config/config_json.hpp"
 #include "pgroups/config/config_merge.hpp"
 #include "pgroups/config/config_reader.hpp"
+#include "pgroups/layout/agreement_record.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/layout/layout.hpp"
 #include "pgroups/layout/mesh.hpp"
 #include "pgroups/layout/mesh_config.hpp"
+#include "pgroups/layout/timeout.hpp"
+#include "pgroups/layout/virtual_pipeline.hpp"
 #include "pgroups/report/bill_report.hpp"
 #include "pgroups/report/plan_report.hpp"  // the printers the CLI uses: Plan.to_json and explain
-#include "pgroups/layout/timeout.hpp"
 
 namespace py = pybind11;
 
@@ -183,6 +184,16 @@ void bind_rules(py::module_& m) {
           judge_records(texts, what);
         },
         py::arg("records"), py::arg("what") = "configuration");
+  // pgroups.torch's groups keep their interleaved-pipeline state in the C++ value that
+  // ParallelContext holds, so that its rules are not restated in Python.
+  py::class_<VirtualPipeline>(m, "VirtualPipeline")
+      .def(py::init<>())
+      .def("set_size", &VirtualPipeline::set_size, py::arg("size"))
+      .def("set_rank", &VirtualPipeline::set_rank, py::arg("rank"))
+      .def_property_readonly("size", &VirtualPipeline::size)
+      .def_property_readonly("rank", &VirtualPipeline::rank)
+      .def("runs_first_chunk", &VirtualPipeline::runs_first_chunk)
+      .def("runs_last_chunk", &VirtualPipeline::runs_last_chunk);
 }
 
 }  // namespace

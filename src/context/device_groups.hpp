@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
+#include "pgroups/context/group_handle.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
 #include "pgroups/layout/group_check.hpp"
-#include "pgroups/context/group_handle.hpp"
 #include "pgroups/layout/layout.hpp"
 #include "pgroups/mpi/communicator.hpp"
 

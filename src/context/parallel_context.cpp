@@ -11,15 +11,15 @@
 
 #include "device_groups.hpp"
 #include "live_groups.hpp"
+#include "pgroups/layout/agreement_record.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
 #include "pgroups/layout/creation_steps.hpp"
 #include "pgroups/layout/error.hpp"
+#include "pgroups/layout/timeout.hpp"
 #include "pgroups/mpi/agreement.hpp"
 #include "pgroups/mpi/deadline.hpp"
 #include "pgroups/mpi/node.hpp"
 #include "pgroups/mpi/strategy.hpp"
-#include "pgroups/layout/agreement_record.hpp"
-#include "pgroups/layout/timeout.hpp"
 #include "watchdog.hpp"
 
 namespace pgroups {

@@ -8,8 +8,8 @@
 
 #include "device_groups.hpp"
 #include "live_groups.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups {
 namespace {
@@ -215,36 +215,21 @@ std::int64_t ParallelContext::pipeline_stage() const {
 
 bool ParallelContext::is_pipeline_first_stage(bool ignore_virtual) const {
   const std::int64_t stage = pipeline_stage();
-  if (!ignore_virtual && state_.virtual_pipeline_size && state_.virtual_pipeline_rank != 0) return false;
+  if (!ignore_virtual && !state_.virtual_pipeline.runs_first_chunk()) return false;
   return stage == 0;
 }
 
 bool ParallelContext::is_pipeline_last_stage(bool ignore_virtual) const {
   const std::int64_t stage = pipeline_stage();
-  if (!ignore_virtual && state_.virtual_pipeline_size &&
-      state_.virtual_pipeline_rank != *state_.virtual_pipeline_size - 1) {
-    return false;
-  }
+  if (!ignore_virtual && !state_.virtual_pipeline.runs_last_chunk()) return false;
   return stage == state_.layout->pipeline_size() - 1;
 }
 
 void ParallelContext::set_virtual_pipeline_parallel_size(std::optional<std::int64_t> size) {
-  if (size && *size < 1) {
-    throw ConfigError(fmt::format("virtual pipeline size {} is invalid: it must be at least 1", *size));
-  }
-  state_.virtual_pipeline_size = size;
-  if (size && state_.virtual_pipeline_rank >= *size) state_.virtual_pipeline_rank = 0;
+  state_.virtual_pipeline.set_size(size);
 }
 
-void ParallelContext::set_virtual_pipeline_parallel_rank(std::int64_t rank) {
-  if (rank < 0) throw ConfigError(fmt::format("virtual pipeline rank {} is invalid: it must be non-negative", rank));
-  if (state_.virtual_pipeline_size && rank >= *state_.virtual_pipeline_size) {
-    throw ConfigError(fmt::format("virtual pipeline rank {} is invalid: the virtual pipeline size is {}, so the rank "
-                                  "must be below it",
-                                  rank, *state_.virtual_pipeline_size));
-  }
-  state_.virtual_pipeline_rank = rank;
-}
+void ParallelContext::set_virtual_pipeline_parallel_rank(std::int64_t rank) { state_.virtual_pipeline.set_rank(rank); }
 
 std::int64_t ParallelContext::device() const noexcept {
   if (state_.bound_device) return *state_.bound_device;

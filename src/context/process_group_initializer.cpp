@@ -8,13 +8,13 @@
 #include <optional>
 #include <string>
 
+#include "pgroups/context/parallel_context.hpp"
 #include "pgroups/layout/creation_steps.hpp"
 #include "pgroups/layout/error.hpp"
+#include "pgroups/layout/timeout.hpp"
 #include "pgroups/mpi/agreement.hpp"
 #include "pgroups/mpi/deadline.hpp"
 #include "pgroups/mpi/strategy.hpp"
-#include "pgroups/context/parallel_context.hpp"
-#include "pgroups/layout/timeout.hpp"
 #include "watchdog.hpp"
 
 namespace pgroups {

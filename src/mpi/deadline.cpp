@@ -9,8 +9,8 @@
 #include <utility>
 
 #include "pgroups/layout/error.hpp"
-#include "pgroups/mpi/error.hpp"
 #include "pgroups/layout/timeout.hpp"
+#include "pgroups/mpi/error.hpp"
 
 namespace pgroups::mpi {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "check.hpp"
 #include "pgroups/layout/error.hpp"
-#include "pgroups/nccl/version.hpp"
 #include "pgroups/layout/timeout.hpp"
+#include "pgroups/nccl/version.hpp"
 
 namespace pgroups::nccl {
 namespace {

@@ -8,10 +8,10 @@
 #include <functional>
 
 #include "mpi_test_support.hpp"
+#include "pgroups/context/parallel_context.hpp"
 #include "pgroups/layout/agreement_record.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/agreement.hpp"
-#include "pgroups/context/parallel_context.hpp"
 
 namespace pgroups {
 namespace {

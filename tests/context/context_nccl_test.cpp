@@ -14,9 +14,9 @@
 
 #include "mpi_test_support.hpp"
 #include "pgroups/context/backend.hpp"
+#include "pgroups/context/parallel_context.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/agreement.hpp"
-#include "pgroups/context/parallel_context.hpp"
 
 namespace pgroups {
 namespace {

@@ -13,10 +13,10 @@
 #include <thread>
 
 #include "mpi_test_support.hpp"
-#include "pgroups/layout/error.hpp"
-#include "pgroups/mpi/deadline.hpp"
 #include "pgroups/context/parallel_context.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/layout/timeout.hpp"
+#include "pgroups/mpi/deadline.hpp"
 
 namespace pgroups {
 namespace {

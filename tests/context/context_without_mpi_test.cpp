@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "pgroups/layout/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups {
 namespace {

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "mpi_test_support.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
+#include "pgroups/layout/error.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups {
@@ -129,9 +129,9 @@ TEST(ParallelContextVirtualPipeline, OnlyTheFirstAndLastChunksAreEndStagesUnless
   EXPECT_EQ(context.is_pipeline_last_stage(), last);
 
   EXPECT_EQ(test::message_of<ConfigError>([&] { context.set_virtual_pipeline_parallel_size(0); }),
-            "virtual pipeline size 0 is invalid: it must be at least 1");
+            "virtual pipeline size 0 is invalid: it must be a positive integer");
   EXPECT_EQ(test::message_of<ConfigError>([&] { context.set_virtual_pipeline_parallel_rank(-1); }),
-            "virtual pipeline rank -1 is invalid: it must be non-negative");
+            "virtual pipeline rank -1 is invalid: it must be a non-negative integer");
 }
 
 TEST(ParallelContextModes, AskingForAModeNotCreatedNamesItAndTheModesThatExist) {

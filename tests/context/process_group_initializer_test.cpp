@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "mpi_test_support.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/context/process_group_initializer.hpp"
+#include "pgroups/layout/error.hpp"
 #include "support/golden.hpp"
 
 namespace pgroups {

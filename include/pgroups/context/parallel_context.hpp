@@ -70,14 +70,15 @@
 #include <vector>
 
 #include "pgroups/context/backend.hpp"
-#include "pgroups/layout/communicator_sharing.hpp"
 #include "pgroups/context/context_options.hpp"
-#include "pgroups/layout/group_check.hpp"
 #include "pgroups/context/group_handle.hpp"
+#include "pgroups/layout/communicator_sharing.hpp"
+#include "pgroups/layout/group_check.hpp"
 #include "pgroups/layout/layout.hpp"
-#include "pgroups/mpi/communicator.hpp"
 #include "pgroups/layout/parallel_config.hpp"
 #include "pgroups/layout/parallel_mode.hpp"
+#include "pgroups/layout/virtual_pipeline.hpp"
+#include "pgroups/mpi/communicator.hpp"
 
 namespace pgroups {
 
@@ -288,16 +289,15 @@ class ParallelContext {
   /// stage only. Throws StateError after destroy().
   [[nodiscard]] bool is_pipeline_first_stage(bool ignore_virtual = false) const;
   [[nodiscard]] bool is_pipeline_last_stage(bool ignore_virtual = false) const;
-  /// Interleaved-pipeline state, per rank (no communication). The size must be at
-  /// least 1 or absent; the rank non-negative and, when a size is set, below it
-  /// (ConfigError naming both otherwise). Setting a size below the rank held resets the
-  /// rank to 0.
+  /// Interleaved-pipeline state, per rank (no communication), by VirtualPipeline's rules
+  /// (pgroups/layout/virtual_pipeline.hpp): the size positive or absent, the rank
+  /// non-negative and below the size; a size below the rank held resets the rank to 0.
   void set_virtual_pipeline_parallel_size(std::optional<std::int64_t> size);
   void set_virtual_pipeline_parallel_rank(std::int64_t rank);
   [[nodiscard]] std::optional<std::int64_t> virtual_pipeline_parallel_size() const noexcept {
-    return state_.virtual_pipeline_size;
+    return state_.virtual_pipeline.size();
   }
-  [[nodiscard]] std::int64_t virtual_pipeline_parallel_rank() const noexcept { return state_.virtual_pipeline_rank; }
+  [[nodiscard]] std::int64_t virtual_pipeline_parallel_rank() const noexcept { return state_.virtual_pipeline.rank(); }
 
   /// Processes of the world on this node (MPI_COMM_TYPE_SHARED), and this one's index
   /// among them. Valid after destroy().
@@ -349,8 +349,7 @@ class ParallelContext {
     std::int64_t local_rank_on_node = 0;
     // The CUDA device the NCCL backend bound; empty with the MPI backend.
     std::optional<std::int64_t> bound_device;
-    std::optional<std::int64_t> virtual_pipeline_size;
-    std::int64_t virtual_pipeline_rank = 0;
+    VirtualPipeline virtual_pipeline;
     std::unique_ptr<detail::LiveGroups> live;
   };
 

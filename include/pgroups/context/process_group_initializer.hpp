@@ -33,9 +33,9 @@
 
 #include "pgroups/context/context_options.hpp"
 #include "pgroups/layout/layout.hpp"
-#include "pgroups/mpi/communicator.hpp"
 #include "pgroups/layout/parallel_config.hpp"
 #include "pgroups/layout/parallel_mode.hpp"
+#include "pgroups/mpi/communicator.hpp"
 
 namespace pgroups {
 

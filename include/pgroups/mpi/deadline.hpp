@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "pgroups/mpi/communicator.hpp"
 #include "pgroups/layout/timeout.hpp"
+#include "pgroups/mpi/communicator.hpp"
 
 namespace pgroups::mpi {
 

@@ -20,9 +20,9 @@
 #include <cstddef>
 
 #include "pgroups/layout/layout.hpp"
+#include "pgroups/layout/parallel_mode.hpp"
 #include "pgroups/mpi/communicator.hpp"
 #include "pgroups/mpi/creation_strategy.hpp"
-#include "pgroups/layout/parallel_mode.hpp"
 
 namespace pgroups::mpi {
 

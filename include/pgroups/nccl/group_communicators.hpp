@@ -18,8 +18,8 @@
 
 #include "pgroups/layout/communicator_sharing.hpp"
 #include "pgroups/layout/layout.hpp"
-#include "pgroups/nccl/communicator.hpp"
 #include "pgroups/layout/parallel_mode.hpp"
+#include "pgroups/nccl/communicator.hpp"
 
 namespace pgroups::nccl {
 

@@ -7,11 +7,11 @@
 #include <string_view>
 #include <vector>
 
-#include "pgroups/layout/layout.hpp"
-#include "pgroups/nccl/communicator.hpp"
 #include "pgroups/layout/group_check.hpp"
-#include "pgroups/nccl/group_communicators.hpp"
+#include "pgroups/layout/layout.hpp"
 #include "pgroups/layout/parallel_mode.hpp"
+#include "pgroups/nccl/communicator.hpp"
+#include "pgroups/nccl/group_communicators.hpp"
 
 namespace pgroups::nccl {
 

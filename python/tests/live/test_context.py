@@ -100,7 +100,7 @@ def test_virtual_pipeline():
         assert ctx.virtual_pipeline_parallel_size == 2 and ctx.virtual_pipeline_parallel_rank == 1
         assert ctx.is_pipeline_first_stage() is False
         assert ctx.is_pipeline_first_stage(ignore_virtual=True) == first
-        with pytest.raises(pgroups.ConfigError, match=r"^virtual pipeline size 0 is invalid: it must be at least 1$"):
+        with pytest.raises(pgroups.ConfigError, match=r"^virtual pipeline size 0 is invalid: it must be a positive integer$"):
             ctx.set_virtual_pipeline_parallel_size(0)
 
 
