@@ -12,18 +12,12 @@
 #include "pgroups/layout/error.hpp"
 #include "pgroups/report/elided_list.hpp"
 #include "pgroups/report/output_size.hpp"
+#include "support/configs.hpp"
 
 namespace pgroups {
 namespace {
 
-ParallelConfig preset_2d() {
-  ParallelConfig config;
-  config.world_size = 8;
-  config.pipeline = 2;
-  config.tensor_size = 4;
-  config.tensor_mode = TensorMode::tensor_2d;
-  return config;
-}
+ParallelConfig preset_2d() { return test::preset_config(8, 2, 4, TensorMode::tensor_2d); }
 
 ParallelConfig megatron_mesh() {
   ParallelConfig config;
