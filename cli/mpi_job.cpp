@@ -36,22 +36,19 @@ mpi::Deadline announce(const ContextOptions& options, const mpi::Step& step) {
   return mpi::Deadline(resolve_timeout(options.timeout));
 }
 
-std::chrono::milliseconds start_up_timeout(const std::optional<std::string>& timeout) {
-  try {
-    return resolve_timeout_text(timeout ? std::optional<std::string_view>(*timeout) : std::nullopt, "--timeout");
-  } catch (const ConfigError&) {
-    return kDefaultTimeout;
-  }
-}
-
 }  // namespace
 
 std::unique_ptr<mpi::Session> start_mpi(const std::optional<std::string>& timeout) {
+  // Read and checked before MPI_Init: a malformed PGROUPS_TIMEOUT is this rank's
+  // ConfigError now, since a rank that waited in MPI_Init under some other timeout could
+  // wait there for the rest of it (a launch whose other ranks never start MPI).
+  const std::chrono::milliseconds start_up_timeout =
+      resolve_timeout_text(timeout ? std::optional<std::string_view>(*timeout) : std::nullopt, "--timeout");
   const LauncherInfo launcher = detect_launcher();
   const bool placed = launcher.rank && launcher.world_size && *launcher.world_size <= INT32_MAX;
   const int rank = placed ? static_cast<int>(*launcher.rank) : -1;
   const int size = placed ? static_cast<int>(*launcher.world_size) : 0;
-  mpi::Watchdog watchdog(mpi::Deadline(start_up_timeout(timeout)), rank, size,
+  mpi::Watchdog watchdog(mpi::Deadline(start_up_timeout), rank, size,
                          [](const std::string& message) { mpi::end_process_on_timeout(message, false); });
   const mpi::Watchdog::Guard guard =
       watchdog.enter({"init", "the start of MPI (MPI_Init_thread), which every rank of the launch must call"});

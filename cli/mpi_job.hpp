@@ -25,8 +25,9 @@ namespace pgroups::cli {
 /// rank of the launch, so a rank that never calls it (a command that needs no MPI started
 /// beside this one, a rank that died first) would keep this one waiting forever. The
 /// timeout is the job's (`timeout`: --timeout as given, else PGROUPS_TIMEOUT, else
-/// kDefaultTimeout; a malformed PGROUPS_TIMEOUT counts as the default here, and
-/// MpiOptions::apply reports it once MPI runs). Past it, this rank prints the timeout
+/// kDefaultTimeout), read before MPI_Init: a malformed PGROUPS_TIMEOUT throws its
+/// ConfigError on this rank (status 3, every rank of the launch reading the same
+/// environment), with no MPI call and no wait. Past the timeout, this rank prints the timeout
 /// message naming the step 'init' and ends the process with ExitCode::timeout, calling no
 /// MPI (none may be called while MPI_Init runs). The rank and size in the message are
 /// the launcher's, when it tells them.

@@ -8,7 +8,9 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "creation_request.hpp"
 #include "device_groups.hpp"
 #include "live_groups.hpp"
 #include "pgroups/layout/agreement_record.hpp"
@@ -19,6 +21,7 @@
 #include "pgroups/mpi/agreement.hpp"
 #include "pgroups/mpi/deadline.hpp"
 #include "pgroups/mpi/node.hpp"
+#include "pgroups/mpi/session.hpp"
 #include "pgroups/mpi/strategy.hpp"
 #include "watchdog.hpp"
 
@@ -31,30 +34,6 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 void announce(const ContextOptions& options, const CreationStep& step) {
   if (options.before_step) options.before_step(step.name);
-}
-
-bool mpi_running() noexcept {
-  int initialized = 0;
-  int finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  return initialized != 0 && finalized == 0;
-}
-
-// Both may be asked before MPI_Init and after MPI_Finalize, unlike every other MPI call.
-void require_mpi_running() {
-  int initialized = 0;
-  int finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (finalized != 0) {
-    throw StateError("a ParallelContext cannot be built after MPI_Finalize: MPI must be running (build it between "
-                     "MPI_Init and MPI_Finalize, e.g. inside a pgroups::mpi::Session)");
-  }
-  if (initialized == 0) {
-    throw StateError("a ParallelContext cannot be built before MPI_Init: MPI must be running (call MPI_Init or "
-                     "MPI_Init_thread first, or hold a pgroups::mpi::Session)");
-  }
 }
 
 constexpr mpi::Step kDestroyStep{"destroy", "the destruction of the context"};
@@ -117,10 +96,13 @@ std::string agreement_record(const ParallelConfig& config, const ContextOptions&
 }
 
 ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options)
-{
+    : ParallelContext(config, world, std::move(options), detail::CreationRequest{}) {}
+
+ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options,
+                                 const detail::CreationRequest& request) {
   state_.options = std::move(options);
   ContextOptions& opts = state_.options;
-  require_mpi_running();
+  mpi::require_running("a ParallelContext cannot be built");
   // Resolved before any collective, so that a malformed PGROUPS_TIMEOUT never fails
   // half-way; options() then reports the timeout in effect.
   opts.timeout = resolve_timeout(opts.timeout);
@@ -139,6 +121,7 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   // it forever.
   std::exception_ptr invalid;
   std::vector<CreationStep> steps;
+  std::vector<bool> selected;
   try {
     // The same on every rank once they agree on the backend, as the configuration is.
     require_backend_built(opts.backend);
@@ -148,6 +131,8 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
     }
     state_.layout.emplace(resolved);
     steps = creation_steps(*state_.layout, with_device);
+    selected = request.select_kinds ? request.select_kinds(*state_.layout)
+                                    : std::vector<bool>(state_.layout->group_kinds().size(), true);
   } catch (...) {
     invalid = std::current_exception();
   }
@@ -166,9 +151,15 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   // Where the node query's answer comes from is agreed on with the configuration: the
   // query is a collective, and ranks that disagreed on taking it would wait forever.
   const std::optional<mpi::NodeInfo> launcher_node = mpi::node_info_from_launcher(borrowed);
-  mpi::require_identical(control,
-                         agreement_record(resolved, opts, launcher_node ? "launcher" : "shared_memory_split"),
-                         "configuration", deadline);
+  // A rank's own error travels in place of its settings, so that every rank throws it.
+  const std::string record =
+      request.own_error ? encode_error(request.own_error->kind, request.own_error->message)
+                        : agreement_record(resolved, opts, launcher_node ? "launcher" : "shared_memory_split");
+  mpi::require_identical(control, record, "configuration", deadline);
+  // Every rank carried the same error, so the records agreed: each throws it.
+  if (request.own_error) {
+    judge_records(std::vector<std::string>(static_cast<std::size_t>(size), record), "configuration");
+  }
   if (invalid) std::rethrow_exception(invalid);
 
   // Built aside and moved in at the end: if anything throws, these locals free every
@@ -201,6 +192,7 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   detail::Watchdog watchdog(deadline, static_cast<int>(global_rank), size);
   for (const CreationStep& step : steps) {
     if (step.waits_without_blocking()) continue;  // done above
+    if (step.kind == StepKind::group && !selected[*step.group_kind]) continue;
     announce(opts, step);
     const auto guard = watchdog.enter({step.name, step.description});
     switch (step.kind) {
@@ -290,7 +282,7 @@ bool LiveGroups::holds_nothing() const noexcept { return groups.empty() && world
 // the other ranks; so freeing runs under a watchdog, as creation does. The deadline is
 // unlimited (no thread at all) when there is nothing to free or MPI is gone.
 void LiveGroups::destroy() {
-  const mpi::Deadline deadline = holds_nothing() || !mpi_running()
+  const mpi::Deadline deadline = holds_nothing() || !mpi::is_running()
                                      ? mpi::Deadline()
                                      : mpi::Deadline(timeout_);
   Watchdog watchdog(deadline, rank_, world_size_);
@@ -330,7 +322,7 @@ void LiveGroups::destroy_quietly() noexcept {
   // freed.
   std::optional<Watchdog> watchdog;
   try {
-    watchdog.emplace(!mpi_running() ? mpi::Deadline()
+    watchdog.emplace(!mpi::is_running() ? mpi::Deadline()
                                     : mpi::Deadline(timeout_),
                      rank_, world_size_);
   } catch (...) {

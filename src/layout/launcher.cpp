@@ -14,13 +14,17 @@ std::optional<std::int64_t> to_count(std::string_view text) {
   return value;
 }
 
-// The variable each launcher uses for each field; empty where it has none.
+// The variable each launcher uses for each field; empty where it has none. Innermost
+// launcher first: torchrun's workers may run inside an mpirun or srun launch, and
+// mpirun's ranks inside a Slurm step (mpirun's daemons are one).
 constexpr std::array<LauncherVariables, 4> kNames = {{
+    {Launcher::torchrun, "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE",
+     "LOCAL_RANK"},
     {Launcher::open_mpi, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-     "OMPI_COMM_WORLD_LOCAL_SIZE", "", ""},
-    {Launcher::mpich_hydra, "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "", ""},
-    {Launcher::slurm, "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "", "SLURM_NODEID", "SLURM_NNODES"},
-    {Launcher::torchrun, "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE"},
+     "OMPI_COMM_WORLD_LOCAL_SIZE", "", "", ""},
+    {Launcher::mpich_hydra, "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "", "", ""},
+    {Launcher::slurm, "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID", "", "SLURM_NODEID",
+     "SLURM_STEP_NUM_NODES", "SLURM_STEP_ID"},
 }};
 
 // Two values that cannot both hold say nothing about which one is wrong: both become
@@ -98,10 +102,10 @@ LauncherInfo detect_launcher(const EnvironmentLookup& lookup) {
   };
   LauncherInfo info;
   for (const LauncherVariables& names : kNames) {
-    // A launcher is present when it gave this process a rank; torchrun's plain RANK is
-    // only trusted together with LOCAL_RANK, as many programs set RANK on their own.
-    const bool present = read(names.rank).has_value() &&
-                         (names.launcher != Launcher::torchrun || read(names.local_rank).has_value());
+    // A launcher is present when it gave this process a rank, and, where that variable
+    // alone does not say so, its launch variable too: many programs set RANK on their
+    // own, and a Slurm batch script has SLURM_PROCID=0 but runs no step.
+    const bool present = read(names.rank).has_value() && (names.launch.empty() || read(names.launch).has_value());
     if (!present) continue;
     if (info.launcher != Launcher::none) {
       info.also_present.push_back(names.launcher);
@@ -115,18 +119,8 @@ LauncherInfo detect_launcher(const EnvironmentLookup& lookup) {
     info.node = read(names.node);
     info.nodes = read(names.nodes);
     if (names.launcher == Launcher::slurm && info.node) {
-      for (std::string_view list : {"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"}) {
-        const auto text = lookup(list);
-        if (text && !info.local_size) info.local_size = slurm_tasks_on_node(*text, *info.node);
-      }
-    }
-    if (names.launcher == Launcher::slurm) {
-      const auto procs = read("SLURM_NPROCS");
-      if (!info.world_size) {
-        info.world_size = procs;
-      } else if (procs && *procs != *info.world_size) {
-        info.world_size.reset();
-      }
+      const auto tasks_per_node = lookup("SLURM_STEP_TASKS_PER_NODE");
+      if (tasks_per_node) info.local_size = slurm_tasks_on_node(*tasks_per_node, *info.node);
     }
     drop_contradictions(info);
   }

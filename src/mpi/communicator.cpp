@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "pgroups/mpi/error.hpp"
+#include "pgroups/mpi/session.hpp"
 
 namespace pgroups::mpi {
 namespace {
@@ -12,11 +13,7 @@ std::atomic<std::int64_t> live_handles{0};
 
 bool is_predefined(MPI_Comm comm) noexcept { return comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF; }
 
-bool mpi_finalized() noexcept {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  return finalized != 0;
-}
+bool mpi_finalized() noexcept { return mpi_state() == MpiState::finalized; }
 
 }  // namespace
 

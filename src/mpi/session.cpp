@@ -1,5 +1,7 @@
 #include "pgroups/mpi/session.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 
 #include "pgroups/layout/error.hpp"
@@ -27,18 +29,41 @@ ThreadLevel from_mpi(int level) noexcept {
 
 }  // namespace
 
+MpiState mpi_state() noexcept {
+  int finalized = 0;
+  int initialized = 0;
+  // Their codes are not checked: both are allowed at any time, and this must not throw.
+  MPI_Finalized(&finalized);
+  if (finalized != 0) return MpiState::finalized;
+  MPI_Initialized(&initialized);
+  return initialized != 0 ? MpiState::running : MpiState::not_started;
+}
+
+void require_running(std::string_view what) {
+  switch (mpi_state()) {
+    case MpiState::running: return;
+    case MpiState::not_started:
+      throw StateError(fmt::format("{} before MPI_Init: MPI must be running (call MPI_Init or MPI_Init_thread first, "
+                                   "or hold a pgroups::mpi::Session)",
+                                   what));
+    case MpiState::finalized:
+      throw StateError(fmt::format("{} after MPI_Finalize: MPI must be running (between MPI_Init and MPI_Finalize, "
+                                   "e.g. inside a pgroups::mpi::Session)",
+                                   what));
+  }
+}
+
 Session::Session(ThreadLevel required) { init(nullptr, nullptr, required); }
 
 Session::Session(int& argc, char**& argv, ThreadLevel required) { init(&argc, &argv, required); }
 
 void Session::init(int* argc, char*** argv, ThreadLevel required) {
-  int finalized = 0;
-  check(MPI_Finalized(&finalized), "MPI_Finalized");
-  if (finalized) throw StateError("MPI was already finalized in this process; it cannot be initialized again");
-  int initialized = 0;
-  check(MPI_Initialized(&initialized), "MPI_Initialized");
+  const MpiState state = mpi_state();
+  if (state == MpiState::finalized) {
+    throw StateError("MPI was already finalized in this process; it cannot be initialized again");
+  }
   int provided = MPI_THREAD_SINGLE;
-  if (initialized) {
+  if (state == MpiState::running) {
     check(MPI_Query_thread(&provided), "MPI_Query_thread");
     provided_ = from_mpi(provided);
     return;
@@ -66,10 +91,7 @@ Session::~Session() {
 }
 
 void Session::finalize() {
-  if (!owns_) return;
-  int finalized = 0;
-  check(MPI_Finalized(&finalized), "MPI_Finalized");
-  if (finalized != 0) return;
+  if (!owns_ || mpi_state() == MpiState::finalized) return;
   owns_ = false;
   check(MPI_Finalize(), "MPI_Finalize");
 }

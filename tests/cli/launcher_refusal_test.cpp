@@ -42,9 +42,9 @@ TEST(LauncherRefusal, EveryCommandThatNeedsNoMpiRefusesAsOneOfSeveralRanks) {
 }
 
 TEST(LauncherRefusal, EveryMpiLauncherCounts) {
-  const auto slurm = run_under("SLURM_PROCID=0 SLURM_NTASKS=2", "plan -w 8");
+  const auto slurm = run_under("SLURM_PROCID=0 SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=2 SLURM_NTASKS=4", "plan -w 8");
   EXPECT_EQ(slurm.status, 2);
-  EXPECT_NE(slurm.err.find("one of 2 ranks by slurm (SLURM_NTASKS=2)"), std::string::npos) << slurm.err;
+  EXPECT_NE(slurm.err.find("one of 2 ranks by slurm (SLURM_STEP_NUM_TASKS=2)"), std::string::npos) << slurm.err;
   const auto hydra = run_under("PMI_RANK=1 PMI_SIZE=3", "explain -w 8 --rank 0");
   EXPECT_EQ(hydra.status, 2);
   EXPECT_NE(hydra.err.find("one of 3 ranks by mpich_hydra (PMI_SIZE=3)"), std::string::npos) << hydra.err;
@@ -58,6 +58,28 @@ TEST(LauncherRefusal, OneRankTorchrunAndContradictoryVariablesRunAsUsual) {
   // A rank past the world size: the size is unknown, not a fact to act on.
   const auto contradictory = run_under("OMPI_COMM_WORLD_RANK=5 OMPI_COMM_WORLD_SIZE=4", "plan -w 8");
   EXPECT_EQ(contradictory.status, 0) << contradictory.err;
+}
+
+// What sbatch sets in its batch script (one process, no step): no launch of several ranks.
+constexpr const char* kSlurmBatchScript =
+    "SLURM_JOB_ID=77 SLURM_PROCID=0 SLURM_NTASKS=4 SLURM_NPROCS=4 SLURM_LOCALID=0 SLURM_NODEID=0 SLURM_NNODES=1 "
+    "SLURM_TASKS_PER_NODE=4";
+
+TEST(LauncherRefusal, ASlurmBatchScriptRunsAsUsual) {
+  for (const std::string command : {"plan -w 8", "info", "--help"}) {
+    const auto result = run_under(kSlurmBatchScript, command);
+    EXPECT_EQ(result.status, 0) << command << ": " << result.err;
+    EXPECT_NE(result.out, "") << command;
+  }
+  const auto plan = run_under(kSlurmBatchScript, "plan -w 8 -p 2 -t 4 -m 2d");
+  EXPECT_EQ(plan.out.rfind("world size 8 = data 1 x pipeline 2 x tensor 4 (2d, q=2)\n", 0), 0U) << plan.out;
+}
+
+TEST(LauncherRefusal, TorchrunWorkersStartedBySrunAreTorchrunsAndRunAsUsual) {
+  const auto result = run_under(
+      "SLURM_PROCID=1 SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=2 RANK=5 WORLD_SIZE=8 LOCAL_RANK=1 LOCAL_WORLD_SIZE=4",
+      "plan -w 8");
+  EXPECT_EQ(result.status, 0) << result.err;
 }
 
 TEST(LauncherRefusal, AUsageErrorKeepsItsOwnMessageAndStatus) {

@@ -189,8 +189,8 @@ TEST(InfoLauncher, ReportsTheHostAndWhatTorchrunsVariablesSay) {
                                                  {"also_present", nlohmann::json::array()}}));
   // Under an MPI launcher, info runs on one rank only (more refuse: launcher_refusal_test).
   const auto text = run_command(fmt::format(
-      "env -i SLURM_PROCID=0 SLURM_NTASKS=1 SLURM_LOCALID=0 SLURM_NODEID=0 SLURM_NNODES=1 "
-      "SLURM_STEP_TASKS_PER_NODE='1' {} info",
+      "env -i SLURM_PROCID=0 SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=1 SLURM_LOCALID=0 SLURM_NODEID=0 "
+      "SLURM_STEP_NUM_NODES=1 SLURM_STEP_TASKS_PER_NODE='1' {} info",
       PGROUPS_CLI));
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("\n  launcher:  slurm: rank 0 of 1, local rank 0 of 1, node 0 of 1\n"), std::string::npos)

@@ -1,20 +1,26 @@
 // The seed's Initializer_* classes under mpirun: for every golden layout of the world
 // size, the initializers Colossal-AI's ParallelContext would run create exactly the
 // golden groups (Colossal-AI's own output), with its local ranks and sizes, and the
-// seed's shapes (one group or a list); bad arguments fail on every rank, naming them.
+// seed's shapes (one group or a list); bad arguments fail on every rank, naming them,
+// through ParallelContext's construction (its agreement, carried errors and timeout).
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mpi_test_support.hpp"
+#include "pgroups/context/parallel_context.hpp"
 #include "pgroups/context/process_group_initializer.hpp"
 #include "pgroups/layout/error.hpp"
+#include "pgroups/mpi/deadline.hpp"
+#include "pgroups/mpi/node.hpp"
 #include "support/golden.hpp"
 
 namespace pgroups {
@@ -116,31 +122,105 @@ TEST(ProcessGroupInitializer, WrongDataParallelSizeFailsOnEveryRankNamingTheSize
   }
 }
 
-// A wrong rank argument on one rank: that rank throws its ConfigError, the others a
-// MismatchError, and nobody hangs.
-TEST(ProcessGroupInitializer, WrongRankArgumentFailsThatRankAndStopsTheOthers) {
+// A wrong rank argument on one rank is carried into the context's agreement: every rank
+// throws that rank's ConfigError, and nobody hangs.
+TEST(ProcessGroupInitializer, WrongRankArgumentOnOneRankFailsEveryRankWithThatRanksError) {
   const int w = test::world_size();
   const int me = test::world_rank();
   const std::int64_t given = me == 0 ? w + 5 : me;
+  const std::int64_t before = mpi::Communicator::live_count();
   try {
     (void)Initializer_Data(given, w, ParallelConfig{}, w, 1, 1).init_dist_group();
     FAIL() << "nothing thrown";
   } catch (const ConfigError& error) {
-    EXPECT_EQ(me, 0);
-    EXPECT_NE(std::string(error.what()).find("rank " + std::to_string(w + 5) + " given to Initializer_Data"),
-              std::string::npos)
-        << error.what();
-  } catch (const MismatchError& error) {
-    EXPECT_NE(me, 0);
-    const std::string settings = fmt::format(
-        "world_size={} pipeline=1 tensor=1 mode=none depth=- legacy_sequence_dp=false seed=1024 mesh=- node_info=- "
-        "backend=mpi strategy=create_group initializer=Initializer_Data modes=data arguments=",
-        w);
-    const std::string others = w == 2 ? "rank 1 holds" : fmt::format("ranks 1-{} hold", w - 1);
     EXPECT_EQ(std::string(error.what()),
-              fmt::format("initializer configuration mismatch across {} ranks: rank 0 holds '{}wrong'; {} '{}ok'", w,
-                          settings, others, settings));
+              fmt::format("rank 0 hit before the configuration agreement: rank {} given to Initializer_Data is not "
+                          "this process's rank 0 in the communicator",
+                          w + 5));
   }
+  EXPECT_EQ(mpi::Communicator::live_count(), before);
+}
+
+// A wrong world-size argument on every rank: the same carried ConfigError everywhere.
+TEST(ProcessGroupInitializer, WrongWorldSizeArgumentFailsEveryRankNamingBothSizes) {
+  const int w = test::world_size();
+  try {
+    (void)Initializer_Model(test::world_rank(), w + 1, ParallelConfig{}, w + 1, 1, 1).init_dist_group();
+    FAIL() << "no ConfigError";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              fmt::format("{} hit before the configuration agreement: world size {} given to Initializer_Model is "
+                          "not the communicator's size {}",
+                          w == 1 ? "rank 0" : fmt::format("ranks 0-{}", w - 1), w + 1, w));
+  }
+}
+
+// Ranks constructing different classes are a mismatch of the context's agreement, with
+// its text: the class and its modes are agreed on with the configuration.
+TEST(ProcessGroupInitializer, DifferentClassesOnTheRanksAreAMismatchOnEveryRank) {
+  const int w = test::world_size();
+  const int me = test::world_rank();
+  const ParallelConfig config;
+  const Initializer_Data data(me, w, config, w, 1, 1);
+  const Initializer_Model model(me, w, config, w, 1, 1);
+  const ProcessGroupInitializer& mine = me == 0 ? static_cast<const ProcessGroupInitializer&>(model) : data;
+  try {
+    (void)mine.create_dist_groups();
+    FAIL() << "no MismatchError";
+  } catch (const MismatchError& error) {
+    ContextOptions options;
+    options.share_communicators = false;
+    const std::string node = mpi::node_info_from_launcher(mpi::Communicator::borrow(MPI_COMM_WORLD))
+                                 ? "launcher"
+                                 : "shared_memory_split";
+    options.agreed_settings = "initializer=Initializer_Model modes=model";
+    const std::string rank0 = agreement_text(model.plan_config(), options, node);
+    options.agreed_settings = "initializer=Initializer_Data modes=data";
+    const std::string others = agreement_text(data.plan_config(), options, node);
+    EXPECT_EQ(std::string(error.what()),
+              fmt::format("configuration mismatch across {} ranks: rank 0 holds '{}'; {} '{}'", w, rank0,
+                          w == 2 ? "rank 1 holds" : fmt::format("ranks 1-{} hold", w - 1), others));
+  }
+}
+
+// The construction is ParallelContext's: its steps, by name, restricted to the modes the
+// class creates.
+TEST(ProcessGroupInitializer, RunsTheContextsStepsForItsOwnModesOnly) {
+  const int w = test::world_size();
+  if (w % 2 != 0) GTEST_SKIP() << "needs an even world";
+  ParallelConfig config;
+  std::vector<std::string> seen;
+  ContextOptions options;
+  options.before_step = [&seen](std::string_view step) { seen.emplace_back(step); };
+  const std::vector<DistGroup> groups =
+      Initializer_Pipeline(test::world_rank(), w, config, w / 2, 2, 1).init_dist_group(MPI_COMM_WORLD, options);
+  EXPECT_EQ(seen, (std::vector<std::string>{"duplicate", "agreement", "node", "pipe"}));
+  ASSERT_EQ(groups.size(), 1U);
+  EXPECT_EQ(groups[0].group_world_size, 2);
+}
+
+// A rank late for the agreement makes every rank throw the context's TimeoutError.
+TEST(ProcessGroupInitializer, ARankLateForTheAgreementMakesEveryRankThrowTheContextsTimeout) {
+  const int w = test::world_size();
+  if (w > 4) GTEST_SKIP() << "the wait is spent on small worlds only";
+  const int me = test::world_rank();
+  ContextOptions options;
+  options.timeout = std::chrono::seconds(1);
+  if (me == w - 1) {
+    options.before_step = [](std::string_view step) {
+      if (step == "agreement") std::this_thread::sleep_for(std::chrono::seconds(2));
+    };
+  }
+  const std::int64_t before = mpi::Communicator::live_count();
+  try {
+    (void)Initializer_Data(me, w, ParallelConfig{}, w, 1, 1).init_dist_group(MPI_COMM_WORLD, options);
+    FAIL() << "no TimeoutError";
+  } catch (const TimeoutError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              mpi::timeout_message(std::chrono::seconds(1), {"agreement", "the configuration agreement"}, me, w));
+  }
+  EXPECT_EQ(mpi::Communicator::live_count(), before);
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 TEST(ProcessGroupInitializer, PipelineOfSizeOneIsAStateError) {

@@ -51,20 +51,57 @@ TEST(DetectLauncher, MpichHydraUsesPmiAndLocalRankIds) {
   EXPECT_EQ(info.node_count(), 2);
 }
 
-TEST(DetectLauncher, SlurmGivesTheNodeAndReadsTasksPerNode) {
+TEST(DetectLauncher, ASlurmStepGivesTheNodeAndReadsTasksPerNode) {
   const LauncherInfo info = detect({{"SLURM_PROCID", "9"},
-                                    {"SLURM_NTASKS", "11"},
+                                    {"SLURM_STEP_ID", "0"},
+                                    {"SLURM_STEP_NUM_TASKS", "11"},
+                                    {"SLURM_NTASKS", "16"},
                                     {"SLURM_LOCALID", "1"},
                                     {"SLURM_NODEID", "2"},
-                                    {"SLURM_NNODES", "3"},
-                                    {"SLURM_STEP_TASKS_PER_NODE", "4(x2),3"}});
+                                    {"SLURM_STEP_NUM_NODES", "3"},
+                                    {"SLURM_NNODES", "4"},
+                                    {"SLURM_STEP_TASKS_PER_NODE", "4(x2),3"},
+                                    {"SLURM_TASKS_PER_NODE", "4(x4)"}});
   EXPECT_EQ(info.launcher, Launcher::slurm);
   EXPECT_EQ(info.rank, 9);
+  // The step's own figures, not the allocation's.
   EXPECT_EQ(info.world_size, 11);
   EXPECT_EQ(info.node, 2);
   EXPECT_EQ(info.nodes, 3);
   EXPECT_EQ(info.local_size, 3);
   EXPECT_EQ(info.node_count(), 3);
+}
+
+// sbatch runs its script as one process with SLURM_PROCID=0 and the allocation's
+// SLURM_NTASKS, but no step: no launch of several ranks.
+TEST(DetectLauncher, ASlurmBatchScriptIsNoLaunch) {
+  const LauncherInfo info = detect({{"SLURM_JOB_ID", "77"},
+                                    {"SLURM_PROCID", "0"},
+                                    {"SLURM_NTASKS", "4"},
+                                    {"SLURM_NPROCS", "4"},
+                                    {"SLURM_LOCALID", "0"},
+                                    {"SLURM_NODEID", "0"},
+                                    {"SLURM_NNODES", "1"},
+                                    {"SLURM_TASKS_PER_NODE", "4"}});
+  EXPECT_EQ(info.launcher, Launcher::none);
+  EXPECT_FALSE(info.world_size);
+}
+
+// The innermost launcher wins: torchrun's workers started by srun (or mpirun) are
+// torchrun's, whatever the step around them says.
+TEST(DetectLauncher, TorchrunInsideASlurmStepIsTorchrunWithSlurmAlsoPresent) {
+  const LauncherInfo info = detect({{"SLURM_PROCID", "1"},
+                                    {"SLURM_STEP_ID", "0"},
+                                    {"SLURM_STEP_NUM_TASKS", "2"},
+                                    {"RANK", "5"},
+                                    {"WORLD_SIZE", "8"},
+                                    {"LOCAL_RANK", "1"},
+                                    {"LOCAL_WORLD_SIZE", "4"}});
+  EXPECT_EQ(info.launcher, Launcher::torchrun);
+  EXPECT_EQ(info.rank, 5);
+  EXPECT_EQ(info.world_size, 8);
+  ASSERT_EQ(info.also_present.size(), 1U);
+  EXPECT_EQ(info.also_present[0], Launcher::slurm);
 }
 
 TEST(DetectLauncher, TorchrunNeedsLocalRankBesideRank) {
@@ -80,15 +117,23 @@ TEST(DetectLauncher, TorchrunNeedsLocalRankBesideRank) {
   EXPECT_EQ(detect({{"RANK", "6"}, {"WORLD_SIZE", "16"}}).launcher, Launcher::none);
 }
 
-TEST(DetectLauncher, MpirunInsideASlurmAllocationIsOpenMpiWithSlurmAlsoPresent) {
+TEST(DetectLauncher, MpirunInsideASlurmStepIsOpenMpiWithSlurmAlsoPresent) {
+  // mpirun's daemons run as a step; its ranks inherit the step's variables.
   const LauncherInfo info = detect({{"OMPI_COMM_WORLD_RANK", "2"},
                                     {"OMPI_COMM_WORLD_SIZE", "4"},
                                     {"SLURM_PROCID", "0"},
-                                    {"SLURM_NTASKS", "1"}});
+                                    {"SLURM_STEP_ID", "1"},
+                                    {"SLURM_STEP_NUM_TASKS", "1"}});
   EXPECT_EQ(info.launcher, Launcher::open_mpi);
   EXPECT_EQ(info.rank, 2);
   ASSERT_EQ(info.also_present.size(), 1U);
   EXPECT_EQ(info.also_present[0], Launcher::slurm);
+  // Inside a batch script without a step, Slurm is not present at all.
+  EXPECT_TRUE(detect({{"OMPI_COMM_WORLD_RANK", "2"},
+                      {"OMPI_COMM_WORLD_SIZE", "4"},
+                      {"SLURM_PROCID", "0"},
+                      {"SLURM_NTASKS", "1"}})
+                  .also_present.empty());
 }
 
 TEST(DetectLauncher, MalformedOrInconsistentValuesAreDropped) {
@@ -123,26 +168,24 @@ TEST(DetectLauncher, ContradictoryVariablesAreUnknownNotFacts) {
   EXPECT_FALSE(crowded.local_size);
   EXPECT_FALSE(crowded.node_count());
 
-  const LauncherInfo nodes = detect({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "4"}, {"SLURM_NODEID", "5"},
-                                     {"SLURM_NNODES", "3"}});
+  const LauncherInfo nodes = detect({{"SLURM_PROCID", "0"}, {"SLURM_STEP_ID", "0"}, {"SLURM_STEP_NUM_TASKS", "4"},
+                                     {"SLURM_NODEID", "5"}, {"SLURM_STEP_NUM_NODES", "3"}});
   EXPECT_EQ(nodes.world_size, 4);
   EXPECT_FALSE(nodes.node);
   EXPECT_FALSE(nodes.nodes);
-
-  const LauncherInfo tasks = detect({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "4"}, {"SLURM_NPROCS", "8"}});
-  EXPECT_EQ(tasks.rank, 0);
-  EXPECT_FALSE(tasks.world_size);
-  EXPECT_EQ(detect({{"SLURM_PROCID", "0"}, {"SLURM_NPROCS", "8"}}).world_size, 8);
 }
 
-TEST(LauncherVariables, AreTheOneListInPrecedenceOrder) {
+TEST(LauncherVariables, AreTheOneListInnermostFirst) {
   const auto all = launcher_variables();
   ASSERT_EQ(all.size(), 4U);
-  EXPECT_EQ(all[0].launcher, Launcher::open_mpi);
-  EXPECT_EQ(all[0].world_size, "OMPI_COMM_WORLD_SIZE");
-  EXPECT_EQ(all[1].local_rank, "MPI_LOCALRANKID");
-  EXPECT_EQ(all[2].world_size, "SLURM_NTASKS");
-  EXPECT_EQ(all[3].local_rank, "LOCAL_RANK");
+  EXPECT_EQ(all[0].launcher, Launcher::torchrun);
+  EXPECT_EQ(all[0].local_rank, "LOCAL_RANK");
+  EXPECT_EQ(all[0].launch, "LOCAL_RANK");
+  EXPECT_EQ(all[1].launcher, Launcher::open_mpi);
+  EXPECT_EQ(all[1].world_size, "OMPI_COMM_WORLD_SIZE");
+  EXPECT_EQ(all[2].local_rank, "MPI_LOCALRANKID");
+  EXPECT_EQ(all[3].world_size, "SLURM_STEP_NUM_TASKS");
+  EXPECT_EQ(all[3].launch, "SLURM_STEP_ID");
 }
 
 TEST(SlurmTasksOnNode, ExpandsRepeatsAndRejectsMalformedLists) {

@@ -85,6 +85,7 @@ namespace pgroups {
 namespace detail {
 struct KindGroup;
 class LiveGroups;
+struct CreationRequest;
 }  // namespace detail
 
 /// A neighbour in a group's ring (ParallelContext::next_rank / prev_rank): its rank in
@@ -332,6 +333,12 @@ class ParallelContext {
   void destroy();
 
  private:
+  // The seed's initializers (process_group_initializer.hpp) build their groups through
+  // this same construction, restricted to their kinds, and take the communicators over.
+  friend class ProcessGroupInitializer;
+  ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options,
+                  const detail::CreationRequest& request);
+
   // What a query about one kind resolves to: the kind's communicators, or none for the
   // pipeline of a job without one (answered as a group of this rank alone).
   struct Resolved {

@@ -10,20 +10,29 @@
 ///
 /// init_dist_group() is collective over `world` (MPI_COMM_WORLD unless another is
 /// given); every rank of it must construct the same initializer class with the same
-/// arguments (its own rank aside) and call init_dist_group() together. It runs:
-///   1. local validation: `rank` and `world_size` must be this process's rank and the
-///      communicator's size, data * pipeline * tensor the world size, and the whole plan
-///      valid (Layout), without throwing yet;
-///   2. MPI_Comm_idup of `world` (pgroups' traffic never mixes with the application's);
-///   3. one MPI_Allreduce that every rank holds the same configuration, class and
-///      validity: ranks that disagree throw MismatchError on every rank (a rank whose own
-///      rank or world-size argument was wrong throws its ConfigError instead); then a
-///      plan that is invalid everywhere throws the same ConfigError on every rank, and a
-///      mode the plan lacks (Initializer_Pipeline with pipeline size 1) StateError;
-///   4. one collective per mode (options.strategy), in the order the seed returns them.
-/// Steps 2 and 3 wait until the timeout (options.timeout, else PGROUPS_TIMEOUT, else
-/// 300 s) and then throw TimeoutError; step 4 runs under the context's watchdog. Nothing
-/// is half-built: whatever is thrown, every communicator created so far is freed.
+/// arguments (its own rank aside) and call init_dist_group() together. It builds a
+/// ParallelContext for plan_config() over `world`, restricted to the class's modes, and
+/// takes their communicators over: the construction steps, agreement, carried errors,
+/// timeouts and watchdog are the context's (parallel_context.hpp), with sharing off
+/// (Colossal-AI's destroy() frees one communicator per mode) and the class and its
+/// modes agreed on with the configuration (" settings=initializer=Initializer_2D
+/// modes=2d_row,2d_col", before options.agreed_settings). So:
+///   - a `rank` or `world_size` argument that is not this process's rank or the
+///     communicator's size is this rank's ConfigError, carried into the agreement:
+///     every rank throws it ("rank 0 hit before the configuration agreement: rank 9
+///     given to Initializer_Data is not this process's rank 0 in the communicator");
+///   - ranks that hold different configurations or classes throw MismatchError on
+///     every rank ("configuration mismatch across 4 ranks: ...");
+///   - then, on every rank alike: ConfigError for an invalid plan (Layout), for data *
+///     pipeline * tensor other than the world size, or for a backend other than MPI;
+///     StateError for a mode the plan lacks (Initializer_Pipeline with pipeline size 1);
+///   - then one collective per mode (options.strategy), in the order the seed returns
+///     them, under the context's timeout (options.timeout, else PGROUPS_TIMEOUT, else
+///     300 s) and watchdog; ContextOptions::before_step sees "duplicate", "agreement",
+///     "node" and the name of each mode created.
+/// MPI must be running (StateError "Initializer_Data.init_dist_group() cannot run before
+/// MPI_Init: ...", on this rank, before any collective). Nothing is half-built: whatever
+/// is thrown, every communicator created so far is freed.
 
 #include <cstdint>
 #include <optional>

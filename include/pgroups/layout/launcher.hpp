@@ -1,18 +1,22 @@
 #pragma once
 /// \file
 /// What the launcher told this process about where it runs, read from the environment
-/// variables each launcher sets (docs/topology.md lists them):
+/// variables each launcher sets for the processes it launches (docs/topology.md lists
+/// them), innermost launcher first:
 ///
+///   torchrun            RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK,
+///                       GROUP_WORLD_SIZE (present only with LOCAL_RANK beside RANK)
 ///   Open MPI (mpirun)   OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE
 ///   MPICH / Hydra       PMI_RANK, PMI_SIZE, MPI_LOCALRANKID, MPI_LOCALNRANKS
-///   Slurm (srun)        SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_NODEID,
-///                       SLURM_NNODES, SLURM_STEP_TASKS_PER_NODE (or SLURM_TASKS_PER_NODE)
-///   torchrun            RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK,
-///                       GROUP_WORLD_SIZE
+///   Slurm (srun)        SLURM_PROCID, SLURM_STEP_NUM_TASKS, SLURM_LOCALID, SLURM_NODEID,
+///                       SLURM_STEP_NUM_NODES, SLURM_STEP_TASKS_PER_NODE (present only
+///                       with SLURM_STEP_ID, which srun sets for the tasks of a step)
 ///
-/// When several are present (mpirun inside a Slurm allocation sets both), the one that
-/// started this process wins, in the order above: mpirun's own variables describe its
-/// ranks, while the allocation's SLURM_* ones describe mpirun's daemons. Pure: no MPI.
+/// Only a launch counts: a Slurm batch script (sbatch, one process) has SLURM_PROCID=0
+/// and the allocation's SLURM_NTASKS, but no step, so it is no launch of several ranks.
+/// When several are present the innermost wins, in the order above: a torchrun worker
+/// started by srun or mpirun is torchrun's, and mpirun's ranks inside a Slurm step (its
+/// daemons are one) are mpirun's, whose variables describe them. Pure: no MPI.
 ///
 /// This is the one list of launcher variables in pgroups (launcher_variables()): the
 /// CLI, the node query (mpi::node_info_from_launcher) and the choice of a GPU
@@ -33,10 +37,12 @@ enum class Launcher : std::uint8_t { none, open_mpi, mpich_hydra, slurm, torchru
 /// "none", "open_mpi", "mpich_hydra", "slurm", "torchrun".
 [[nodiscard]] std::string_view launcher_name(Launcher launcher) noexcept;
 
-/// The variables one launcher sets, field by field; empty where it has none.
+/// The variables one launcher sets, field by field; empty where it has none. `launch`
+/// is the variable that must be set beside `rank` for the launcher to count as present
+/// (torchrun's LOCAL_RANK, Slurm's SLURM_STEP_ID); empty where the rank alone says so.
 struct LauncherVariables {
   Launcher launcher;
-  std::string_view rank, world_size, local_rank, local_size, node, nodes;
+  std::string_view rank, world_size, local_rank, local_size, node, nodes, launch;
 };
 
 /// Every launcher's variables, in the order of precedence above.
@@ -46,8 +52,7 @@ struct LauncherVariables {
 /// it or its value is malformed (not a non-negative integer). Variables that contradict
 /// each other are unknown, all of them, never taken as facts: a rank not below the world
 /// size, a local rank not below the local size, a node not below the node count, more
-/// processes on a node or more nodes than in the world, and Slurm's SLURM_NTASKS and
-/// SLURM_NPROCS when they differ.
+/// processes on a node or more nodes than in the world.
 struct LauncherInfo {
   Launcher launcher = Launcher::none;
   std::optional<std::int64_t> rank;

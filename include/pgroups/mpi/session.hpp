@@ -8,10 +8,30 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <string_view>
 
 #include "pgroups/mpi/communicator.hpp"
 
 namespace pgroups::mpi {
+
+/// Where this process is in MPI's lifetime: before MPI_Init, between MPI_Init and
+/// MPI_Finalize, or after MPI_Finalize (MPI cannot be started again then).
+enum class MpiState : std::uint8_t { not_started, running, finalized };
+
+/// This process's MPI state, from MPI_Initialized and MPI_Finalized, the two calls MPI
+/// allows at any time: pgroups' one "is MPI running" query, which every layer asks.
+/// Never throws; O(1).
+[[nodiscard]] MpiState mpi_state() noexcept;
+
+/// mpi_state() == MpiState::running.
+[[nodiscard]] inline bool is_running() noexcept { return mpi_state() == MpiState::running; }
+
+/// Returns when MPI is running; otherwise throws StateError, on this rank and with no
+/// other MPI call, starting with `what` (e.g. "a ParallelContext cannot be built"):
+/// "<what> before MPI_Init: MPI must be running (call MPI_Init or MPI_Init_thread
+/// first, or hold a pgroups::mpi::Session)", or "<what> after MPI_Finalize: MPI must be
+/// running (between MPI_Init and MPI_Finalize, e.g. inside a pgroups::mpi::Session)".
+void require_running(std::string_view what);
 
 /// MPI's thread-support levels, weakest first.
 enum class ThreadLevel : std::uint8_t { single, funneled, serialized, multiple };
