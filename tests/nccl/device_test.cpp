@@ -53,15 +53,18 @@ TEST(NcclDeviceChoice, NodeLocalRankFromMpiWinsOverTheEnvironment) {
   EXPECT_EQ(choice.source, "node-local rank 5 (MPI shared-memory split) modulo 4 visible devices");
 }
 
-TEST(NcclDeviceChoice, OpenMpiVariableComesFirst) {
+// The innermost launcher's variable first (launcher_variables()): a torchrun worker
+// started by srun or mpirun is torchrun's LOCAL_RANK, not its launcher's task index.
+TEST(NcclDeviceChoice, TheInnermostLaunchersVariableComesFirst) {
   const DeviceChoice choice = choose_device(
       {}, 8, fake_env({{"OMPI_COMM_WORLD_LOCAL_RANK", "3"}, {"SLURM_LOCALID", "0"}, {"LOCAL_RANK", "1"}}));
-  EXPECT_EQ(choice.device, 3);
-  EXPECT_EQ(choice.source, "OMPI_COMM_WORLD_LOCAL_RANK=3 modulo 8 visible devices");
+  EXPECT_EQ(choice.device, 1);
+  EXPECT_EQ(choice.source, "LOCAL_RANK=1 modulo 8 visible devices");
 }
 
-TEST(NcclDeviceChoice, SlurmVariableBeforeLocalRank) {
-  EXPECT_EQ(choose_device({}, 8, fake_env({{"SLURM_LOCALID", "6"}, {"LOCAL_RANK", "1"}})).device, 6);
+// mpirun's ranks inside a Slurm step inherit its SLURM_LOCALID; their own is Open MPI's.
+TEST(NcclDeviceChoice, OpenMpiVariableBeforeSlurms) {
+  EXPECT_EQ(choose_device({}, 8, fake_env({{"SLURM_LOCALID", "0"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "6"}})).device, 6);
 }
 
 TEST(NcclDeviceChoice, LocalRankWrapsAroundTheVisibleDevices) {
