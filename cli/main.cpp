@@ -28,8 +28,9 @@ namespace {
 // MPI ranks beside it would wait for it in MPI_Init. Started by an MPI launcher as one of
 // several ranks, it refuses at once: its non-zero status makes the launcher end the job
 // (and the MPI ranks' start-up timeout ends them where a launcher does not). torchrun
-// starts no MPI job, and launcher variables that contradict each other are unknown
-// (detect_launcher), so neither refuses.
+// starts no MPI job, a Slurm batch script is no launch (only an srun step is), and
+// launcher variables that contradict each other are unknown (detect_launcher), so none of
+// them refuses; a torchrun worker started by srun is torchrun's (the innermost wins).
 std::optional<int> refuse_beside_other_ranks(std::string_view what) {
   const pgroups::LauncherInfo launcher = pgroups::detect_launcher();
   if (launcher.launcher == pgroups::Launcher::none || launcher.launcher == pgroups::Launcher::torchrun) {
