@@ -16,4 +16,6 @@
 #include "pgroups/layout/mesh_config.hpp"  // IWYU pragma: export
 #include "pgroups/layout/parallel_config.hpp"  // IWYU pragma: export
 #include "pgroups/layout/parallel_mode.hpp"  // IWYU pragma: export
+#include "pgroups/layout/partition_key.hpp"  // IWYU pragma: export
+#include "pgroups/layout/rank_view.hpp"  // IWYU pragma: export
 #include "pgroups/layout/timeout.hpp"  // IWYU pragma: export

@@ -31,6 +31,11 @@ CommunicatorBill ParallelContext::communicator_bill() const {
   return pgroups::communicator_bill(*state_.layout, state_.global_rank, state_.options.share_communicators);
 }
 
+RankView ParallelContext::view() const {
+  if (destroyed()) throw StateError("the context was destroyed (or moved from); it has no view of its layout");
+  return RankView(*state_.layout, state_.global_rank);
+}
+
 std::vector<std::string> ParallelContext::groups() const {
   std::vector<std::string> names;
   if (destroyed()) return names;
@@ -104,14 +109,14 @@ std::int64_t ParallelContext::local_rank(std::string_view group) const { return 
 
 std::int64_t ParallelContext::local_rank(const KindHandle& group) const {
   const Resolved found = resolve(group);
-  return found.group ? found.group->local_rank : 0;
+  return found.group ? view().local_rank(found.kind) : 0;
 }
 
 std::int64_t ParallelContext::world_size(std::string_view group) const { return world_size(kind(group)); }
 
 std::int64_t ParallelContext::world_size(const KindHandle& group) const {
   const Resolved found = resolve(group);
-  return found.group ? found.group->size : 1;
+  return found.group ? view().size(found.kind) : 1;
 }
 
 GroupHandle ParallelContext::get_group(std::string_view group) const { return get_group(kind(group)); }
@@ -139,7 +144,7 @@ std::vector<std::int64_t> ParallelContext::ranks_in_group(std::string_view group
 std::vector<std::int64_t> ParallelContext::ranks_in_group(const KindHandle& group) const {
   const Resolved found = resolve(group);
   if (!found.group) return {state_.global_rank};
-  return state_.layout->group_of(state_.global_rank, found.kind);
+  return view().members(found.kind);
 }
 
 Neighbour ParallelContext::next_rank(std::string_view group) const { return next_rank(kind(group)); }
@@ -147,8 +152,8 @@ Neighbour ParallelContext::next_rank(std::string_view group) const { return next
 Neighbour ParallelContext::next_rank(const KindHandle& group) const {
   const Resolved found = resolve(group);
   if (!found.group) return {state_.global_rank, 0};
-  const std::int64_t local = (found.group->local_rank + 1) % found.group->size;
-  return {state_.layout->group_member(state_.global_rank, found.kind, local), local};
+  const RankView mine = view();
+  return {mine.next_rank(found.kind), (mine.local_rank(found.kind) + 1) % mine.size(found.kind)};
 }
 
 Neighbour ParallelContext::prev_rank(std::string_view group) const { return prev_rank(kind(group)); }
@@ -156,8 +161,9 @@ Neighbour ParallelContext::prev_rank(std::string_view group) const { return prev
 Neighbour ParallelContext::prev_rank(const KindHandle& group) const {
   const Resolved found = resolve(group);
   if (!found.group) return {state_.global_rank, 0};
-  const std::int64_t local = (found.group->local_rank + found.group->size - 1) % found.group->size;
-  return {state_.layout->group_member(state_.global_rank, found.kind, local), local};
+  const RankView mine = view();
+  const std::int64_t size = mine.size(found.kind);
+  return {mine.previous_rank(found.kind), (mine.local_rank(found.kind) + size - 1) % size};
 }
 
 bool ParallelContext::is_first_rank(std::string_view group) const { return is_first_rank(kind(group)); }
@@ -168,7 +174,7 @@ bool ParallelContext::is_last_rank(std::string_view group) const { return is_las
 
 bool ParallelContext::is_last_rank(const KindHandle& group) const {
   const Resolved found = resolve(group);
-  return !found.group || found.group->local_rank == found.group->size - 1;
+  return !found.group || view().is_last(found.kind);
 }
 
 std::int64_t ParallelContext::seed(std::string_view group) const { return seed(kind(group)); }
@@ -176,7 +182,7 @@ std::int64_t ParallelContext::seed(std::string_view group) const { return seed(k
 std::int64_t ParallelContext::seed(const KindHandle& group) const {
   const Resolved found = resolve(group);
   if (!found.group) return config().seed;
-  return state_.layout->seed(state_.global_rank, found.kind);
+  return view().seed(found.kind);
 }
 
 double ParallelContext::creation_seconds(std::string_view group) const { return creation_seconds(kind(group)); }
@@ -210,7 +216,7 @@ std::vector<GroupCheck> ParallelContext::check_device_groups() {
 std::int64_t ParallelContext::pipeline_stage() const {
   if (destroyed()) throw StateError("the context was destroyed (or moved from); it has no pipeline stage");
   // The pipeline coordinate, whether or not a pipeline group kind was created.
-  return state_.layout->pipeline_stage(state_.global_rank);
+  return view().pipeline_stage();
 }
 
 bool ParallelContext::is_pipeline_first_stage(bool ignore_virtual) const {

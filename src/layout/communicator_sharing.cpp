@@ -22,9 +22,11 @@ std::string_view comm_source_name(CommSource source) noexcept {
 std::vector<KindSharing> communicator_sharing(const Layout& layout, bool share) {
   const auto kinds = layout.group_kinds();
   std::vector<KindSharing> result(kinds.size());
-  // The owner of each partition, by its key (Layout::partition_key): O(kinds x dimensions),
-  // whatever the world and group sizes, so that explain answers at once at any W.
-  std::map<std::pair<bool, DimMask>, std::size_t> owners;
+  // The owner of each partition, by its key (Layout::partition_key): equal keys are equal
+  // partitions whichever notation made them (a legacy sequence_dp block mesh, an embd that
+  // keeps both members of two-stage pipelines), and O(kinds x dimensions) whatever the world
+  // and group sizes, so that explain answers at once at any W.
+  std::map<PartitionKey, std::size_t> owners;
   for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
     KindSharing& entry = result[kind];
     entry.owner = kind;
@@ -34,22 +36,20 @@ std::vector<KindSharing> communicator_sharing(const Layout& layout, bool share) 
       continue;
     }
     if (!share) continue;
-    const std::int64_t size = layout.group_size(kind);
-    if (size == 1) {
+    if (layout.group_size(kind) == 1) {
       entry.source = CommSource::singleton;
       continue;
     }
-    if (kinds[kind].partial) continue;  // own: never shared
-    if (size == layout.world_size()) {
+    PartitionKey key = layout.partition_key(kind);
+    if (key.is_world()) {
       entry.source = CommSource::world;
       continue;
     }
-    const auto key = *layout.partition_key(kind);  // a full kind has one
     if (const auto owner = owners.find(key); owner != owners.end()) {
       entry.source = CommSource::shared;
       entry.owner = owner->second;
     } else {
-      owners.emplace(key, kind);
+      owners.emplace(std::move(key), kind);
     }
   }
   return result;

@@ -88,15 +88,12 @@ const Layout::KindShape& Layout::shape(std::size_t kind) const {
   return lowered_.shapes[kind];
 }
 
-std::optional<std::pair<bool, DimMask>> Layout::partition_key(std::size_t kind) const {
+PartitionKey Layout::partition_key(std::size_t kind) const {
   const KindShape& s = shape(kind);
-  if (s.pick != KindShape::Pick::all) return std::nullopt;
-  const Mesh& mesh = mesh_of(s);
-  DimMask varying = 0;
-  for (std::size_t dim = 0; dim < mesh.dims().size(); ++dim) {
-    if ((s.varying >> dim & 1U) != 0 && mesh.dims()[dim].size > 1) varying |= DimMask{1} << dim;
-  }
-  return std::pair{s.on_legacy_block_mesh, varying};
+  const PartitionKey::Pick pick = s.pick == KindShape::Pick::all     ? PartitionKey::Pick::all
+                                  : s.pick == KindShape::Pick::first ? PartitionKey::Pick::first
+                                                                     : PartitionKey::Pick::first_and_last;
+  return partition_key_of(mesh_of(s), s.varying, pick);
 }
 
 void Layout::check_rank(std::int64_t rank) const {

@@ -77,6 +77,7 @@
 #include "pgroups/layout/layout.hpp"
 #include "pgroups/layout/parallel_config.hpp"
 #include "pgroups/layout/parallel_mode.hpp"
+#include "pgroups/layout/rank_view.hpp"
 #include "pgroups/layout/virtual_pipeline.hpp"
 #include "pgroups/mpi/communicator.hpp"
 
@@ -323,6 +324,9 @@ class ParallelContext {
   /// global_rank(), options().share_communicators)); created counts the MPI ones, and
   /// with the NCCL backend as many NCCL ones were created. Valid after destroy().
   [[nodiscard]] CommunicatorBill communicator_bill() const;
+  /// This rank's view of the layout (pgroups/layout/rank_view.hpp), valid while the context
+  /// lives; the per-rank queries below answer through it. StateError once destroyed.
+  [[nodiscard]] RankView view() const;
 
   /// Frees every communicator, in reverse creation order: the NCCL ones first (finalized
   /// and destroyed, aborted on failure), then the MPI ones. Afterwards is_initialized is

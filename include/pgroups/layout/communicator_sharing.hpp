@@ -16,13 +16,12 @@
 ///              group, as an earlier kind (its `owner`): it uses that kind's communicator;
 ///   own        the kind's own communicator, created by the strategy (a collective).
 ///
-/// Two kinds that vary every rank on the same mixed-radix mesh (pgroups' meshes, and the
-/// presets' legacy block mesh, list their dimensions fastest first with strides the
-/// products of the faster sizes) have the same partition exactly when the groups holding
-/// rank 0 are equal: a group is the runs of strides it varies, and the ranks it does not
-/// vary are the gaps between those runs. So the decision reads one group per kind,
-/// O(kinds^2 x group size). Partial kinds (Megatron's `embd`, `pos_embd`: some ranks in
-/// no group) never share (they may be singletons).
+/// Two kinds have the same partition exactly when their partition keys are equal
+/// (pgroups/layout/partition_key.hpp): the runs of strides their groups vary, whichever
+/// notation or mesh made them, so a legacy sequence_dp that is tensor's blocks shares
+/// tensor's communicator, and Megatron's `embd` of two stages shares the pipeline's. The
+/// decision reads one key per kind, O(kinds x dimensions). A partial kind shares only with
+/// a kind that picks the same members of the same groups.
 ///
 /// With sharing off (ContextOptions::share_communicators false, `--no-share`) every kind
 /// but `global` is `own`: one communicator per kind, each created by the strategy, as
@@ -56,8 +55,8 @@ struct KindSharing {
 
 /// What a layout costs one rank (issue 17's definitions):
 ///   kinds       the layout's group kinds;
-///   distinct    distinct partitions among them whose groups have more than one rank
-///               (the whole world counted once);
+///   distinct    distinct partitions (partition keys) among them whose groups have more
+///               than one rank (the whole world counted once);
 ///   singletons  kinds whose groups all have one rank;
 ///   created     communicators this rank creates with a collective among two or more
 ///               ranks: the duplicate of the world, plus each `own` kind of more than

@@ -23,6 +23,7 @@
 #include "pgroups/layout/mesh_config.hpp"
 #include "pgroups/layout/parallel_config.hpp"
 #include "pgroups/layout/parallel_mode.hpp"
+#include "pgroups/layout/partition_key.hpp"
 
 namespace pgroups {
 
@@ -117,12 +118,10 @@ class Layout {
   /// The global rank at position `index` of the rank's group.
   [[nodiscard]] std::int64_t group_member(std::int64_t rank, std::size_t kind, std::int64_t index) const;
   [[nodiscard]] std::vector<std::int64_t> group_of(std::int64_t rank, std::size_t kind) const;
-  /// What decides a full kind's partition, in O(dimensions): kinds with equal keys have the
-  /// same groups, each in the same order (the mesh they vary and its varying dimensions
-  /// of more than one rank). Empty for a partial kind. Different keys may still give the
-  /// same groups (a legacy sequence_dp block that happens to be a set of coordinates): the
-  /// key is sufficient, not necessary, which sharing can live with.
-  [[nodiscard]] std::optional<std::pair<bool, DimMask>> partition_key(std::size_t kind) const;
+  /// The kind's partition key (pgroups/layout/partition_key.hpp), in O(dimensions): kinds
+  /// with equal keys, of this layout or of another of the same world, have the same groups in
+  /// the same order, whichever notation made them, and only they do.
+  [[nodiscard]] PartitionKey partition_key(std::size_t kind) const;
   /// Every group, ascending by first rank, each ascending (Megatron's order for meshes).
   [[nodiscard]] std::vector<std::vector<std::int64_t>> groups(std::size_t kind) const;
   /// Per-kind random seed: see seed(rank, ParallelMode); a mesh kind gets the base seed.
