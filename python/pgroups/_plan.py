@@ -180,6 +180,17 @@ class Plan:
         (Megatron-LM's ``embd``, ``pos_embd``)."""
         return self._layout.is_member(check_int("rank", rank), mode_value(kind))
 
+    def view(self, rank: int) -> "_pgroups.RankView":
+        """``rank``'s view of the plan (pgroups/layout/rank_view.hpp): everything the rank
+        asks of its groups (``is_member``, ``local_rank``, ``size``, ``members``,
+        ``next_rank``/``previous_rank``, ``first_rank``/``last_rank``, ``seed``,
+        ``pipeline_stage``, ``partition_key``, ``flattened_dims``, ``sharing``,
+        ``communicators``), each kind by name or ParallelMode, answered from the C++ layout
+        in O(group size) at most: a plan of 2**40 ranks answers at once for any rank. A rank
+        in no group of a partial kind gets a StateError naming the kind and the rank from
+        ``local_rank``, ``size``, ``members`` and the neighbour queries (ask ``is_member``)."""
+        return _pgroups.RankView(self._layout, check_int("rank", rank))
+
     # Per mode and rank ---------------------------------------------------------------
     def groups(self, mode: ModeLike) -> List[List[int]]:
         """Every group of ``mode``, ascending by first rank, each ascending. O(world)."""

@@ -26,7 +26,11 @@ class _Handle:
 
 class TorchGroups:
     """The torch process groups of one plan on this rank, answering what
-    :class:`pgroups.ParallelContext` answers, with the same names.
+    :class:`pgroups.ParallelContext` answers, with the same names. Every answer comes from
+    the plan's C++ view of this rank (``view``, :meth:`pgroups.Plan.view`); this class
+    holds only the torch handles. A rank in no group of a partial kind (``embd``) gets a
+    StateError naming the kind and the rank from the group, size, rank and neighbour
+    queries, as from ParallelContext (ask ``is_member`` first).
 
     ``get_group(kind)`` is a ``torch.distributed.ProcessGroup`` (None for a partial kind
     this rank is not in). Kinds whose groups are the same partition of the world share one
@@ -41,6 +45,7 @@ class TorchGroups:
         self.rank = rank
         self.method = method
         self.share = share
+        self.view = plan.view(rank)
         self.seconds = 0.0
         self.calls = 0
         self._kinds: Dict[str, Optional[_Handle]] = {}
@@ -69,7 +74,7 @@ class TorchGroups:
         name = mode_value(kind)
         # A mesh token may be written with its dimensions in another order ("dp-tp").
         if name not in self._kinds and self.plan.has_mode(name):
-            canonical = self.plan._layout.kind_name(name)
+            canonical = self.view.kind_name(name)
             if canonical in self._kinds:
                 return canonical
         if name not in self._kinds:
@@ -88,12 +93,21 @@ class TorchGroups:
 
     def is_member(self, kind: ModeLike) -> bool:
         """False only for a partial kind (``embd``, ``pos_embd``) this rank is not in."""
-        return self._kinds[self._name(kind)] is not None
+        return self.view.is_member(self._name(kind))
+
+    def _member(self, kind: ModeLike) -> str:
+        # The kind's name, or the view's StateError for a rank in none of its groups.
+        name = self._name(kind)
+        if not self.view.is_member(name):
+            self.view.size(name)  # raises the one non-member's StateError
+        return name
 
     def get_group(self, kind: ModeLike) -> Any:
-        """This rank's group of the kind; None when the rank is in no group of a partial kind."""
-        handle = self._kinds[self._name(kind)]
-        return None if handle is None else handle.group
+        """This rank's group of the kind; StateError when the rank is in no group of a
+        partial kind."""
+        handle = self._kinds[self._member(kind)]
+        assert handle is not None  # a member of every kind it was created for holds a handle
+        return handle.group
 
     def get_cpu_group(self, kind: ModeLike) -> Any:
         """The group for host traffic: the same group when it is a gloo group."""
@@ -114,42 +128,36 @@ class TorchGroups:
         return self.rank
 
     def get_ranks_in_group(self, kind: ModeLike) -> List[int]:
-        name = self._name(kind)
-        return self.plan.group_of(self.rank, name) if self._kinds[name] is not None else []
+        return self.view.members(self._member(kind))
 
     def get_local_rank(self, kind: ModeLike) -> int:
-        name = self._name(kind)
-        return self.plan.local_rank(self.rank, name) if self._kinds[name] is not None else -1
+        return self.view.local_rank(self._member(kind))
 
     def get_world_size(self, kind: ModeLike) -> int:
-        name = self._name(kind)
-        return self.plan.group_size(name) if self._kinds[name] is not None else -1
+        return self.view.size(self._member(kind))
 
     def get_next_global_rank(self, kind: ModeLike) -> int:
-        ranks = self.get_ranks_in_group(kind)
-        return ranks[(ranks.index(self.rank) + 1) % len(ranks)] if ranks else self.rank
+        return self.view.next_rank(self._member(kind))
 
     def get_prev_global_rank(self, kind: ModeLike) -> int:
-        ranks = self.get_ranks_in_group(kind)
-        return ranks[(ranks.index(self.rank) - 1) % len(ranks)] if ranks else self.rank
+        return self.view.previous_rank(self._member(kind))
 
     def is_first_rank(self, kind: ModeLike) -> bool:
-        return self.get_local_rank(kind) == 0
+        return self.view.is_first(self._member(kind))
 
     def is_last_rank(self, kind: ModeLike) -> bool:
-        return self.get_local_rank(kind) == self.get_world_size(kind) - 1
+        return self.view.is_last(self._member(kind))
 
     def get_seed(self, kind: ModeLike) -> int:
         """The kind's seed: the base seed, and for TENSOR ``seed + tp_local + 1024 * pp_local``."""
-        name = self._name(kind)
-        return self.plan.seed(self.rank, name) if self._kinds[name] is not None else self.plan.base_seed
+        return self.view.seed(self._member(kind))
 
     @property
     def seeds(self) -> Dict[Union[ParallelMode, str], int]:
         """Every kind's seed, keyed by ParallelMode for presets, by name for a mesh."""
         if self.modes:
             return {mode: self.get_seed(mode) for mode in self.modes}
-        return {kind: self.get_seed(kind) for kind in self._kinds if self._kinds[kind] is not None}
+        return {kind: self.get_seed(kind) for kind in self._kinds if self.view.is_member(kind)}
 
     @property
     def world_size(self) -> int:
@@ -169,10 +177,10 @@ class TorchGroups:
 
     def _pipeline_stage(self) -> int:
         # The pipeline coordinate, whether or not a pipeline kind was created.
-        return self.plan.pipeline_stage(self.rank)
+        return self.view.pipeline_stage
 
     def _pipeline_stages(self) -> int:
-        return self.plan.pipeline_size
+        return self.view.pipeline_stages
 
     def is_pipeline_first_stage(self, ignore_virtual: bool = False) -> bool:
         if not ignore_virtual and not self._virtual.runs_first_chunk():
@@ -201,16 +209,13 @@ class TorchGroups:
     # The bill ------------------------------------------------------------------------
     @property
     def communicators(self) -> Dict[str, int]:
-        """As ``verify --format json`` reports them, for this rank: ``kinds``, ``distinct``
-        partitions with more than one rank per group, ``singletons`` (kinds of one-rank
-        groups), and ``created``: torch groups this rank created with a collective among
-        two or more ranks (the default group is not counted: pgroups did not create it)."""
-        kinds = list(self._kinds)
-        singletons = [k for k in kinds if self.plan.group_size(k) == 1]
-        distinct = {tuple(map(tuple, self.plan.groups(k))) for k in kinds if k not in singletons}
-        handles = {id(h): h for h in self._kinds.values() if h is not None}
-        created = sum(1 for h in handles.values() if h.owned and h.collective)
-        return {"kinds": len(kinds), "distinct": len(distinct), "singletons": len(singletons), "created": created}
+        """This rank's bill, the C++ one (``Plan.communicators``, ``verify --format json``)
+        for the plan with this object's ``share``: ``kinds``, ``distinct`` partitions with
+        more than one rank per group, ``singletons`` (kinds of one-rank groups), and
+        ``created``: communicators made with a collective among two or more ranks, the
+        world's counted as one (torch's default group, which pgroups did not create, stands
+        for the duplicate of the world MPI makes)."""
+        return dict(self.view.communicators(self.share))
 
     # Lifetime ------------------------------------------------------------------------
     def destroy_group(self, kind: ModeLike) -> None:

@@ -29,5 +29,7 @@ void bind_layout(pybind11::module_& m);
 void bind_context(pybind11::module_& m);
 /// communicator_bill, communicator_sharing (issue 17).
 void bind_bill(pybind11::module_& m);
+/// RankView and PartitionKey (pgroups/layout/rank_view.hpp).
+void bind_view(pybind11::module_& m);
 
 }  // namespace pgroups::python

@@ -47,4 +47,5 @@ PYBIND11_MODULE(_pgroups, m) {
   pgroups::python::bind_layout(m);
   pgroups::python::bind_context(m);
   pgroups::python::bind_bill(m);
+  pgroups::python::bind_view(m);
 }

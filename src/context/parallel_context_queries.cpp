@@ -97,11 +97,7 @@ ParallelContext::Resolved ParallelContext::resolve(const KindHandle& group) cons
   if (index == KindHandle::kNoKind) return {group.name(), nullptr, 0};
   const detail::KindGroup& entry = state_.live->groups[index];
   const std::string& name = state_.layout->group_kinds()[index].name;
-  if (!entry.member) {
-    throw StateError(fmt::format("rank {} is in no group of kind {}: it is a partial kind, and this rank has no "
-                                 "communicator of it (ask is_member first)",
-                                 state_.global_rank, name));
-  }
+  if (!entry.member) view().require_member(index);  // the view's StateError, naming the rank and the kind
   return {name, &entry, index};
 }
 

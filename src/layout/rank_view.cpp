@@ -15,26 +15,27 @@ RankView::RankView(const Layout& layout, std::int64_t rank) : layout_(&layout), 
 
 bool RankView::is_member(std::size_t kind) const { return layout_->is_member(rank_, kind); }
 
-void RankView::check_member(std::size_t kind) const {
+void RankView::require_member(std::size_t kind) const {
   if (!is_member(kind)) {
-    throw StateError(fmt::format("rank {} is in no group of kind '{}': it is a partial kind and this rank is not in "
-                                 "it (ask is_member first)",
+    // Every front door's text (ParallelContext, pgroups.torch): the rank has no group to use.
+    throw StateError(fmt::format("rank {} is in no group of kind {}: it is a partial kind, and this rank has no "
+                                 "communicator of it (ask is_member first)",
                                  rank_, layout_->group_kinds()[kind].name));
   }
 }
 
 std::int64_t RankView::local_rank(std::size_t kind) const {
-  check_member(kind);
+  require_member(kind);
   return layout_->local_rank(rank_, kind);
 }
 
 std::int64_t RankView::size(std::size_t kind) const {
-  check_member(kind);
+  require_member(kind);
   return layout_->group_size(kind);
 }
 
 std::vector<std::int64_t> RankView::members(std::size_t kind) const {
-  check_member(kind);
+  require_member(kind);
   return layout_->group_of(rank_, kind);
 }
 
@@ -49,7 +50,7 @@ std::int64_t RankView::previous_rank(std::size_t kind) const {
 }
 
 std::int64_t RankView::first_rank(std::size_t kind) const {
-  check_member(kind);
+  require_member(kind);
   return layout_->group_member(rank_, kind, 0);
 }
 
@@ -60,7 +61,7 @@ std::int64_t RankView::last_rank(std::size_t kind) const {
 std::int64_t RankView::seed(std::size_t kind) const { return layout_->seed(rank_, kind); }
 
 std::int64_t RankView::group_index(std::size_t kind) const {
-  check_member(kind);
+  require_member(kind);
   return layout_->group_index(rank_, kind);
 }
 

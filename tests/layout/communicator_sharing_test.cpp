@@ -49,7 +49,7 @@ void expect_sharing_matches_enumeration(const Layout& layout) {
         // No earlier owner has the same groups, and it is neither a world nor a singleton kind.
         EXPECT_GT(layout.group_size(k), 1);
         for (std::size_t j = 0; j < k; ++j) {
-          if (sharing[j].source == CommSource::own && !kinds[k].partial && !kinds[j].partial) {
+          if (sharing[j].source == CommSource::own) {
             EXPECT_NE(groups, layout.groups(j)) << "missed sharing with " << kinds[j].name;
           }
         }
@@ -67,6 +67,7 @@ TEST_P(SharingGolden, SharedKindsAreExactlyThoseWithEqualGroups) {
 
 INSTANTIATE_TEST_SUITE_P(GoldenFiles, SharingGolden, ::testing::ValuesIn(test::golden_files("golden")),
                          test::test_name);
+
 
 TEST(CommunicatorSharing, MeshesOfEveryShapeShareExactlyTheirEqualPartitions) {
   // Every subset of three dimensions with sizes 1 or 2 and 3, every token over them.

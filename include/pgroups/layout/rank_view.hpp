@@ -39,6 +39,8 @@ class RankView {
 
   /// Every query below takes a kind index (StateError when out of range).
   [[nodiscard]] bool is_member(std::size_t kind) const;
+  /// Throws the non-member's StateError, naming the rank and the kind, unless is_member.
+  void require_member(std::size_t kind) const;
   [[nodiscard]] std::int64_t local_rank(std::size_t kind) const;
   [[nodiscard]] std::int64_t size(std::size_t kind) const;
   /// The global ranks of this rank's group, ascending.
@@ -80,7 +82,6 @@ class RankView {
   [[nodiscard]] std::optional<std::pair<std::size_t, std::size_t>> flattened_dims(std::size_t kind) const;
 
  private:
-  void check_member(std::size_t kind) const;
   const Layout* layout_;
   std::int64_t rank_;
 };
