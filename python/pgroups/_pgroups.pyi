@@ -78,8 +78,6 @@ class Layout:
     def world_kind(self) -> Optional[str]:
         """The kind that is the whole world by definition (the presets' global), or None."""
     def pipeline_stage(self, rank: int) -> int: ...
-    def dimension_kinds(self) -> List[Tuple[str, int]]:
-        """The layout's dimensions slowest first, each named by the kind that varies it alone."""
     def config_json(self) -> str:
         """config_json(layout) (pgroups/config/config_json.hpp), dumped: the plan JSON's "config"."""
     def group_kinds(self) -> List[Dict[str, Any]]:

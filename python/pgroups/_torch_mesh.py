@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import math
 import weakref
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import torch
 import torch.distributed as dist
@@ -20,8 +19,8 @@ _BACKING: Dict[int, Any] = {}
 def mesh_dims(plan: Plan) -> List[Tuple[str, int]]:
     """The mesh of a plan, slowest first: a named mesh's dimensions reversed; for a preset
     ``data``, ``pipe`` and the kinds that split the tensor group (size-1 ones included):
-    the layout's own dimensions, named by the kind of each (``Layout.dimension_kinds``)."""
-    return [(name, size) for name, size in plan._layout.dimension_kinds()]
+    the layout's own dimensions, named by the kind of each (``RankView.dimensions``)."""
+    return [(name, size) for name, size in plan.view(0).dimensions()]
 
 
 def _require_device_mesh() -> Any:
@@ -37,25 +36,13 @@ def _require_device_mesh() -> Any:
     return DeviceMesh
 
 
-def device_mesh(source: Union[Plan, TorchGroups], device_type: str = "cpu", *, timeout: Any = None,
-                method: Optional[str] = None, share: bool = True) -> Any:
-    """A ``torch.distributed.device_mesh.DeviceMesh`` over pgroups' own groups, with
-    ``mesh_dim_names`` the plan's mesh dimensions slowest first (a mesh tp=2,dp=2,pp=2
-    gives ``("pp", "dp", "tp")``; a preset ``("data", "pipe", "tensor")``, or the kinds
-    that split the tensor group in place of ``tensor``, with ``mesh["tensor"]`` a
-    flattened dimension then). Every kind of the plan whose groups are a run of adjacent
-    dimensions is a flattened dimension too (``mesh["tp-dp"]``, ``mesh["model"]``).
-
-    ``source`` is a Plan (its groups are created here, collectively, as
-    :func:`create_groups` does, with ``timeout``, ``method``, ``share``) or the
-    TorchGroups of an earlier ``create_groups``. No group is created twice; a dimension
-    whose one-dimension kind the plan lacks is created for the mesh (a one-rank group
-    costs no collective). :func:`mesh_groups` gives the TorchGroups behind the mesh (their
-    ``communicators`` are its bill). torch >= 2.4; ConfigError before.
-    """
+def make_device_mesh(create_groups: Callable[..., TorchGroups], singleton: Callable[[int, str, Dict[str, Any]], Any],
+                     source: Union[Plan, TorchGroups], device_type: str, timeout: Any, method: Optional[str],
+                     share: bool) -> Any:
+    """pgroups.torch.device_mesh (its docstring says what), given pgroups.torch's
+    ``create_groups`` and one-rank group maker: this module imports nothing of
+    pgroups.torch, which imports it."""
     DeviceMesh = _require_device_mesh()
-    from .torch import _singleton, create_groups
-
     device_type = check_token("device_type", device_type)
     backing: List[TorchGroups] = []
     if isinstance(source, TorchGroups):
@@ -94,7 +81,7 @@ def device_mesh(source: Union[Plan, TorchGroups], device_type: str = "cpu", *, t
             continue
         # A dimension without a kind has size 1 (a preset's pipe when pipeline = 1).
         assert size == 1, (name, size)
-        single = _singleton(rank, name, {"group_desc": f"pgroups:{name}"})
+        single = singleton(rank, name, {"group_desc": f"pgroups:{name}"})
         extra.append(single)
         handles.append(single)
     sizes = [size for _, size in dims]
@@ -124,23 +111,15 @@ def _flatten_kinds(mesh: Any, groups: TorchGroups, layout: torch.Tensor, names: 
     if not all(hasattr(mesh, attr) for attr in ("_layout", "_flatten_mapping", "_pg_registry", "_rank_map")):
         return  # a DeviceMesh without these internals: no flattened dimensions
     DeviceMesh = type(mesh)
-    sizes = list(layout.shape)
-    plan = groups.plan
+    view = groups.view
     for kind in groups.kinds:
-        if kind in names or not groups.is_member(kind) or kind in mesh._flatten_mapping:
+        if kind in names or not view.is_member(kind) or kind in mesh._flatten_mapping:
             continue
-        size = plan.group_size(kind)
-        partition = {tuple(g) for g in plan.groups(kind)}
-        if sum(len(g) for g in partition) != plan.world_size:
-            continue  # a partial kind is no dimension
-        for first in range(len(sizes)):
-            last = next((j for j in range(first, len(sizes)) if math.prod(sizes[first:j + 1]) >= size), None)
-            if last is None or last == first or math.prod(sizes[first:last + 1]) != size:
-                continue
-            run = layout.reshape(sizes[:first] + [size] + sizes[last + 1:]).movedim(first, -1).reshape(-1, size)
-            if {tuple(row) for row in run.tolist()} != partition:
-                continue
-            sub = mesh[names[first:last + 1]]
+        # Which run of the mesh's dimensions the kind flattens is the layout's to say.
+        run = view.flattened_dims(kind)
+        if run is not None:
+            first, end = run
+            sub = mesh[names[first:end]]
             flat = DeviceMesh(mesh._device_type, _layout=type(sub._layout)([sub._layout.collapse()]),
                               _rank_map=mesh._rank_map, mesh_dim_names=(kind,), _root_mesh=mesh,
                               _init_backend=False)
@@ -148,4 +127,3 @@ def _flatten_kinds(mesh: Any, groups: TorchGroups, layout: torch.Tensor, names: 
             flat._dim_group_names = [group.group_name]
             mesh._pg_registry[group.group_name] = group
             mesh._flatten_mapping[kind] = flat
-            break

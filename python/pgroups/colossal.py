@@ -101,10 +101,11 @@ class ProcessGroupInitializer:
                                legacy_sequence_dp=self.legacy_sequence_dp, modes=self.modes,
                                # Colossal-AI's destroy() destroys every kind's group itself.
                                share=False)
-        plan = groups.plan
         self.groups = groups
-        out = [(plan.local_rank(self.rank, m), plan.group_size(m), groups.get_group(m), plan.group_of(self.rank, m),
-                ParallelMode(m)) for m in self.modes]
+        # Every answer from the one per-rank view (Colossal-AI's presets have no partial kind).
+        view = groups.view
+        out = [(view.local_rank(m), view.size(m), groups.get_group(m), view.members(m), ParallelMode(m))
+               for m in self.modes]
         return out if self.returns_list else out[0]
 
 

@@ -68,6 +68,7 @@ class _State:
         self.creations = 0
         self.seconds = 0.0
         self.plans: Dict[str, Plan] = {}
+        self.views: Dict[str, Any] = {}  # "dense", "expert" -> the plan's view of this rank
 
 
 _state = _State()
@@ -172,13 +173,17 @@ def initialize_model_parallel(
     state = _State()
     state.plans = {"dense": dense_plan, "expert": expert_plan}
     start = time.perf_counter()
-    # One creation per distinct group: a kind whose partition equals an earlier kind's
-    # takes that kind's group (the same decision on every rank: partitions are global).
-    seen: Dict[Tuple[Tuple[int, ...], ...], Tuple[str, str]] = {}
+    # One creation per distinct group: a kind whose partition equals an earlier kind's, in
+    # either plan, takes that kind's group. The C++ partition key decides (equal keys: the
+    # same groups, whichever plan made them), the same on every rank; every per-rank answer
+    # comes from each plan's view of this rank.
+    seen: Dict[Any, Tuple[str, str]] = {}
     for prefix, plan, kinds in (("dense", dense_plan, _DENSE), ("expert", expert_plan, _EXPERT)):
+        view = plan.view(rank)
+        state.views[prefix] = view
         new_kinds = []
         for kind in kinds:
-            key = tuple(sorted(tuple(g) for g in plan.groups(kind)))
+            key = view.partition_key(kind)
             if key in seen:
                 continue
             seen[key] = (prefix, kind)
@@ -186,15 +191,14 @@ def initialize_model_parallel(
         made = create_groups(plan, modes=new_kinds, timeout=timeout, method=_METHOD)
         state.creations += made.calls
         for kind in new_kinds:
-            group = made.get_group(kind)
+            group = made.get_group(kind) if view.is_member(kind) else None
             state.groups[f"{prefix}:{kind}"] = group
             if group is not None:
                 state.created.append(group)
         for kind in kinds:
-            key = tuple(sorted(tuple(g) for g in plan.groups(kind)))
-            owner = "%s:%s" % seen[key]
+            owner = "%s:%s" % seen[view.partition_key(kind)]
             state.groups[f"{prefix}:{kind}"] = state.groups[owner]
-            state.ranks[f"{prefix}:{kind}"] = plan.group_of(rank, kind) if plan.is_member(rank, kind) else []
+            state.ranks[f"{prefix}:{kind}"] = view.members(kind) if view.is_member(kind) else []
     if gloo:
         # Megatron-LM's gloo groups of dp, dp-cp and expert dp: the same groups on gloo.
         backend = str(dist.get_backend())

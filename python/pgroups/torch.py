@@ -57,7 +57,7 @@ from __future__ import annotations
 import datetime
 import inspect
 import time
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 import torch
 import torch.distributed as dist
@@ -68,8 +68,12 @@ from ._modes import ModeLike, ParallelMode, mode_value
 from ._plan import Plan
 from ._torch_agree import Watchdog, agree
 from ._torch_groups import TorchGroups, _Handle
+# One direction only: _torch_mesh is given create_groups, and imports nothing of this module.
+from ._torch_mesh import make_device_mesh, mesh_groups
 
 METHODS = ("split_group", "new_group_local", "new_group", "gloo_direct")
+# The key of the default group among a creation's groups: a tuple, never a kind's name.
+_WORLD: Tuple[str] = ("world",)
 DEFAULT_TIMEOUT_SECONDS: float = _pgroups.default_timeout_seconds
 _generation = 0
 
@@ -231,34 +235,37 @@ def _options(backend: Optional[str], deadline: Optional[float], names: List[str]
 
 def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadline: Optional[float],
             watchdog: Watchdog) -> None:
-    plan, rank = groups.plan, groups.rank
+    view = groups.view
     # Decided from the layout alone, identically on every rank, by the one C++ rule
     # (pgroups/layout/communicator_sharing.hpp): which kinds share a group, which is the world.
-    sharing = dict(zip(plan.group_kinds, _pgroups.communicator_sharing(plan._layout, groups.share)))
-    owners: Dict[Any, List[str]] = {}
-    order: List[Any] = []
-    key_of: Dict[str, Any] = {}
+    # The keys are tuples, which no kind's name (a string) can equal: a mesh dimension named
+    # "world" or "singleton" gets its own groups.
+    sharing = view.sharing(groups.share)
+    owners: Dict[Tuple[Any, ...], List[str]] = {}
+    order: List[Tuple[Any, ...]] = []
+    key_of: Dict[str, Tuple[Any, ...]] = {}
     for name in names:
         source, owner = sharing[name]
-        key: Any = name
+        key: Tuple[Any, ...] = ("kind", name)
         if groups.share and source == "world":
-            key = "world"
+            key = _WORLD
         elif source == "shared":
-            key = plan.group_kinds[owner]
-        elif groups.share and source == "singleton" and plan.group_count(name) == plan.world_size:
-            key = "singleton"  # every full kind of one-rank groups is the same partition
+            key = ("kind", owner)
+        elif groups.share and source == "singleton":
+            # Kinds of one-rank groups with one partition key are one partition.
+            key = ("partition", view.partition_key(name))
         if key not in owners:
             owners[key] = []
             order.append(key)
         owners[key].append(name)
         key_of[name] = key
     start = time.perf_counter()
-    handles: Dict[Any, Optional[_Handle]] = {}
+    handles: Dict[Tuple[Any, ...], Optional[_Handle]] = {}
     try:
         for key in order:
             kinds = owners[key]
             watchdog.step = f"creating the group of kind {'+'.join(kinds)}"
-            if key == "world":
+            if key == _WORLD:
                 handles[key] = _Handle(dist.group.WORLD, owned=False, collective=False)
             else:
                 handles[key] = _create_kind(groups, kinds[0], _options(backend, deadline, kinds))
@@ -268,7 +275,8 @@ def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadl
                 dist.destroy_process_group(handle.group)
         cls = _pgroups.TimeoutError if "timeout" in str(caught).lower() or "timed out" in str(caught).lower() \
             else _pgroups.BackendError
-        raise cls(f"pgroups.torch.create_groups failed at step '{watchdog.step}' on rank {rank}: {caught}") from None
+        raise cls(f"pgroups.torch.create_groups failed at step '{watchdog.step}' on rank {groups.rank}: "
+                  f"{caught}") from None
     for name in names:
         groups._bind(name, handles[key_of[name]])
     groups.seconds = time.perf_counter() - start
@@ -276,8 +284,8 @@ def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadl
 
 def _create_kind(groups: TorchGroups, name: str, options: Dict[str, Any]) -> Optional[_Handle]:
     """This rank's group of one kind (None for a partial kind it is not in), by the method."""
-    plan, rank, method = groups.plan, groups.rank, groups.method
-    member = plan.is_member(rank, name)
+    plan, rank, method, view = groups.plan, groups.rank, groups.method, groups.view
+    member = view.is_member(name)
     if plan.group_size(name) == 1:
         if not member:
             return None  # a partial kind of one-rank groups (Megatron's pos_embd) leaves this rank out
@@ -296,13 +304,13 @@ def _create_kind(groups: TorchGroups, name: str, options: Dict[str, Any]) -> Opt
         return None  # the ranks of a partial kind's groups create them among themselves
     if method == "gloo_direct":
         timeout = local_options.get("timeout")
-        group = _gloo_direct_group(plan.group_of(rank, name), rank,
-                                   f"pgroups/{_generation}/{name}/{plan.group_index(rank, name)}", timeout)
+        group = _gloo_direct_group(view.members(name), rank, f"pgroups/{_generation}/{name}/{view.group_index(name)}",
+                                   timeout)
         groups.calls += 1
         return _Handle(group, owned=True, collective=True)
     if method == "new_group_local":
-        group = _local_group(plan.group_of(rank, name), rank, f"pgroups_{_generation}_{name}_"
-                             f"{plan.group_index(rank, name)}", options)
+        group = _local_group(view.members(name), rank, f"pgroups_{_generation}_{name}_{view.group_index(name)}",
+                             options)
         groups.calls += 1
         return _Handle(group, owned=True, collective=True)
     mine = None
@@ -363,4 +371,20 @@ def _gloo_direct_group(ranks: List[int], rank: int, name: str, timeout: Optional
     return pg
 
 
-from ._torch_mesh import device_mesh, mesh_groups  # noqa: E402  (it builds on create_groups)
+def device_mesh(source: Union[Plan, TorchGroups], device_type: str = "cpu", *, timeout: Any = None,
+                method: Optional[str] = None, share: bool = True) -> Any:
+    """A ``torch.distributed.device_mesh.DeviceMesh`` over pgroups' own groups, with
+    ``mesh_dim_names`` the plan's mesh dimensions slowest first (a mesh tp=2,dp=2,pp=2
+    gives ``("pp", "dp", "tp")``; a preset ``("data", "pipe", "tensor")``, or the kinds
+    that split the tensor group in place of ``tensor``, with ``mesh["tensor"]`` a
+    flattened dimension then). Every kind of the plan whose groups are a run of adjacent
+    dimensions is a flattened dimension too (``mesh["tp-dp"]``, ``mesh["model"]``).
+
+    ``source`` is a Plan (its groups are created here, collectively, as
+    :func:`create_groups` does, with ``timeout``, ``method``, ``share``) or the
+    TorchGroups of an earlier ``create_groups``. No group is created twice; a dimension
+    whose one-dimension kind the plan lacks is created for the mesh (a one-rank group
+    costs no collective). :func:`mesh_groups` gives the TorchGroups behind the mesh (their
+    ``communicators`` are its bill). torch >= 2.4; ConfigError before.
+    """
+    return make_device_mesh(create_groups, _singleton, source, device_type, timeout, method, share)

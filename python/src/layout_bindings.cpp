@@ -230,25 +230,6 @@ void bind_layout(py::module_& m) {
                                return std::nullopt;
                              })
       .def("pipeline_stage", &Layout::pipeline_stage, py::arg("rank"))
-      // The dimensions the layout computes on, slowest first, each named by the first full
-      // kind that varies it alone (a mesh's token, a preset's "data", "2d_col", ...), or by
-      // itself where no kind does (a preset's "pipe" of one stage): a DeviceMesh's names.
-      .def("dimension_kinds",
-           [](const Layout& l) {
-             std::vector<std::pair<std::string, std::int64_t>> out;
-             const auto dims = l.mesh().dims();
-             for (std::size_t i = dims.size(); i-- > 0;) {
-               std::string name = dims[i].name;
-               for (const GroupKind& kind : l.group_kinds()) {
-                 if (!kind.partial && kind.dims.size() == 1 && kind.dims.front() == dims[i].name) {
-                   name = kind.name;
-                   break;
-                 }
-               }
-               out.emplace_back(std::move(name), dims[i].size);
-             }
-             return out;
-           })
       // config_json's object (docs/spec.md §4), the one the plan JSON holds.
       .def("config_json", [](const Layout& l) { return config_json(l).dump(); })
       .def("group_kinds",
