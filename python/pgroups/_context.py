@@ -181,6 +181,12 @@ class ParallelContext:
     def get_global_rank(self) -> int:
         return self._context.global_rank()
 
+    @property
+    def view(self) -> Any:
+        """This rank's view of the plan (:meth:`pgroups.Plan.view`), which every per-rank
+        query here answers from."""
+        return self._plan.view(self.get_global_rank())
+
     def get_local_rank(self, mode: KindLike) -> int:
         return self._context.local_rank(_kind_arg(mode))
 

@@ -105,8 +105,10 @@ class TorchGroups:
     def get_group(self, kind: ModeLike) -> Any:
         """This rank's group of the kind; StateError when the rank is in no group of a
         partial kind."""
-        handle = self._kinds[self._member(kind)]
-        assert handle is not None  # a member of every kind it was created for holds a handle
+        name = self._member(kind)
+        handle = self._kinds[name]
+        if handle is None:  # not reached: a member holds a handle of every kind created
+            raise _pgroups.StateError(f"rank {self.rank} holds no torch group of kind {name}")
         return handle.group
 
     def get_cpu_group(self, kind: ModeLike) -> Any:

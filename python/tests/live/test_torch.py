@@ -26,8 +26,10 @@ init_gloo()
 
 def check_groups(groups):
     for mode in groups.kinds:
-        if groups.get_group(mode) is None:  # a partial kind this rank is not in
+        if not groups.is_member(mode):  # a partial kind this rank is not in
             assert not groups.plan.is_member(RANK, mode)
+            with pytest.raises(pgroups.StateError, match=f"^rank {RANK} is in no group of kind {mode}:"):
+                groups.get_group(mode)
             continue
         ranks = groups.get_ranks_in_group(mode)
         group = groups.get_group(mode)
@@ -129,7 +131,7 @@ def test_mesh_plan_groups_by_token(method):
     try:
         assert groups.kinds == ["tp", "pp", "tp-dp", "embd"]
         assert groups.get_group("dp-tp") is groups.get_group("tp-dp")
-        assert (groups.get_group("embd") is None) == (not plan.is_member(RANK, "embd"))
+        assert groups.is_member("embd") == plan.is_member(RANK, "embd")
         check_groups(groups)
     finally:
         groups.destroy()
@@ -145,8 +147,10 @@ def test_kinds_of_one_partition_share_one_group_and_the_world_is_the_default_gro
     assert groups.get_group("cp") is groups.get_group("ep")  # one-rank groups: one partition too
     assert dist.get_world_size(groups.get_group("cp")) == 1
     assert groups.shared_kinds("tp") == ["tp", "tp-cp"]
-    # tp and dp created with a collective; cp and ep by this rank alone; tp-dp not at all.
-    assert groups.communicators == {"kinds": 7, "distinct": 3, "singletons": 2, "created": 2}
+    # The C++ bill: the world (the default group here), tp and dp created with a collective;
+    # cp and ep by this rank alone; tp-dp is the world.
+    assert groups.communicators == {"kinds": 7, "distinct": 3, "singletons": 2, "created": 3}
+    assert groups.communicators == plan.communicators(RANK)
     check_groups(groups)
     # Colossal-AI's destroy loop, kind by kind: the shared group goes once, the default never.
     for kind in plan.group_kinds:
