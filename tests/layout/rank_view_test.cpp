@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "pgroups/layout/communicator_sharing.hpp"
@@ -111,7 +112,7 @@ std::vector<std::filesystem::path> every_golden_file() {
 INSTANTIATE_TEST_SUITE_P(GoldenFiles, RankViewGolden, ::testing::ValuesIn(every_golden_file()), test::test_name);
 
 TEST(RankView, MeshesWithEmbeddingKindsAnswerMembersAndNonMembersAlike) {
-  for (const char* dims : {"tp=2,dp=2,pp=4", "tp=1,dp=3,pp=2", "tp=2,cp=1,dp=1,pp=3", "tp=2,pp=1"}) {
+  for (const char* dims : {"tp=2,dp=2,pp=4", "tp=1,dp=3,pp=2", "tp=2,cp=1,dp=1,pp=3", "tp=2,dp=1,pp=1"}) {
     SCOPED_TRACE(dims);
     const Layout layout = mesh_layout(dims, {"tp", "pp", "dp", "tp-pp", "embd", "pos_embd"});
     expect_views_match_enumeration(layout);
@@ -120,7 +121,8 @@ TEST(RankView, MeshesWithEmbeddingKindsAnswerMembersAndNonMembersAlike) {
 }
 
 TEST(RankView, LegacySequenceDataParallelBlocksKeyedWithTheKindsOfTheSameGroups) {
-  for (const auto& [world, pipeline, tensor] : {std::tuple{8, 2, 4}, {8, 1, 8}, {16, 2, 4}, {8, 4, 2}}) {
+  for (const auto& [world, pipeline, tensor] :
+       {std::tuple{8, 2, 4}, std::tuple{8, 1, 8}, std::tuple{16, 2, 4}, std::tuple{8, 4, 2}}) {
     ParallelConfig config = test::preset_config(world, pipeline, tensor, TensorMode::sequence);
     config.legacy_sequence_dp = true;
     const Layout layout(config);
