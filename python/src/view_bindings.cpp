@@ -61,7 +61,9 @@ void bind_view(py::module_& m) {
         return py::isinstance<PartitionKey>(b) && a == b.cast<const PartitionKey&>();
       })
       .def("__hash__", [](const PartitionKey& k) {
-        return py::hash(py::make_tuple(k.world_size, py::cast(k.runs), static_cast<int>(k.pick)));
+        py::tuple runs(k.runs.size());
+        for (std::size_t i = 0; i < k.runs.size(); ++i) runs[i] = py::make_tuple(k.runs[i].first, k.runs[i].second);
+        return py::hash(py::make_tuple(k.world_size, runs, static_cast<int>(k.pick)));
       })
       .def("__repr__", [](const PartitionKey& k) { return "PartitionKey(" + k.text() + ")"; });
 
