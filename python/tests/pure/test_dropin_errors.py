@@ -42,5 +42,10 @@ def test_registered_initializers_keep_colossal_constructor_arguments():
     init = colossal.REGISTERED["Initializer_2p5D"](0, 8, None, 1, 1, 8, 2)
     assert (init.rank, init.world_size, init.tensor_parallel_size, init.depth) == (0, 8, 8, 2)
     assert init.legacy_sequence_dp  # Colossal-AI's sequence_dp blocks
+    # The constructor keeps the error for init_dist_group, the collective call, which
+    # carries it to every rank (here, without torch.distributed, it raises it at once).
+    wrong = colossal.REGISTERED["Initializer_3D"](0, 8, None, 1, 1, "8")
     with pytest.raises(TypeError, match=r"tensor_parallel_size must be an int, not '8' \(str\)"):
-        colossal.REGISTERED["Initializer_3D"](0, 8, None, 1, 1, "8")
+        wrong.init_dist_group()
+    with pytest.raises(TypeError, match=r"^rank must be an int, not True \(bool\)$"):
+        colossal.Initializer_Data(True, 8, None, 8, 1, 1).init_dist_group()
