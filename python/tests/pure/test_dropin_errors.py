@@ -49,3 +49,19 @@ def test_registered_initializers_keep_colossal_constructor_arguments():
         wrong.init_dist_group()
     with pytest.raises(TypeError, match=r"^rank must be an int, not True \(bool\)$"):
         colossal.Initializer_Data(True, 8, None, 8, 1, 1).init_dist_group()
+
+
+@pytest.mark.parametrize("query", [mpu.is_pipeline_first_stage, mpu.is_pipeline_last_stage,
+                                   mpu.is_rank_in_embedding_group])
+def test_megatron_stage_queries_take_only_a_bool_and_an_int_stage(query):
+    with pytest.raises(TypeError, match=r"^ignore_virtual must be a bool \(True or False\), not 1 \(int\)$"):
+        query(ignore_virtual=1)
+    with pytest.raises(TypeError, match=r"^vp_stage must be an int, not '0' \(str\)$"):
+        query(ignore_virtual=False, vp_stage="0")
+    with pytest.raises(pgroups.ConfigError, match="^vp_stage 18446744073709551616 does not fit in a 64-bit integer$"):
+        query(ignore_virtual=False, vp_stage=2 ** 64)
+
+
+def test_megatron_getters_take_only_a_bool_check_initialized():
+    with pytest.raises(TypeError, match=r"^check_initialized must be a bool \(True or False\), not None"):
+        mpu.get_tensor_model_parallel_group(check_initialized=None)
