@@ -303,13 +303,19 @@ def get_pipeline_model_parallel_group(check_initialized: bool = True) -> Any:
     return _group("dense:pp", "pipeline model parallel", check_initialized)
 
 
+def _data_key(with_context_parallel: Any, partial_data_parallel: Any = False) -> str:
+    """The data-parallel kind asked for, its flags checked as bools (one distributed-optimizer
+    instance only: the partial group is the whole one)."""
+    check_bool("partial_data_parallel", partial_data_parallel)
+    return "dense:dp-cp" if check_bool("with_context_parallel", with_context_parallel) else "dense:dp"
+
+
 def get_data_parallel_group(with_context_parallel: bool = False, partial_data_parallel: bool = False) -> Any:
-    # One distributed-optimizer instance only: the partial group is the whole one.
-    return _group("dense:dp-cp" if with_context_parallel else "dense:dp", "data parallel")
+    return _group(_data_key(with_context_parallel, partial_data_parallel), "data parallel")
 
 
 def get_data_parallel_group_gloo(with_context_parallel: bool = False, partial_data_parallel: bool = False) -> Any:
-    key = "dense:dp-cp" if with_context_parallel else "dense:dp"
+    key = _data_key(with_context_parallel, partial_data_parallel)
     if key not in _state.gloo:
         raise _pgroups.StateError("data parallel gloo group is not initialized (create_gloo_process_groups=False?)")
     return _state.gloo[key]
@@ -334,13 +340,15 @@ def get_position_embedding_group(check_initialized: bool = True) -> Any:
 
 
 def get_amax_reduction_group(with_context_parallel: bool = False, tp_only_amax_red: bool = False) -> Any:
-    if tp_only_amax_red:
+    with_context_parallel = check_bool("with_context_parallel", with_context_parallel)
+    if check_bool("tp_only_amax_red", tp_only_amax_red):
         return get_tensor_and_context_parallel_group() if with_context_parallel else get_tensor_model_parallel_group()
     return get_tensor_and_data_parallel_group(with_context_parallel=with_context_parallel)
 
 
 def get_tensor_and_data_parallel_group(check_initialized: bool = True, with_context_parallel: bool = False) -> Any:
-    return _group("dense:tp-dp-cp" if with_context_parallel else "dense:tp-dp", "tensor and data parallel",
+    return _group("dense:tp-dp-cp" if check_bool("with_context_parallel", with_context_parallel) else "dense:tp-dp",
+                  "tensor and data parallel",
                   check_initialized)
 
 
@@ -361,7 +369,8 @@ def _setter(key: str) -> Callable[[Optional[int]], None]:
     """megatron-core's set_* override: the getter answers the value set (None: the group's)."""
 
     def set_value(value: Optional[int]) -> None:
-        _state.overrides[key] = value
+        # Named as megatron-core names the setter's one argument.
+        _state.overrides[key] = check_int("world_size" if key.endswith("_size") else "rank", value, allow_none=True)
 
     return set_value
 
@@ -378,11 +387,11 @@ set_expert_tensor_parallel_rank = _setter("etp_rank")
 
 
 def set_virtual_pipeline_model_parallel_world_size(world_size: Optional[int]) -> None:
-    _state.virtual_size = world_size
+    _state.virtual_size = check_int("world_size", world_size, allow_none=True)
 
 
 def set_virtual_pipeline_model_parallel_rank(rank: Optional[int]) -> None:
-    _state.virtual_rank = rank
+    _state.virtual_rank = check_int("rank", rank, allow_none=True)
 
 
 def get_tensor_model_parallel_world_size() -> int:
@@ -461,7 +470,7 @@ def get_model_parallel_src_rank() -> int:
 
 
 def get_data_parallel_src_rank(with_context_parallel: bool = False) -> int:
-    return _ranks("dense:dp-cp" if with_context_parallel else "dense:dp", "data parallel")[0]
+    return _ranks(_data_key(with_context_parallel), "data parallel")[0]
 
 
 def get_pipeline_model_parallel_first_rank() -> int:
@@ -483,11 +492,11 @@ def get_pipeline_model_parallel_prev_rank() -> int:
 
 
 def get_data_parallel_world_size(with_context_parallel: bool = False, partial_data_parallel: bool = False) -> int:
-    return _size("dense:dp-cp" if with_context_parallel else "dense:dp", "data parallel")
+    return _size(_data_key(with_context_parallel, partial_data_parallel), "data parallel")
 
 
 def get_data_parallel_rank(with_context_parallel: bool = False, partial_data_parallel: bool = False) -> int:
-    return _rank("dense:dp-cp" if with_context_parallel else "dense:dp", "data parallel", "dp_rank")
+    return _rank(_data_key(with_context_parallel, partial_data_parallel), "data parallel", "dp_rank")
 
 
 def get_context_parallel_world_size() -> int:
@@ -552,6 +561,7 @@ def get_expert_tensor_model_pipeline_parallel_group(check_initialized: bool = Tr
 
 
 def get_expert_data_parallel_group(check_initialized: bool = True, partial_expert_data_parallel: bool = False) -> Any:
+    check_bool("partial_expert_data_parallel", partial_expert_data_parallel)
     return _group("expert:dp", "expert data parallel", check_initialized)
 
 
@@ -561,16 +571,19 @@ def get_data_modulo_expert_parallel_group(partial_expert_data_parallel: bool = F
 
 
 def get_expert_data_parallel_group_gloo(partial_expert_data_parallel: bool = False) -> Any:
+    check_bool("partial_expert_data_parallel", partial_expert_data_parallel)
     if "expert:dp" not in _state.gloo:
         raise _pgroups.StateError("expert data parallel gloo group is not initialized")
     return _state.gloo["expert:dp"]
 
 
 def get_expert_data_parallel_rank(partial_expert_data_parallel: bool = False) -> int:
+    check_bool("partial_expert_data_parallel", partial_expert_data_parallel)
     return _rank("expert:dp", "expert data parallel")
 
 
 def get_expert_data_parallel_world_size(partial_expert_data_parallel: bool = False) -> int:
+    check_bool("partial_expert_data_parallel", partial_expert_data_parallel)
     return _size("expert:dp", "expert data parallel")
 
 

@@ -65,3 +65,19 @@ def test_megatron_stage_queries_take_only_a_bool_and_an_int_stage(query):
 def test_megatron_getters_take_only_a_bool_check_initialized():
     with pytest.raises(TypeError, match=r"^check_initialized must be a bool \(True or False\), not None"):
         mpu.get_tensor_model_parallel_group(check_initialized=None)
+
+
+@pytest.mark.parametrize("query", [mpu.get_data_parallel_group, mpu.get_data_parallel_world_size,
+                                   mpu.get_data_parallel_rank, mpu.get_data_parallel_group_gloo])
+def test_megatron_data_parallel_flags_are_bools(query):
+    with pytest.raises(TypeError, match=r"^with_context_parallel must be a bool \(True or False\), not 1 \(int\)$"):
+        query(with_context_parallel=1)
+    with pytest.raises(TypeError, match=r"^partial_data_parallel must be a bool \(True or False\), not None"):
+        query(partial_data_parallel=None)
+
+
+def test_megatron_setters_take_ints_only():
+    with pytest.raises(TypeError, match=r"^world_size must be an int, not '2' \(str\)$"):
+        mpu.set_tensor_model_parallel_world_size("2")
+    with pytest.raises(pgroups.ConfigError, match="^rank 18446744073709551616 does not fit in a 64-bit integer$"):
+        mpu.set_virtual_pipeline_model_parallel_rank(2 ** 64)
