@@ -113,6 +113,11 @@ class Watchdog:
         """The step now running: its short name and what it waits for."""
         self.step, self.what = step, what
 
+    @property
+    def limited(self) -> bool:
+        """Whether the call has a timeout (else torch's own bounds its calls)."""
+        return bool(self._timeout)
+
     def message(self) -> str:
         return _pgroups.timeout_message(self._timeout or 0.0, self.what, self.step, self._rank, self._world)
 

@@ -294,8 +294,11 @@ def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadl
         for handle in handles.values():
             if handle is not None and handle.owned:
                 dist.destroy_process_group(handle.group)
-        cls = _pgroups.TimeoutError if "timeout" in str(caught).lower() or "timed out" in str(caught).lower() \
-            else _pgroups.BackendError
+        timed_out = "timeout" in str(caught).lower() or "timed out" in str(caught).lower()
+        if timed_out and watchdog.limited:
+            # The one timeout text of pgroups, then torch's own words.
+            raise _pgroups.TimeoutError(f"{watchdog.message()}; torch: {caught}") from None
+        cls = _pgroups.TimeoutError if timed_out else _pgroups.BackendError
         raise cls(f"pgroups.torch.create_groups failed at {watchdog.what} (step '{watchdog.step}', rank {rank} of "
                   f"{plan.world_size}): {caught}") from None
     for name in names:
