@@ -23,7 +23,7 @@ import datetime
 import os
 import sys
 import threading
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Optional, Sequence, Tuple
 
 from . import _pgroups
 
