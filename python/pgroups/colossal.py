@@ -26,7 +26,9 @@ Where pgroups deliberately differs:
 * ``Initializer_Pipeline`` with a pipeline size of 1 raises StateError (Colossal-AI's
   ParallelContext never calls it then);
 * invalid sizes raise :class:`pgroups.ConfigError` with a message naming the values and
-  the rule, instead of an AssertionError.
+  the rule, instead of an AssertionError; an argument of the wrong type or a rank that is
+  not this process's is kept by the constructor and raised by ``init_dist_group()``, the
+  collective call, on every rank (carried by the agreement), not on one rank alone.
 
 Colossal-AI's own code on pgroups' groups: :func:`register` puts pgroups' initializers into
 Colossal-AI's registry (``colossalai.legacy.registry.DIST_GROUP_INITIALIZER``) under its
