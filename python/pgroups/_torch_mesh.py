@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import torch
 import torch.distributed as dist
@@ -36,24 +36,35 @@ def _require_device_mesh() -> Any:
     return DeviceMesh
 
 
-def make_device_mesh(create_groups: Callable[..., TorchGroups], singleton: Callable[[int, str, Dict[str, Any]], Any],
-                     source: Union[Plan, TorchGroups], device_type: str, timeout: Any, method: Optional[str],
-                     share: bool) -> Any:
-    """pgroups.torch.device_mesh (its docstring says what), given pgroups.torch's
-    ``create_groups`` and one-rank group maker: this module imports nothing of
-    pgroups.torch, which imports it."""
-    DeviceMesh = _require_device_mesh()
-    device_type = check_token("device_type", device_type)
+def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: str, timeout: Any,
+                     method: Optional[str], share: bool) -> Any:
+    """pgroups.torch.device_mesh (its docstring says what). ``front`` holds pgroups.torch's
+    machinery (create_groups, singleton, timeout_seconds, agree_on, plan_fields, reject),
+    handed over by pgroups.torch: this module imports nothing of pgroups.torch, which
+    imports it, so there is no import cycle."""
+    if not dist.is_initialized():
+        raise _pgroups.StateError("pgroups.torch.device_mesh needs torch.distributed.init_process_group first")
+    # Every check runs before the mesh's own agreement and its failure is carried into it,
+    # so that one rank's rejection reaches every rank (a TorchGroups source creates nothing
+    # else collectively to meet the others in).
+    try:
+        DeviceMesh = _require_device_mesh()
+        device_type = check_token("device_type", device_type)
+        seconds = front.timeout_seconds(timeout)
+        if isinstance(source, TorchGroups):
+            groups: Optional[TorchGroups] = source
+            plan = source.plan
+        elif isinstance(source, Plan):
+            plan = source
+            groups = None
+        else:
+            raise TypeError(f"source must be a pgroups.Plan or pgroups.torch.TorchGroups, not "
+                            f"{type(source).__name__} {source!r}")
+    except Exception as error:
+        front.reject(error, None)
+    front.agree_on(front.plan_fields(plan, mesh="device_mesh", device_type=device_type,
+                                     source="groups" if groups is not None else "plan"), None, seconds)
     backing: List[TorchGroups] = []
-    if isinstance(source, TorchGroups):
-        groups = source
-        plan = groups.plan
-    elif isinstance(source, Plan):
-        plan = source
-        groups = None
-    else:
-        raise TypeError(f"source must be a pgroups.Plan or pgroups.torch.TorchGroups, not "
-                        f"{type(source).__name__} {source!r}")
     dims = mesh_dims(plan)
     # Dimensions of more than one rank that the plan has no kind for need groups of their
     # own; only a named mesh can lack one (a preset has a kind for each such dimension).
@@ -66,10 +77,10 @@ def make_device_mesh(create_groups: Callable[..., TorchGroups], singleton: Calla
             # One creation for the plan's kinds and the mesh's missing dimensions.
             plan = Plan(mesh=plan.mesh, groups=plan.group_kinds + missing)
             missing = []
-        groups = create_groups(plan, timeout=timeout, method=method, share=share)
+        groups = front.create_groups(plan, timeout=timeout, method=method, share=share)
     elif missing:
-        backing.append(create_groups(Plan(mesh=plan.mesh, groups=missing), timeout=timeout, method=method,
-                                     share=share))
+        backing.append(front.create_groups(Plan(mesh=plan.mesh, groups=missing), timeout=timeout, method=method,
+                                           share=share))
     backing.insert(0, groups)
     rank = dist.get_rank()
     extra: List[Any] = []
@@ -81,7 +92,7 @@ def make_device_mesh(create_groups: Callable[..., TorchGroups], singleton: Calla
             continue
         # A dimension without a kind has size 1 (a preset's pipe when pipeline = 1).
         assert size == 1, (name, size)
-        single = singleton(rank, name, {"group_desc": f"pgroups:{name}"})
+        single = front.singleton(rank, name, {"group_desc": f"pgroups:{name}"})
         extra.append(single)
         handles.append(single)
     sizes = [size for _, size in dims]
