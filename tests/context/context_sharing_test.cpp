@@ -126,5 +126,27 @@ TEST(ContextSharingPresets, OneDimensionalTensorOverTheWorldCreatesOnlyTheWorld)
   EXPECT_EQ(context.get_group(ParallelMode::tensor_1d).mpi(), context.get_group(ParallelMode::global).mpi());
 }
 
+TEST(ContextSharingPresets, LegacySequenceDataParallelOfTensorsBlocksSharesTensorsCommunicator) {
+  if (test::world_size() != 8) GTEST_SKIP() << "the case needs 8 ranks";
+  // pipeline 2, sequence 4: the legacy blocks of W/pipeline = 4 ranks are tensor's groups,
+  // found equal by their partition keys although another mesh makes them.
+  ParallelConfig config = test::preset_config(8, 2, 4, TensorMode::sequence);
+  config.legacy_sequence_dp = true;
+  const ParallelContext context(config, MPI_COMM_WORLD);
+  EXPECT_EQ(context.get_group(ParallelMode::sequence_dp).mpi(), context.get_group(ParallelMode::tensor).mpi());
+  EXPECT_EQ(context.communicator_bill().distinct, 3);
+  EXPECT_EQ(context.ranks_in_group(ParallelMode::sequence_dp), context.view().members(context.view().kind("tensor")));
+}
+
+TEST(ContextSharingMeshes, EmbeddingOfTwoStagesSharesThePipelinesCommunicator) {
+  if (test::world_size() != 8) GTEST_SKIP() << "the case needs 8 ranks";
+  ParallelConfig config;
+  config.mesh = MeshConfig{parse_mesh_dims("tp=2,dp=2,pp=2"), {"tp", "pp", "embd"}};
+  const ParallelContext context(config, MPI_COMM_WORLD);
+  EXPECT_TRUE(context.is_member("embd"));
+  EXPECT_EQ(context.get_group("embd").mpi(), context.get_group("pp").mpi());
+  EXPECT_EQ(context.communicator_bill(), (CommunicatorBill{3, 2, 0, 3}));
+}
+
 }  // namespace
 }  // namespace pgroups
