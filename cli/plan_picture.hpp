@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "locality_output.hpp"
+#include "pgroups/report/locality_report.hpp"
 #include "pgroups/layout/layout.hpp"
 
 namespace pgroups::cli {

@@ -37,6 +37,7 @@
 #include "mpi_job.hpp"
 #include "mpi_options.hpp"
 #include "node_report.hpp"
+#include "print_warnings.hpp"
 #include "output.hpp"
 #include "pgroups/layout/timeout.hpp"
 #include "pgroups/mpi/deadline.hpp"
@@ -310,22 +311,22 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
     const LiveNodes nodes = gather_live_nodes(world);  // the job's nodes (node_report.hpp)
     if (rank == 0) {
       const std::string_view name = mpi::strategy_name(*strategy);
-      const LocalityReport locality = observed_locality(context->layout(), nodes.node_of_rank);
+      const report::LocalityReport locality = report::observed_locality(context->layout(), nodes.node_of_rank);
       // A failed write (full disk, closed pipe) fails rank 0 alone, after the collective
       // destruction, so that no rank is left waiting.
       try {
         if (json) {
           nlohmann::json out = report_json(*context, name, create_seconds, reports, device, ok_everywhere == 1);
-          out["nodes"] = live_nodes_json(nodes, locality);
+          out["nodes"] = report::live_nodes_json(nodes, locality);
           write_output(out.dump() + '\n');
         } else {
           write_output(report_text(*context, name, create_seconds, reports, device, ok_everywhere == 1) + '\n' +
-                       live_nodes_text(nodes, locality));
+                       report::live_nodes_text(nodes, locality));
         }
       } catch (const IoError& error) {
         output_error = error;
       }
-      print_locality_warnings(context->layout(), locality);
+      print_warnings(report::locality_report_warnings(context->layout(), locality));
     }
   } catch (const std::exception& error) {
     return end_collective_step(world, rank, error);
