@@ -24,6 +24,8 @@
 
 namespace pgroups::cli {
 
+using report::LocalityReport;
+
 /// Largest world drawn: the picture holds O(W * modes) elements.
 inline constexpr std::int64_t kMaxPictureWorldSize = 16384;
 /// What one rank in one kind's panel costs the picture (a rect and its label, about 150
