@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import pgroups
-from _support import CLI, run_cli
+from _support import CLI, DATA_DIR, run_cli
 from pgroups import Plan
 
 pytestmark = pytest.mark.skipif(not CLI, reason="PGROUPS_CLI is not set (the CLI was not built)")
@@ -94,7 +94,7 @@ def test_config_is_the_cli_plans_config_object(kwargs, flags):
 
 # Every configuration file of the tests, gpus_per_node (the locality key) included; a file
 # without a world size is planned for 64 ranks, which every one of them divides.
-CONFIG_FILES = sorted(path.name for path in (Path(__file__).resolve().parents[3] / "tests" / "data" / "configs").iterdir())
+CONFIG_FILES = sorted(path.name for path in (DATA_DIR / "configs").iterdir())
 
 
 def _world_flags(path):
