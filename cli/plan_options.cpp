@@ -57,13 +57,16 @@ ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_
       throw ConfigError(
           fmt::format("world size {} was given, but the job has {} ranks", given, *world_size_from_runtime));
     }
-    // The job's size, merged as a given one, so that a rest dimension is sized by it.
-    overrides.world_size = *world_size_from_runtime;
+    // The job's size, merged as a given one, so that a rest dimension is sized by it (0:
+    // bench --model, whose worlds are not one size).
+    if (*world_size_from_runtime > 0) overrides.world_size = *world_size_from_runtime;
   }
   // The one rule of flags over a file, shared with Python (pgroups/config/config_merge.hpp); it
   // also refuses --group without any mesh.
   ParallelConfig config = merge_config(file, overrides, "--mesh NAME=SIZE,... or --order with sizes");
-  if (!world_size_from_runtime && !(world_size_option_ && world_size_option_->count())) {
+  if (world_size_from_runtime) {
+    config.world_size = *world_size_from_runtime;
+  } else if (!(world_size_option_ && world_size_option_->count())) {
     require_world_size(config, "--world-size W");
   }
   return config;
