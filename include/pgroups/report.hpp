@@ -8,3 +8,4 @@
 #include "pgroups/report/locality_report.hpp"  // IWYU pragma: export
 #include "pgroups/report/output_size.hpp"  // IWYU pragma: export
 #include "pgroups/report/plan_report.hpp"  // IWYU pragma: export
+#include "pgroups/report/verify_report.hpp"  // IWYU pragma: export
