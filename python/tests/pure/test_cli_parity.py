@@ -147,3 +147,13 @@ def test_locality_takes_another_node_size_and_refuses_none():
 def test_gpus_per_node_given_to_plan_is_the_clis_flag():
     expected = cli("plan", "-w", "16", "-t", "4", "-m", "1d", "--gpus-per-node", "8", "--format", "json")
     assert Plan(16, tensor=4, mode="1d", gpus_per_node=8).to_json() + "\n" == expected
+
+
+def test_the_rest_dimension_is_sized_as_the_clis_order_without_dp():
+    # `--order` without `--dp`: dp is what the world leaves over, by merge_config's one rule.
+    overrides = pgroups._pgroups.ConfigOverrides(world_size=24, mesh=[("tp", 2), ("dp", 1), ("pp", 3)],
+                                                 rest_dimension="dp")
+    plan = Plan._from_layout(pgroups._pgroups.resolve_layout(None, overrides))
+    assert plan.mesh.dims == {"tp": 2, "dp": 4, "pp": 3}
+    assert plan.to_json() + "\n" == cli("plan", "-w", "24", "--order", "tp-dp-pp", "--tp", "2", "--pp", "3",
+                                        "--format", "json")
