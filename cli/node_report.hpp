@@ -1,8 +1,8 @@
 #pragma once
 // The nodes of a running job, as `verify` gathers them: which node each rank is on
 // (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED), the hosts, what the launcher's
-// variables say (pgroups/layout/launcher.hpp), and each mode's groups within and across those
-// nodes (pgroups/layout/locality.hpp).
+// variables say (pgroups/layout/launcher.hpp). The report layer shows them
+// (report::live_nodes_json / live_nodes_text).
 
 #include <mpi.h>
 #include <nlohmann/json.hpp>

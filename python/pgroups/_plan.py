@@ -38,6 +38,10 @@ class Plan:
     dimension; ``"embd"`` and ``"pos_embd"`` are Megatron-LM's embedding groups (first and
     last pipeline stage), of which some ranks are no member. ``world_size`` defaults to the
     mesh's size; the preset arguments must keep their defaults.
+
+    ``gpus_per_node=G`` (as ``pgroups plan --gpus-per-node G``) puts nodes of G consecutive
+    ranks under the plan: ``to_json()`` then holds the ``locality`` object, and
+    ``locality()`` / ``locality_warnings()`` need no argument.
     """
 
     def __init__(

@@ -64,7 +64,9 @@ ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& override
     }
     base.mesh->groups = *overrides.groups;
   }
-  if (overrides.rest_dimension && base.mesh && base.world_size > 0) fill_rest_dimension(*base.mesh, *overrides.rest_dimension, base.world_size);
+  if (overrides.rest_dimension && base.mesh && base.world_size > 0) {
+    fill_rest_dimension(*base.mesh, *overrides.rest_dimension, base.world_size);
+  }
   return base;
 }
 
