@@ -1,7 +1,6 @@
 """Type stubs of the C++ extension pgroups._pgroups (the thin layer under pgroups.Plan,
 pgroups.Mesh and pgroups.ParallelContext). Modes are passed as their string values."""
 
-from os import PathLike
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 class Error(RuntimeError): ...
@@ -17,7 +16,7 @@ mode_names: List[str]
 with_mpi: bool
 MeshDims = Sequence[Tuple[str, int]]
 
-def read_config_file(path: Union[str, PathLike[str]]) -> Dict[str, Any]: ...
+def read_config_file(path: Union[str, bytes]) -> Dict[str, Any]: ...
 
 # The rules of the C++ library, bound so that the package restates none of them.
 largest_timeout_seconds: float  # kLargestTimeoutSeconds, the one cap
@@ -28,7 +27,7 @@ def timeout_seconds(seconds: float, source: str) -> Optional[float]:
 def resolved_timeout_seconds(seconds: Optional[float], source: str) -> Optional[float]:
     """resolve_timeout: `seconds` when given, else PGROUPS_TIMEOUT, else the default; None
     for no timeout."""
-def merge_config(path: Optional[Union[str, PathLike[str]]], overrides: Dict[str, Any],
+def merge_config(path: Optional[Union[str, bytes]], overrides: Dict[str, Any],
                  world_size_hint: Optional[str] = ...) -> Dict[str, Any]:
     """merge_config (pgroups/config/config_merge.hpp): the file's (or the default) configuration
     with each override that is not None; keys world_size, pipeline, tensor, mode, depth,

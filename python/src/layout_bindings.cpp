@@ -136,10 +136,12 @@ void bind_rules(py::module_& m) {
         },
         py::arg("seconds"), py::arg("source"));
   m.def("merge_config",
-        [](const std::optional<std::filesystem::path>& path, const py::dict& overrides,
+        // The path arrives as os.fsencode's bytes: a name in any encoding, and a NUL kept
+        // for read_config_file to refuse (a filesystem::path caster would cut there).
+        [](const std::optional<std::string>& path, const py::dict& overrides,
            const std::optional<std::string>& world_size_hint) {
-          const ParallelConfig merged =
-              merge_config(path ? read_config_file(*path) : ParallelConfig{}, overrides_of(overrides), "mesh=");
+          const ParallelConfig merged = merge_config(
+              path ? read_config_file(std::filesystem::path(*path)) : ParallelConfig{}, overrides_of(overrides), "mesh=");
           if (world_size_hint) require_world_size(merged, *world_size_hint);
           return config_dict(merged);
         },
@@ -201,7 +203,8 @@ void bind_rules(py::module_& m) {
 
 void bind_layout(py::module_& m) {
   bind_rules(m);
-  m.def("read_config_file", [](const std::filesystem::path& path) { return config_dict(read_config_file(path)); },
+  m.def("read_config_file",
+        [](const std::string& path) { return config_dict(read_config_file(std::filesystem::path(path))); },
         py::arg("path"));
   m.def("parse_config",
         [](const std::string& text, const std::string& format, const std::string& source) {
