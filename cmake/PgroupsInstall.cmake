@@ -79,7 +79,13 @@ if(TARGET pgroups_context)
     string(APPEND PGROUPS_PC_CONTEXT_LIBS " -lpgroups_layout -lpgroups_common -pthread")
     if(PGROUPS_HAVE_NCCL)
       get_filename_component(_pgroups_cudart_dir "${CUDA_cudart_LIBRARY}" DIRECTORY)
-      string(APPEND PGROUPS_PC_CONTEXT_LIBS " -L${PGROUPS_NCCL_LIBRARY_DIR} -lnccl -L${_pgroups_cudart_dir} -lcudart")
+      # libnccl by the file name that was found (-l:NAME): the registry's wheel
+      # (scripts/install-nccl.sh) has only libnccl.so.2, which a plain -lnccl does not
+      # find. Its folder is no system one, hence the run path, so the consumer also runs.
+      get_filename_component(_pgroups_nccl_file "${PGROUPS_NCCL_LIBRARY}" NAME)
+      string(APPEND PGROUPS_PC_CONTEXT_LIBS " -L${PGROUPS_NCCL_LIBRARY_DIR} -l:${_pgroups_nccl_file}"
+                                            " -Wl,-rpath,${PGROUPS_NCCL_LIBRARY_DIR}"
+                                            " -L${_pgroups_cudart_dir} -lcudart")
     endif()
   endif()
   foreach(library IN LISTS MPI_CXX_LIBRARIES)
