@@ -36,7 +36,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/pgroups DESTINATION ${CMAKE_INST
 if(TARGET pgroups)
   # The installed tool finds the shared pgroups libraries beside it, in ../lib.
   file(RELATIVE_PATH _pgroups_bin_to_lib "/_/${CMAKE_INSTALL_BINDIR}" "/_/${CMAKE_INSTALL_LIBDIR}")
-  set_target_properties(pgroups PROPERTIES INSTALL_RPATH "$ORIGIN/${_pgroups_bin_to_lib}"
+  # _pgroups_nccl_rpath: .deps/nccl (scripts/install-nccl.sh), see PgroupsLibraries.cmake.
+  set_target_properties(pgroups PROPERTIES INSTALL_RPATH "$ORIGIN/${_pgroups_bin_to_lib}${_pgroups_nccl_rpath}"
                                            INSTALL_RPATH_USE_LINK_PATH ON)
   install(TARGETS pgroups RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
