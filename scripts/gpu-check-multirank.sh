@@ -157,12 +157,12 @@ for n in "${ranks[@]}"; do
     for variant in create_group comm_split comm_create per_group no-share; do
       args=(--strategy "$variant")
       [[ "$variant" == no-share ]] && args=(--no-share)
-      run_job "$work/verify$n$variant" "${mpi[@]}" -np "$n" "$cli" verify --backend nccl --tensor-parallel 2 "${args[@]}"
+      run_job "$work/verify$n$variant" "${mpi[@]}" -np "$n" "$cli" verify --backend nccl --mesh "tp=2,dp=$((n / 2))" "${args[@]}"
       status=$?
       seconds="$(sed -n 's/.* in \([0-9.]*\) s (slowest rank).*/\1/p' "$work/verify$n$variant" | head -n1)"
       result="ok"
       ((status == 0)) || result="exit $status: FAILED"
-      add_row "row|$n|verify --backend nccl ${args[*]}|$n|$seconds|||$result"
+      add_row "row|$n|verify --backend nccl --mesh tp=2,dp=$((n / 2)) ${args[*]}|$n|$seconds|||$result"
     done
   else
     skip "pgroups verify on $n ranks: no CLI at $cli"
