@@ -156,10 +156,17 @@ export LD_LIBRARY_PATH="$(readlink -f "$nccl/lib/libnccl.so" | xargs dirname):$L
 if [[ "$stop" == prepare ]]; then exit 0; fi
 
 # --- pgroups: configure, build, check ---------------------------------------------------------
-# What gpu-check.sh builds needs neither Google Benchmark (bench/) nor the Python module (a
-# build for this machine's interpreter is issue 17's "build it there or leave it out": out).
+# What gpu-check.sh builds needs no Google Benchmark (bench/). The Python module is built
+# for this machine's python3 (pybind11 comes with the kit) where it has torch: the torch
+# rows of scripts/gpu-check-multirank.sh need it; without its headers the module skips
+# itself at configure and those rows say so.
+python_args="-DPGROUPS_BUILD_PYTHON=OFF"
+if py="$(command -v python3)" && "$py" -c 'import torch' >/dev/null 2>&1; then
+  python_args="-DPGROUPS_BUILD_PYTHON=ON -DPython_EXECUTABLE=$py"
+  export PGROUPS_GPU_PYTHON="$py"
+fi
 export CMAKE_ARGS="-DCMAKE_PREFIX_PATH=$kit;$gtest -DNCCL_ROOT=$nccl -DMPI_CXX_COMPILER=$mpi/bin/mpicxx \
--DMPIEXEC_EXECUTABLE=$mpi/bin/mpiexec -DPGROUPS_BUILD_BENCH=OFF -DPGROUPS_BUILD_PYTHON=OFF \
+-DMPIEXEC_EXECUTABLE=$mpi/bin/mpiexec -DPGROUPS_BUILD_BENCH=OFF $python_args \
 -DPGROUPS_BUILD_EXAMPLES=OFF ${CMAKE_ARGS:-}"
 export PGROUPS_JOBS="$jobs"
 if [[ "$stop" == exec ]]; then exec "$@"; fi
