@@ -82,6 +82,7 @@ for path in "\$@"; do
 done
 exec env -i HOME="$work" PATH=/usr/local/bin:/usr/bin:/bin PYTHONPATH="$work/site" \\
   PGROUPS_JOBS="${PGROUPS_JOBS:-1}" PGROUPS_GPU_KIT_WORK="$work/kit" PGROUPS_GPU_BUILD_DIR="$work/build" \\
+  PGROUPS_GPU_PYTHON=/usr/bin/python3 \\
   bash -c '
     set -euo pipefail
     cd "$root"
