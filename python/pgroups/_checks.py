@@ -32,10 +32,14 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, bool) or (kind.__module__ == "numpy" and kind.__name__ in ("bool_", "bool"))
 
 
+_INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
+
+
 def check_int(name: str, value: Any, *, minimum: Optional[int] = None, allow_none: bool = False) -> Optional[int]:
     """``value`` as an ``int``: an int or a numpy integer (anything with ``__index__``), never
-    a bool, float or string. None only when ``allow_none``. TypeError otherwise; below
-    ``minimum``, ConfigError naming the argument, the value and the rule."""
+    a bool, float or string. None only when ``allow_none``. TypeError otherwise; beyond a
+    64-bit integer or below ``minimum``, ConfigError naming the argument, the value and the
+    rule."""
     if value is None:
         if allow_none:
             return None
@@ -46,6 +50,9 @@ def check_int(name: str, value: Any, *, minimum: Optional[int] = None, allow_non
         result = operator.index(value)
     except TypeError:
         raise TypeError(f"{name} must be an int, not {_shown(value)}") from None
+    if not _INT64_MIN <= result <= _INT64_MAX:
+        # The CLI's words for an option beyond 64 bits, from its own reader (ConfigError).
+        _pgroups.require_int64(str(result), name)
     if minimum is not None and result < minimum:
         raise _pgroups.ConfigError(f"{name} {result} is invalid: it must be at least {minimum}")
     return result

@@ -91,12 +91,14 @@ class ParallelContext:
             overrides = _checked_overrides(pipeline, tensor, mode, depth, legacy_sequence_dp, seed, mesh, groups)
             if strategy is not None and not isinstance(strategy, str):
                 raise TypeError(f"strategy must be a string such as 'create_group', not {strategy!r}")
+            if strategy is not None:
+                _pgroups.check_strategy(strategy)  # the name too, by the constructor's own parser
             checked_device = check_int("device", device, minimum=0, allow_none=True)
             checked_per_node = check_int("devices_per_node", devices_per_node, minimum=0)
             checked_share = check_bool("share_communicators", share_communicators)
             # The one merge of overrides over a file, the CLI's (pgroups/config/config_merge.hpp).
             settings = _pgroups.merge_config(None if config is None else _path("config", config), overrides)
-        except (TypeError, ValueError, _pgroups.Error) as error:
+        except Exception as error:  # every class a check raises (OverflowError, ImportError, ...)
             # Carried into the agreement, so that every rank raises it rather than this
             # one alone while the others wait for it.
             _pgroups.agree(comm, _pgroups.encode_error(type(error).__name__, str(error)), "configuration",

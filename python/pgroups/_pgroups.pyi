@@ -50,6 +50,18 @@ def judge_records(records: Sequence[bytes], what: str = ...) -> None:
 def agree(world: Any, record: bytes, what: str = ..., timeout: Optional[float] = ...) -> None:
     """Present only when with_mpi is True: the duplicate and agreement steps of a context's
     construction, collective over the mpi4py communicator `world`."""
+def check_strategy(name: str) -> str:
+    """Present only when with_mpi is True: the strategy's canonical name (ConfigError for an
+    unknown one, by the constructor's own parser)."""
+def setting_fields(layout: Layout) -> List[Tuple[str, str]]:
+    """The plan's fields of the agreement record, as the MPI context encodes them."""
+def setting_text(layout: Layout) -> str:
+    """The plan's part of the text a mismatch shows, as on MPI."""
+def timeout_message(seconds: float, what: str, step: str = ..., rank: int = ..., size: int = ...,
+                    missing: Sequence[int] = ...) -> str:
+    """The one timeout text (pgroups/layout/timeout.hpp); `missing` only where known."""
+def require_int64(digits: str, name: str) -> int:
+    """The decimal text as a 64-bit integer, or the CLI's ConfigError naming `name`."""
 def parse_config(text: str, format: str, source: str = ...) -> Dict[str, Any]: ...
 
 class VirtualPipeline:

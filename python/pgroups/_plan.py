@@ -224,7 +224,8 @@ class Plan:
         ``backend="nccl"`` also ``nccl_created`` and ``estimated_nccl_mib`` (a model, see
         docs/performance.md). ``rank`` None gives the largest per-rank figures (``plan``'s);
         ``share=False`` counts one communicator per kind."""
-        return _pgroups.communicator_bill(self._layout, rank, share, backend)
+        return _pgroups.communicator_bill(self._layout, check_int("rank", rank, allow_none=True),
+                                          check_bool("share", share), check_token("backend", backend))
 
     # Output --------------------------------------------------------------------------
     def to_dict(self) -> Dict[str, object]:

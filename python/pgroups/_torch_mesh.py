@@ -53,20 +53,31 @@ def device_mesh(source: Union[Plan, TorchGroups], device_type: str = "cpu", *, t
     costs no collective). :func:`mesh_groups` gives the TorchGroups behind the mesh (their
     ``communicators`` are its bill). torch >= 2.4; ConfigError before.
     """
-    DeviceMesh = _require_device_mesh()
-    from .torch import _singleton, create_groups
+    from .torch import _singleton, _timeout_seconds, agree_on, create_groups, plan_fields, reject
 
-    device_type = check_token("device_type", device_type)
+    if not dist.is_initialized():
+        raise _pgroups.StateError("pgroups.torch.device_mesh needs torch.distributed.init_process_group first")
+    # Every check runs before the mesh's own agreement and its failure is carried into it,
+    # so that one rank's rejection reaches every rank (a TorchGroups source creates nothing
+    # else collectively to meet the others in).
+    try:
+        DeviceMesh = _require_device_mesh()
+        device_type = check_token("device_type", device_type)
+        seconds = _timeout_seconds(timeout)
+        if isinstance(source, TorchGroups):
+            groups: Optional[TorchGroups] = source
+            plan = source.plan
+        elif isinstance(source, Plan):
+            plan = source
+            groups = None
+        else:
+            raise TypeError(f"source must be a pgroups.Plan or pgroups.torch.TorchGroups, not "
+                            f"{type(source).__name__} {source!r}")
+    except Exception as error:
+        reject(error, None)
+    agree_on(plan_fields(plan, mesh="device_mesh", device_type=device_type,
+                         source="groups" if groups is not None else "plan"), None, seconds)
     backing: List[TorchGroups] = []
-    if isinstance(source, TorchGroups):
-        groups = source
-        plan = groups.plan
-    elif isinstance(source, Plan):
-        plan = source
-        groups = None
-    else:
-        raise TypeError(f"source must be a pgroups.Plan or pgroups.torch.TorchGroups, not "
-                        f"{type(source).__name__} {source!r}")
     dims = mesh_dims(plan)
     # Dimensions of more than one rank that the plan has no kind for need groups of their
     # own; only a named mesh can lack one (a preset has a kind for each such dimension).

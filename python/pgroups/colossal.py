@@ -26,7 +26,9 @@ Where pgroups deliberately differs:
 * ``Initializer_Pipeline`` with a pipeline size of 1 raises StateError (Colossal-AI's
   ParallelContext never calls it then);
 * invalid sizes raise :class:`pgroups.ConfigError` with a message naming the values and
-  the rule, instead of an AssertionError.
+  the rule, instead of an AssertionError; an argument of the wrong type or a rank that is
+  not this process's is kept by the constructor and raised by ``init_dist_group()``, the
+  collective call, on every rank (carried by the agreement), not on one rank alone.
 
 Colossal-AI's own code on pgroups' groups: :func:`register` puts pgroups' initializers into
 Colossal-AI's registry (``colossalai.legacy.registry.DIST_GROUP_INITIALIZER``) under its
@@ -53,7 +55,7 @@ import torch.distributed as dist
 from . import _pgroups
 from ._checks import check_bool, check_int
 from ._modes import ParallelMode
-from .torch import create_groups
+from .torch import create_groups, reject
 
 GroupTuple = Tuple[int, int, Any, List[int], ParallelMode]
 
@@ -70,32 +72,62 @@ class ProcessGroupInitializer:
     def __init__(self, rank: int, world_size: int, config: Any, data_parallel_size: int,
                  pipeline_parallel_size: int, tensor_parallel_size: int, *,
                  legacy_sequence_dp: bool = False) -> None:
-        self.rank = check_int("rank", rank, minimum=0)
-        self.world_size = check_int("world_size", world_size, minimum=1)
+        # The arguments are checked here, but an error is raised by init_dist_group, the
+        # collective call, carried to every rank: a rank raising here alone would leave the
+        # others waiting in theirs.
+        self._error: Optional[BaseException] = None
+        self.rank = self._checked(check_int, "rank", rank, minimum=0)
+        self.world_size = self._checked(check_int, "world_size", world_size, minimum=1)
         self.config = config
-        self.data_parallel_size = check_int("data_parallel_size", data_parallel_size, minimum=1)
-        self.pipeline_parallel_size = check_int("pipeline_parallel_size", pipeline_parallel_size, minimum=1)
-        self.tensor_parallel_size = check_int("tensor_parallel_size", tensor_parallel_size, minimum=1)
-        self.legacy_sequence_dp = check_bool("legacy_sequence_dp", legacy_sequence_dp)
+        self.data_parallel_size = self._checked(check_int, "data_parallel_size", data_parallel_size, minimum=1)
+        self.pipeline_parallel_size = self._checked(check_int, "pipeline_parallel_size", pipeline_parallel_size,
+                                                    minimum=1)
+        self.tensor_parallel_size = self._checked(check_int, "tensor_parallel_size", tensor_parallel_size, minimum=1)
+        self.legacy_sequence_dp = self._checked(check_bool, "legacy_sequence_dp", legacy_sequence_dp)
         self.depth: Optional[int] = None
         self.groups = None
 
-    def init_dist_group(self) -> Union[GroupTuple, List[GroupTuple]]:
-        """Creates this initializer's groups (collective over the default group)."""
-        if dist.is_initialized() and self.rank != dist.get_rank():
+    def _checked(self, check: Any, name: str, value: Any, **options: Any) -> Any:
+        """``check(name, value)``, or ``value`` as given with the first error kept for
+        init_dist_group."""
+        try:
+            return check(name, value, **options)
+        except Exception as error:
+            if self._error is None:
+                self._error = error
+            return value
+
+    def _check_arguments(self) -> None:
+        """Every check of the arguments against this process and each other; raises the
+        first failure. Run by init_dist_group inside the agreement."""
+        if self._error is not None:
+            raise self._error
+        if not dist.is_initialized():
+            raise _pgroups.StateError(f"{type(self).__name__}.init_dist_group needs torch.distributed "
+                                      "init_process_group first")
+        if self.rank != dist.get_rank():
             raise _pgroups.ConfigError(
                 f"rank {self.rank} given to {type(self).__name__} is not this process's rank {dist.get_rank()}")
-        if dist.is_initialized() and self.world_size != dist.get_world_size():
+        if self.world_size != dist.get_world_size():
             raise _pgroups.ConfigError(
                 f"world size {self.world_size} given to {type(self).__name__} is not torch.distributed's world "
                 f"size {dist.get_world_size()}")
-        # Checked before any collective; every rank given the same arguments raises alike.
         model = self.pipeline_parallel_size * self.tensor_parallel_size
         if self.data_parallel_size * model != self.world_size:
             raise _pgroups.ConfigError(
                 f"data parallel size {self.data_parallel_size} * pipeline size {self.pipeline_parallel_size} * "
                 f"tensor size {self.tensor_parallel_size} = {self.data_parallel_size * model} is not the world "
                 f"size {self.world_size}: the data parallel size must be world size / (pipeline * tensor)")
+
+    def init_dist_group(self) -> Union[GroupTuple, List[GroupTuple]]:
+        """Creates this initializer's groups (collective over the default group). An
+        argument one rank got wrong raises on every rank, carried by the agreement."""
+        if not dist.is_initialized():
+            self._check_arguments()  # no agreement without torch.distributed: raise here
+        try:
+            self._check_arguments()
+        except Exception as error:
+            reject(error, None)
         groups = create_groups(pipeline=self.pipeline_parallel_size, tensor=self.tensor_parallel_size,
                                mode=self.tensor_mode, depth=self.depth,
                                legacy_sequence_dp=self.legacy_sequence_dp, modes=self.modes,
@@ -176,7 +208,7 @@ class Initializer_2p5D(ProcessGroupInitializer):
                  pipeline_parallel_size: int, tensor_parallel_size: int, depth: int, **kwargs: Any) -> None:
         super().__init__(rank, world_size, config, data_parallel_size, pipeline_parallel_size,
                          tensor_parallel_size, **kwargs)
-        self.depth = check_int("depth", depth, minimum=1)
+        self.depth = self._checked(check_int, "depth", depth, minimum=1)
 
 
 class Initializer_3D(ProcessGroupInitializer):
@@ -223,9 +255,16 @@ class _ColossalInitializer(ProcessGroupInitializer):
         """Colossal-AI's settings made while creating the groups."""
 
     def init_dist_group(self) -> Any:  # type: ignore[override]
-        mode_type = _colossal("context.parallel_mode").ParallelMode
-        env = _colossal("global_variables").tensor_parallel_env
-        self._set_env(env)
+        try:
+            if self._error is not None:
+                raise self._error  # the arguments' own error first, as pgroups' initializers raise it
+            mode_type = _colossal("context.parallel_mode").ParallelMode
+            env = _colossal("global_variables").tensor_parallel_env
+            self._set_env(env)
+        except Exception as error:
+            if dist.is_initialized():
+                reject(error, None)  # carried: Colossal-AI's own checks fail on one rank alike
+            raise
         result = super().init_dist_group()
         settings = result if isinstance(result, list) else [result]
         cpu_groups = None

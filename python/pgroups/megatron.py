@@ -26,7 +26,7 @@ import torch.distributed as dist
 from . import _pgroups
 from ._checks import check_bool, check_int, check_token
 from ._plan import Mesh, Plan
-from .torch import create_groups
+from .torch import create_groups, reject
 
 # The dense kinds Megatron-LM creates, in its order, and the expert ones.
 _DENSE = ("dp-cp", "dp", "cp", "tp-pp", "tp", "pp", "embd", "pos_embd", "tp-dp-cp", "tp-dp", "tp-cp")
@@ -116,54 +116,60 @@ def initialize_model_parallel(
     if not dist.is_initialized():
         raise _pgroups.StateError("pgroups.megatron.initialize_model_parallel needs torch.distributed "
                                   "init_process_group first")
-    given = dict(pipeline_model_parallel_comm_backend=pipeline_model_parallel_comm_backend, use_sharp=use_sharp,
-                 hierarchical_context_parallel_sizes=hierarchical_context_parallel_sizes,
-                 hybrid_context_parallel=hybrid_context_parallel,
-                 num_distributed_optimizer_instances=num_distributed_optimizer_instances,
-                 nccl_communicator_config_path=nccl_communicator_config_path,
-                 get_embedding_ranks=get_embedding_ranks, get_position_embedding_ranks=get_position_embedding_ranks,
-                 high_priority_stream_groups=high_priority_stream_groups, sharp_enabled_group=sharp_enabled_group,
-                 create_all_gather_group=create_all_gather_group)
-    for name, default in _DEFAULT_ONLY.items():
-        if given[name] != default and not (default is False and given[name] is None):
+    # Every check below runs before the first agreement and its failure is carried into it
+    # (pgroups.torch.reject), so that one rank's rejection reaches every rank at once.
+    try:
+        given = dict(pipeline_model_parallel_comm_backend=pipeline_model_parallel_comm_backend, use_sharp=use_sharp,
+                     hierarchical_context_parallel_sizes=hierarchical_context_parallel_sizes,
+                     hybrid_context_parallel=hybrid_context_parallel,
+                     num_distributed_optimizer_instances=num_distributed_optimizer_instances,
+                     nccl_communicator_config_path=nccl_communicator_config_path,
+                     get_embedding_ranks=get_embedding_ranks, get_position_embedding_ranks=get_position_embedding_ranks,
+                     high_priority_stream_groups=high_priority_stream_groups, sharp_enabled_group=sharp_enabled_group,
+                     create_all_gather_group=create_all_gather_group)
+        for name, default in _DEFAULT_ONLY.items():
+            # By type and value: use_sharp=0 is not False, None is not a bool's default.
+            if type(given[name]) is not type(default) or given[name] != default:
+                raise _pgroups.ConfigError(
+                    f"pgroups.megatron.initialize_model_parallel does not implement {name}={given[name]!r}; only its "
+                    f"default {default!r} is accepted (use megatron.core.parallel_state for it)")
+        tp = check_int("tensor_model_parallel_size", tensor_model_parallel_size, minimum=1)
+        pp = check_int("pipeline_model_parallel_size", pipeline_model_parallel_size, minimum=1)
+        vpp = check_int("virtual_pipeline_model_parallel_size", virtual_pipeline_model_parallel_size, minimum=1,
+                        allow_none=True)
+        cp = check_int("context_parallel_size", context_parallel_size, minimum=1)
+        ep = check_int("expert_model_parallel_size", expert_model_parallel_size, minimum=1)
+        etp = check_int("expert_tensor_parallel_size", expert_tensor_parallel_size, minimum=1, allow_none=True)
+        minutes = check_int("distributed_timeout_minutes", distributed_timeout_minutes, minimum=1)
+        gloo = check_bool("create_gloo_process_groups", create_gloo_process_groups)
+        order = check_token("order", order).lower()
+        assert tp is not None and pp is not None and cp is not None and ep is not None and minutes is not None
+        world = dist.get_world_size()
+        model = tp * pp * cp
+        if world % model:
             raise _pgroups.ConfigError(
-                f"pgroups.megatron.initialize_model_parallel does not implement {name}={given[name]!r}; only its "
-                f"default {default!r} is accepted (use megatron.core.parallel_state for it)")
-    tp = check_int("tensor_model_parallel_size", tensor_model_parallel_size, minimum=1)
-    pp = check_int("pipeline_model_parallel_size", pipeline_model_parallel_size, minimum=1)
-    vpp = check_int("virtual_pipeline_model_parallel_size", virtual_pipeline_model_parallel_size, minimum=1,
-                    allow_none=True)
-    cp = check_int("context_parallel_size", context_parallel_size, minimum=1)
-    ep = check_int("expert_model_parallel_size", expert_model_parallel_size, minimum=1)
-    etp = check_int("expert_tensor_parallel_size", expert_tensor_parallel_size, minimum=1, allow_none=True)
-    minutes = check_int("distributed_timeout_minutes", distributed_timeout_minutes, minimum=1)
-    gloo = check_bool("create_gloo_process_groups", create_gloo_process_groups)
-    order = check_token("order", order).lower()
-    assert tp is not None and pp is not None and cp is not None and ep is not None and minutes is not None
-    world = dist.get_world_size()
-    model = tp * pp * cp
-    if world % model:
-        raise _pgroups.ConfigError(
-            f"world size {world} is not divisible by tensor_model_parallel_size {tp} * "
-            f"pipeline_model_parallel_size {pp} * context_parallel_size {cp} = {model}")
-    if vpp is not None and pp == 1:
-        raise _pgroups.ConfigError(
-            f"virtual_pipeline_model_parallel_size {vpp} needs pipeline_model_parallel_size above 1, not {pp}")
-    etp = tp if etp is None else etp
-    expert = etp * ep * pp
-    if world % expert:
-        raise _pgroups.ConfigError(
-            f"world size {world} is not divisible by expert_tensor_parallel_size {etp} * "
-            f"expert_model_parallel_size {ep} * pipeline_model_parallel_size {pp} = {expert}")
-    if model_parallel_is_initialized():
-        raise _pgroups.StateError("pgroups.megatron: model parallel groups are already initialized; call "
-                                  "destroy_model_parallel() first")
-    dense_plan = _mesh_plan(order, dict(tp=tp, cp=cp, ep=1, dp=world // model, pp=pp), _DENSE)
-    expert_plan = _mesh_plan(order, dict(tp=etp, cp=1, ep=ep, dp=world // expert, pp=pp), _EXPERT)
-    if not order.endswith("pp") and pp > 1 and world // expert != world // model:
-        raise _pgroups.ConfigError(
-            f"order '{order}' does not end with pp, so the expert data parallel size {world // expert} must equal "
-            f"the data parallel size {world // model}")
+                f"world size {world} is not divisible by tensor_model_parallel_size {tp} * "
+                f"pipeline_model_parallel_size {pp} * context_parallel_size {cp} = {model}")
+        if vpp is not None and pp == 1:
+            raise _pgroups.ConfigError(
+                f"virtual_pipeline_model_parallel_size {vpp} needs pipeline_model_parallel_size above 1, not {pp}")
+        etp = tp if etp is None else etp
+        expert = etp * ep * pp
+        if world % expert:
+            raise _pgroups.ConfigError(
+                f"world size {world} is not divisible by expert_tensor_parallel_size {etp} * "
+                f"expert_model_parallel_size {ep} * pipeline_model_parallel_size {pp} = {expert}")
+        if model_parallel_is_initialized():
+            raise _pgroups.StateError("pgroups.megatron: model parallel groups are already initialized; call "
+                                      "destroy_model_parallel() first")
+        dense_plan = _mesh_plan(order, dict(tp=tp, cp=cp, ep=1, dp=world // model, pp=pp), _DENSE)
+        expert_plan = _mesh_plan(order, dict(tp=etp, cp=1, ep=ep, dp=world // expert, pp=pp), _EXPERT)
+        if not order.endswith("pp") and pp > 1 and world // expert != world // model:
+            raise _pgroups.ConfigError(
+                f"order '{order}' does not end with pp, so the expert data parallel size {world // expert} must equal "
+                f"the data parallel size {world // model}")
+    except Exception as error:  # every class a check raises is carried, as it is
+        reject(error, None)
 
     import datetime
 
@@ -222,6 +228,7 @@ def creation_summary() -> Dict[str, Any]:
 
 
 def _group(key: str, what: str, check_initialized: bool = True) -> Any:
+    check_initialized = check_bool("check_initialized", check_initialized)
     if key not in _state.groups:
         if check_initialized:
             raise _pgroups.StateError(f"{what} group is not initialized: call "
@@ -296,13 +303,19 @@ def get_pipeline_model_parallel_group(check_initialized: bool = True) -> Any:
     return _group("dense:pp", "pipeline model parallel", check_initialized)
 
 
+def _data_key(with_context_parallel: Any, partial_data_parallel: Any = False) -> str:
+    """The data-parallel kind asked for, its flags checked as bools (one distributed-optimizer
+    instance only: the partial group is the whole one)."""
+    check_bool("partial_data_parallel", partial_data_parallel)
+    return "dense:dp-cp" if check_bool("with_context_parallel", with_context_parallel) else "dense:dp"
+
+
 def get_data_parallel_group(with_context_parallel: bool = False, partial_data_parallel: bool = False) -> Any:
-    # One distributed-optimizer instance only: the partial group is the whole one.
-    return _group("dense:dp-cp" if with_context_parallel else "dense:dp", "data parallel")
+    return _group(_data_key(with_context_parallel, partial_data_parallel), "data parallel")
 
 
 def get_data_parallel_group_gloo(with_context_parallel: bool = False, partial_data_parallel: bool = False) -> Any:
-    key = "dense:dp-cp" if with_context_parallel else "dense:dp"
+    key = _data_key(with_context_parallel, partial_data_parallel)
     if key not in _state.gloo:
         raise _pgroups.StateError("data parallel gloo group is not initialized (create_gloo_process_groups=False?)")
     return _state.gloo[key]
@@ -327,13 +340,15 @@ def get_position_embedding_group(check_initialized: bool = True) -> Any:
 
 
 def get_amax_reduction_group(with_context_parallel: bool = False, tp_only_amax_red: bool = False) -> Any:
-    if tp_only_amax_red:
+    with_context_parallel = check_bool("with_context_parallel", with_context_parallel)
+    if check_bool("tp_only_amax_red", tp_only_amax_red):
         return get_tensor_and_context_parallel_group() if with_context_parallel else get_tensor_model_parallel_group()
     return get_tensor_and_data_parallel_group(with_context_parallel=with_context_parallel)
 
 
 def get_tensor_and_data_parallel_group(check_initialized: bool = True, with_context_parallel: bool = False) -> Any:
-    return _group("dense:tp-dp-cp" if with_context_parallel else "dense:tp-dp", "tensor and data parallel",
+    return _group("dense:tp-dp-cp" if check_bool("with_context_parallel", with_context_parallel) else "dense:tp-dp",
+                  "tensor and data parallel",
                   check_initialized)
 
 
@@ -354,7 +369,8 @@ def _setter(key: str) -> Callable[[Optional[int]], None]:
     """megatron-core's set_* override: the getter answers the value set (None: the group's)."""
 
     def set_value(value: Optional[int]) -> None:
-        _state.overrides[key] = value
+        # Named as megatron-core names the setter's one argument.
+        _state.overrides[key] = check_int("world_size" if key.endswith("_size") else "rank", value, allow_none=True)
 
     return set_value
 
@@ -371,11 +387,11 @@ set_expert_tensor_parallel_rank = _setter("etp_rank")
 
 
 def set_virtual_pipeline_model_parallel_world_size(world_size: Optional[int]) -> None:
-    _state.virtual_size = world_size
+    _state.virtual_size = check_int("world_size", world_size, allow_none=True)
 
 
 def set_virtual_pipeline_model_parallel_rank(rank: Optional[int]) -> None:
-    _state.virtual_rank = rank
+    _state.virtual_rank = check_int("rank", rank, allow_none=True)
 
 
 def get_tensor_model_parallel_world_size() -> int:
@@ -403,6 +419,8 @@ def get_virtual_pipeline_model_parallel_world_size() -> Optional[int]:
 
 
 def is_pipeline_first_stage(ignore_virtual: bool = True, vp_stage: Optional[int] = None) -> bool:
+    ignore_virtual = check_bool("ignore_virtual", ignore_virtual)
+    vp_stage = check_int("vp_stage", vp_stage, minimum=0, allow_none=True)
     if not ignore_virtual and _state.virtual_size is not None:
         if vp_stage is None:
             raise _pgroups.ConfigError("vp_stage must be passed if virtual pipeline is enabled")
@@ -412,6 +430,8 @@ def is_pipeline_first_stage(ignore_virtual: bool = True, vp_stage: Optional[int]
 
 
 def is_pipeline_last_stage(ignore_virtual: bool = True, vp_stage: Optional[int] = None) -> bool:
+    ignore_virtual = check_bool("ignore_virtual", ignore_virtual)
+    vp_stage = check_int("vp_stage", vp_stage, minimum=0, allow_none=True)
     if not ignore_virtual and _state.virtual_size is not None:
         if vp_stage is None:
             raise _pgroups.ConfigError("vp_stage must be passed if virtual pipeline is enabled")
@@ -421,6 +441,8 @@ def is_pipeline_last_stage(ignore_virtual: bool = True, vp_stage: Optional[int] 
 
 
 def is_rank_in_embedding_group(ignore_virtual: bool = True, vp_stage: Optional[int] = None) -> bool:
+    ignore_virtual = check_bool("ignore_virtual", ignore_virtual)
+    vp_stage = check_int("vp_stage", vp_stage, minimum=0, allow_none=True)
     ranks = _state.ranks.get("dense:embd")
     rank = dist.get_rank()
     if not ranks or rank not in ranks:
@@ -448,7 +470,7 @@ def get_model_parallel_src_rank() -> int:
 
 
 def get_data_parallel_src_rank(with_context_parallel: bool = False) -> int:
-    return _ranks("dense:dp-cp" if with_context_parallel else "dense:dp", "data parallel")[0]
+    return _ranks(_data_key(with_context_parallel), "data parallel")[0]
 
 
 def get_pipeline_model_parallel_first_rank() -> int:
@@ -470,11 +492,11 @@ def get_pipeline_model_parallel_prev_rank() -> int:
 
 
 def get_data_parallel_world_size(with_context_parallel: bool = False, partial_data_parallel: bool = False) -> int:
-    return _size("dense:dp-cp" if with_context_parallel else "dense:dp", "data parallel")
+    return _size(_data_key(with_context_parallel, partial_data_parallel), "data parallel")
 
 
 def get_data_parallel_rank(with_context_parallel: bool = False, partial_data_parallel: bool = False) -> int:
-    return _rank("dense:dp-cp" if with_context_parallel else "dense:dp", "data parallel", "dp_rank")
+    return _rank(_data_key(with_context_parallel, partial_data_parallel), "data parallel", "dp_rank")
 
 
 def get_context_parallel_world_size() -> int:
@@ -539,6 +561,7 @@ def get_expert_tensor_model_pipeline_parallel_group(check_initialized: bool = Tr
 
 
 def get_expert_data_parallel_group(check_initialized: bool = True, partial_expert_data_parallel: bool = False) -> Any:
+    check_bool("partial_expert_data_parallel", partial_expert_data_parallel)
     return _group("expert:dp", "expert data parallel", check_initialized)
 
 
@@ -548,16 +571,19 @@ def get_data_modulo_expert_parallel_group(partial_expert_data_parallel: bool = F
 
 
 def get_expert_data_parallel_group_gloo(partial_expert_data_parallel: bool = False) -> Any:
+    check_bool("partial_expert_data_parallel", partial_expert_data_parallel)
     if "expert:dp" not in _state.gloo:
         raise _pgroups.StateError("expert data parallel gloo group is not initialized")
     return _state.gloo["expert:dp"]
 
 
 def get_expert_data_parallel_rank(partial_expert_data_parallel: bool = False) -> int:
+    check_bool("partial_expert_data_parallel", partial_expert_data_parallel)
     return _rank("expert:dp", "expert data parallel")
 
 
 def get_expert_data_parallel_world_size(partial_expert_data_parallel: bool = False) -> int:
+    check_bool("partial_expert_data_parallel", partial_expert_data_parallel)
     return _size("expert:dp", "expert data parallel")
 
 

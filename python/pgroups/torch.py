@@ -57,7 +57,7 @@ from __future__ import annotations
 import datetime
 import inspect
 import time
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, NoReturn, Optional, Tuple
 
 import torch
 import torch.distributed as dist
@@ -195,27 +195,55 @@ def create_groups(
             names[i] = plan._layout.kind_name(name)
             if names[i] in names[:i]:
                 raise _pgroups.ConfigError(f"modes lists the group kind '{names[i]}' twice")
-    except (_pgroups.Error, TypeError) as caught:
+    except Exception as caught:  # every class a check raises is carried, as it is
         error = caught
-    described = (f"{plan!r}" if plan is not None and error is None else
-                 f"pipeline={pipeline} tensor={tensor} mode={mode} depth={depth} legacy={legacy_sequence_dp}")
     # The timeout is per rank (as the CLI's --timeout): it decides no collective.
-    described += f" modes={','.join(names) if error is None else '?'} method={chosen} backend={backend} share={share}"
-    # plan.config holds a mesh's order and sizes too.
-    settings = {"described": described, "plan": plan.config if plan is not None and error is None else None,
-                "kinds": names}
-    global _generation
-    _generation += 1  # every rank calls create_groups collectively, so the counts agree
+    fields = [] if error is not None else plan_fields(
+        plan, modes=",".join(names), method=chosen, backend=str(backend), share="1" if share else "0")
     deadline = None if not seconds else time.monotonic() + seconds
     watchdog = Watchdog(seconds, rank, world)
     try:
-        agree(_generation, settings, described, error, rank, world, seconds)
+        agree_on(fields, error, seconds)
         assert plan is not None
         groups = TorchGroups(plan, rank, chosen, share)
         _create(groups, names, backend, deadline, watchdog)
     finally:
         watchdog.cancel()
     return groups
+
+
+def plan_fields(plan: Optional[Plan], **options: str) -> List[Tuple[str, str]]:
+    """The fields a torch front door agrees on: the plan's settings as the MPI context
+    encodes them (``_pgroups.setting_fields``), then the front door's own ``options``, and
+    the text a mismatch shows: the MPI context's text of the plan, then the options."""
+    fields: List[Tuple[str, str]] = list(_pgroups.setting_fields(plan._layout)) if plan is not None else []
+    fields += list(options.items())
+    text = _pgroups.setting_text(plan._layout) if plan is not None else "plan=-"
+    fields.append(("text", " ".join([text] + [f"{name}={value}" for name, value in options.items()])))
+    return fields
+
+
+def agree_on(fields: List[Tuple[str, str]], error: Optional[BaseException], timeout: Optional[float]) -> None:
+    """The agreement of one collective call of a torch front door (create_groups,
+    device_mesh, the drop-ins), over the default store: returns when every rank holds the
+    same ``fields`` and none hit an error; otherwise raises on every rank alike (see
+    _torch_agree.agree). Every rank makes the same calls in the same order, so the
+    generations match."""
+    global _generation
+    _generation += 1
+    agree(_generation, fields, error, dist.get_rank(), dist.get_world_size(), timeout)
+
+
+def reject(error: BaseException, timeout: Any = None) -> NoReturn:
+    """Raises ``error`` on every rank: this rank's check of a collective call failed, so it
+    meets the other ranks at the call's agreement carrying it, rather than leaving them
+    waiting. ``timeout`` is the call's (None: PGROUPS_TIMEOUT or the default)."""
+    try:
+        seconds = _timeout_seconds(timeout)
+    except Exception:  # a bad timeout is the error being carried, or beside it
+        seconds = _timeout_seconds(None)
+    agree_on([], error, seconds)
+    raise error  # not reached: the agreement raises the carried error on every rank
 
 
 def _options(backend: Optional[str], deadline: Optional[float], names: List[str]) -> Dict[str, Any]:
@@ -257,7 +285,7 @@ def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadl
     try:
         for key in order:
             kinds = owners[key]
-            watchdog.step = f"creating the group of kind {'+'.join(kinds)}"
+            watchdog.enter("group", f"the creation of the group of kind {'+'.join(kinds)}")
             if key == "world":
                 handles[key] = _Handle(dist.group.WORLD, owned=False, collective=False)
             else:
@@ -266,9 +294,13 @@ def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadl
         for handle in handles.values():
             if handle is not None and handle.owned:
                 dist.destroy_process_group(handle.group)
-        cls = _pgroups.TimeoutError if "timeout" in str(caught).lower() or "timed out" in str(caught).lower() \
-            else _pgroups.BackendError
-        raise cls(f"pgroups.torch.create_groups failed at step '{watchdog.step}' on rank {rank}: {caught}") from None
+        timed_out = "timeout" in str(caught).lower() or "timed out" in str(caught).lower()
+        if timed_out and watchdog.limited:
+            # The one timeout text of pgroups, then torch's own words.
+            raise _pgroups.TimeoutError(f"{watchdog.message()}; torch: {caught}") from None
+        cls = _pgroups.TimeoutError if timed_out else _pgroups.BackendError
+        raise cls(f"pgroups.torch.create_groups failed at {watchdog.what} (step '{watchdog.step}', rank {rank} of "
+                  f"{plan.world_size}): {caught}") from None
     for name in names:
         groups._bind(name, handles[key_of[name]])
     groups.seconds = time.perf_counter() - start

@@ -116,6 +116,11 @@ void bind_context(py::module_& m) {
           mpi::agree(mpi::Communicator::borrow(comm), text, what, mpi::Deadline(timeout));
         },
         py::arg("world"), py::arg("record"), py::arg("what") = "configuration", py::arg("timeout") = py::none());
+  // A strategy's name checked by the constructor's own parser, before the agreement, so
+  // that a wrong name on one rank is carried like a wrong type.
+  m.def("check_strategy",
+        [](const std::string& name) { return std::string(mpi::strategy_name(mpi::parse_creation_strategy(name))); },
+        py::arg("name"));
   py::class_<KindHandle>(m, "KindHandle")
       .def_property_readonly("name", &KindHandle::name)
       .def_property_readonly("index", &KindHandle::index)

@@ -3,11 +3,13 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bindings.hpp"
+#include "pgroups/common/decimal_integer.hpp"
 #include "pgroups/config/config_json.hpp"
 #include "pgroups/config/config_merge.hpp"
 #include "pgroups/config/config_reader.hpp"
@@ -178,6 +180,28 @@ void bind_rules(py::module_& m) {
   m.def("settings_digest", [](const py::bytes& record) { return settings_digest(std::string(record)); },
         py::arg("record"));
   m.def("record_text", [](const py::bytes& record) { return record_text(std::string(record)); }, py::arg("record"));
+  // The settings of a plan as every front door agrees on them, field by field and as the
+  // text a mismatch shows (the MPI context's own, pgroups/layout/parallel_config.hpp).
+  m.def("setting_fields", [](const Layout& l) { return config_setting_fields(l.config()); }, py::arg("layout"));
+  m.def("setting_text", [](const Layout& l) { return config_setting_text(l.config()); }, py::arg("layout"));
+  // The one timeout text (pgroups/layout/timeout.hpp), for the torch agreement and watchdog.
+  m.def("timeout_message",
+        [](double seconds, const std::string& what, const std::string& step, int rank, int size,
+           const std::vector<int>& missing) {
+          const auto timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(seconds * 1000.0)));
+          return timeout_message(timeout, what, step, rank, size, missing);
+        },
+        py::arg("seconds"), py::arg("what"), py::arg("step") = "", py::arg("rank") = -1, py::arg("size") = 0,
+        py::arg("missing") = std::vector<int>{});
+  // The CLI's check of an integer's range (pgroups/common/decimal_integer.hpp), for a
+  // Python int beyond 64 bits: its decimal text, read as the CLI reads an option's.
+  m.def("require_int64",
+        [](const std::string& digits, const std::string& name) {
+          const IntegerReading reading = read_decimal_integer(digits);
+          if (reading.status != IntegerStatus::ok) throw ConfigError(integer_problem(reading, digits, name));
+          return reading.value;
+        },
+        py::arg("digits"), py::arg("name"));
   m.def("judge_records",
         [](const std::vector<py::bytes>& records, const std::string& what) {
           std::vector<std::string> texts(records.begin(), records.end());

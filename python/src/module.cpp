@@ -26,16 +26,22 @@ PYBIND11_MODULE(_pgroups, m) {
   py::register_exception<pgroups::TimeoutError>(m, "TimeoutError", error);
   py::register_exception<pgroups::StateError>(m, "StateError", error);
 
-  // An error carried from another rank whose class is Python's own (TypeError, ...):
-  // raised as that class, so that every rank raises what the erring rank raised.
+  // An error carried from another rank whose class is Python's own (TypeError, ImportError,
+  // ...): raised as that built-in class, so that every rank raises what the erring rank
+  // raised; a class that is no built-in exception (a framework's own) is a RuntimeError.
   py::register_exception_translator([](std::exception_ptr caught) {
     try {
       if (caught) std::rethrow_exception(caught);
     } catch (const pgroups::CarriedError& carried) {
       PyObject* type = PyExc_RuntimeError;
-      if (carried.kind() == "TypeError") type = PyExc_TypeError;
-      else if (carried.kind() == "ValueError") type = PyExc_ValueError;
-      else if (carried.kind() == "OverflowError") type = PyExc_OverflowError;
+      const py::object builtins = py::module_::import("builtins");
+      if (py::hasattr(builtins, carried.kind().c_str())) {
+        const py::object found = builtins.attr(carried.kind().c_str());
+        if (PyType_Check(found.ptr()) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(found.ptr()),
+                                                           reinterpret_cast<PyTypeObject*>(PyExc_Exception))) {
+          type = found.ptr();  // a built-in, alive as long as the interpreter
+        }
+      }
       PyErr_SetString(type, carried.what());
     }
   });

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "pgroups/common/printable.hpp"
+#include "pgroups/layout/agreement_record.hpp"
 #include "pgroups/layout/error.hpp"
 
 namespace pgroups {
@@ -99,12 +100,16 @@ std::string seconds_text(std::chrono::milliseconds duration) {
 }
 
 std::string timeout_message(std::chrono::milliseconds timeout, std::string_view what, std::string_view step, int rank,
-                            int size) {
+                            int size, std::span<const int> missing) {
   std::string where;
   if (!step.empty()) where = fmt::format("step '{}'", step);
   if (rank >= 0) where += fmt::format("{}rank {} of {}", where.empty() ? "" : ", ", rank, size);
-  return fmt::format("timed out after {} waiting for all ranks at {}{}", seconds_text(timeout), what,
-                     where.empty() ? std::string() : fmt::format(" ({})", where));
+  std::string absent;
+  if (!missing.empty()) {
+    absent = fmt::format(": {} {} did not arrive", missing.size() == 1 ? "rank" : "ranks", rank_list(missing));
+  }
+  return fmt::format("timed out after {} waiting for all ranks at {}{}{}", seconds_text(timeout), what,
+                     where.empty() ? std::string() : fmt::format(" ({})", where), absent);
 }
 
 }  // namespace pgroups

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "pgroups/layout/error.hpp"
 #include "support/error_message.hpp"
@@ -176,6 +177,19 @@ TEST(TimeoutVocabulary, OneMessageNamesWhatStepAndRankWhenKnown) {
             "1, key 0)");
   EXPECT_EQ(timeout_message(seconds(1), "the node query", "node"),
             "timed out after 1 s waiting for all ranks at the node query (step 'node')");
+}
+
+TEST(TimeoutVocabulary, MissingRanksAreNamedOnlyWhereTheTransportKnowsThem) {
+  const std::vector<int> missing = {3, 5, 6, 7};
+  EXPECT_EQ(timeout_message(seconds(5), "the configuration agreement", "agreement", 0, 8, missing),
+            "timed out after 5 s waiting for all ranks at the configuration agreement (step 'agreement', rank 0 of "
+            "8): ranks 3, 5-7 did not arrive");
+  const std::vector<int> one = {2};
+  EXPECT_EQ(timeout_message(seconds(1), "the configuration agreement", "agreement", 0, 4, one),
+            "timed out after 1 s waiting for all ranks at the configuration agreement (step 'agreement', rank 0 of "
+            "4): rank 2 did not arrive");
+  EXPECT_EQ(timeout_message(seconds(1), "the configuration agreement", "agreement", 0, 4, {}),
+            timeout_message(seconds(1), "the configuration agreement", "agreement", 0, 4));
 }
 
 }  // namespace

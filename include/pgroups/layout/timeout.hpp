@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -86,8 +87,11 @@ inline constexpr const char* kTimeoutEnvironmentVariable = "PGROUPS_TIMEOUT";
 /// watchdog that ends a rank blocked past its deadline): "timed out after 5 s waiting for
 /// all ranks at <what> (step '<step>', rank <rank> of <size>)". The parenthesis names
 /// only what is known: no step when `step` is empty, no rank when `rank` is negative, no
-/// parenthesis when neither.
+/// parenthesis when neither. Where the transport knows which ranks never came (torch's
+/// store counts arrivals; MPI's collectives do not), `missing` (ascending) adds
+/// ": ranks 3, 5-7 did not arrive"; empty adds nothing.
 [[nodiscard]] std::string timeout_message(std::chrono::milliseconds timeout, std::string_view what,
-                                          std::string_view step = {}, int rank = -1, int size = 0);
+                                          std::string_view step = {}, int rank = -1, int size = 0,
+                                          std::span<const int> missing = {});
 
 }  // namespace pgroups

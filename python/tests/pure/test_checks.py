@@ -206,3 +206,67 @@ def test_a_carried_error_is_raised_with_its_own_class():
         _pgroups.judge_records([fine, error])
     with pytest.raises(pgroups.ConfigError, match="^rank 0 hit before the configuration agreement: bad$"):
         _pgroups.judge_records([_pgroups.encode_error("ConfigError", "bad"), fine])
+
+
+def test_a_carried_error_of_any_builtin_class_keeps_it_and_a_foreign_one_is_a_runtime_error():
+    fine = _pgroups.encode_settings([("a", "1")])
+    for cls in (OverflowError, ImportError, KeyError, ValueError):
+        with pytest.raises(cls) as caught:
+            _pgroups.judge_records([fine, _pgroups.encode_error(cls.__name__, "bad")])
+        assert type(caught.value) is cls
+    with pytest.raises(RuntimeError, match="^rank 1 hit before the configuration agreement: bad$") as caught:
+        _pgroups.judge_records([fine, _pgroups.encode_error("DistBackendError", "bad")])
+    assert not isinstance(caught.value, pgroups.Error)
+
+
+def test_the_one_timeout_text_names_missing_ranks_only_where_given():
+    assert _pgroups.timeout_message(2.0, "the configuration agreement", "agreement", 0, 4, [1, 2, 3]) == (
+        "timed out after 2 s waiting for all ranks at the configuration agreement (step 'agreement', rank 0 of 4): "
+        "ranks 1-3 did not arrive")
+    assert _pgroups.timeout_message(0.5, "the node query") == \
+        "timed out after 0.5 s waiting for all ranks at the node query"
+
+
+# Issue 28 class 7: ints beyond 64 bits are the CLI's ConfigError naming the argument, and
+# every public entry takes only its own types.
+BEYOND = [2 ** 64, 2 ** 63, -(2 ** 63) - 1, 10 ** 30]
+
+
+@pytest.mark.parametrize("value", BEYOND)
+def test_check_int_refuses_ints_beyond_64_bits_in_the_clis_words(value):
+    with pytest.raises(pgroups.ConfigError, match=rf"^tensor {value} does not fit in a 64-bit integer$"):
+        check_int("tensor", value)
+    assert check_int("tensor", 2 ** 63 - 1) == 2 ** 63 - 1 and check_int("tensor", -(2 ** 63)) == -(2 ** 63)
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda v: Plan(v), "world_size"),
+    (lambda v: Plan(8, tensor=v), "tensor"),
+    (lambda v: Plan(8, seed=v), "seed"),
+    (lambda v: Mesh({"tp": v}), "dims['tp']"),
+    (lambda v: Plan(mesh={"tp": v}, groups=["tp"]), "['tp']"),
+    (lambda v: Plan(8).group_of(v, "data"), "rank"),
+    (lambda v: Plan(8).explain(v), "rank"),
+    (lambda v: Plan(8).communicators(rank=v), "rank"),
+    (lambda v: Mesh({"tp": 2}).group_of(v, ["tp"]), "rank"),
+])
+@pytest.mark.parametrize("value", [2 ** 64, 2 ** 63])
+def test_public_entries_refuse_ints_beyond_64_bits_naming_the_argument(make, name, value):
+    with pytest.raises(pgroups.ConfigError) as error:
+        make(value)
+    text = str(error.value)
+    assert f"{name} {value} does not fit in a 64-bit integer" in text, text
+    assert "incompatible function arguments" not in text
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (dict(rank=True), r"^rank must be an int, not True \(bool\)$"),
+    (dict(rank=1.0), r"^rank must be an int, not 1.0 \(float\)$"),
+    (dict(share=None), r"^share must be a bool \(True or False\), not None \(NoneType\)$"),
+    (dict(share=0), r"^share must be a bool \(True or False\), not 0 \(int\)$"),
+    (dict(backend=1), r"^backend must be a string token"),
+])
+def test_communicators_takes_only_its_own_types(arguments, message):
+    with pytest.raises(TypeError, match=message):
+        Plan(8).communicators(**arguments)
+    assert Plan(8).communicators(rank=3, share=False)["kinds"] >= 1

@@ -42,5 +42,42 @@ def test_registered_initializers_keep_colossal_constructor_arguments():
     init = colossal.REGISTERED["Initializer_2p5D"](0, 8, None, 1, 1, 8, 2)
     assert (init.rank, init.world_size, init.tensor_parallel_size, init.depth) == (0, 8, 8, 2)
     assert init.legacy_sequence_dp  # Colossal-AI's sequence_dp blocks
+    # The constructor keeps the error for init_dist_group, the collective call, which
+    # carries it to every rank (here, without torch.distributed, it raises it at once).
+    wrong = colossal.REGISTERED["Initializer_3D"](0, 8, None, 1, 1, "8")
     with pytest.raises(TypeError, match=r"tensor_parallel_size must be an int, not '8' \(str\)"):
-        colossal.REGISTERED["Initializer_3D"](0, 8, None, 1, 1, "8")
+        wrong.init_dist_group()
+    with pytest.raises(TypeError, match=r"^rank must be an int, not True \(bool\)$"):
+        colossal.Initializer_Data(True, 8, None, 8, 1, 1).init_dist_group()
+
+
+@pytest.mark.parametrize("query", [mpu.is_pipeline_first_stage, mpu.is_pipeline_last_stage,
+                                   mpu.is_rank_in_embedding_group])
+def test_megatron_stage_queries_take_only_a_bool_and_an_int_stage(query):
+    with pytest.raises(TypeError, match=r"^ignore_virtual must be a bool \(True or False\), not 1 \(int\)$"):
+        query(ignore_virtual=1)
+    with pytest.raises(TypeError, match=r"^vp_stage must be an int, not '0' \(str\)$"):
+        query(ignore_virtual=False, vp_stage="0")
+    with pytest.raises(pgroups.ConfigError, match="^vp_stage 18446744073709551616 does not fit in a 64-bit integer$"):
+        query(ignore_virtual=False, vp_stage=2 ** 64)
+
+
+def test_megatron_getters_take_only_a_bool_check_initialized():
+    with pytest.raises(TypeError, match=r"^check_initialized must be a bool \(True or False\), not None"):
+        mpu.get_tensor_model_parallel_group(check_initialized=None)
+
+
+@pytest.mark.parametrize("query", [mpu.get_data_parallel_group, mpu.get_data_parallel_world_size,
+                                   mpu.get_data_parallel_rank, mpu.get_data_parallel_group_gloo])
+def test_megatron_data_parallel_flags_are_bools(query):
+    with pytest.raises(TypeError, match=r"^with_context_parallel must be a bool \(True or False\), not 1 \(int\)$"):
+        query(with_context_parallel=1)
+    with pytest.raises(TypeError, match=r"^partial_data_parallel must be a bool \(True or False\), not None"):
+        query(partial_data_parallel=None)
+
+
+def test_megatron_setters_take_ints_only():
+    with pytest.raises(TypeError, match=r"^world_size must be an int, not '2' \(str\)$"):
+        mpu.set_tensor_model_parallel_world_size("2")
+    with pytest.raises(pgroups.ConfigError, match="^rank 18446744073709551616 does not fit in a 64-bit integer$"):
+        mpu.set_virtual_pipeline_model_parallel_rank(2 ** 64)

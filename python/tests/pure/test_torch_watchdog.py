@@ -16,14 +16,15 @@ def test_a_rank_blocked_past_the_timeout_is_ended_with_the_step_and_status_8():
     script = ("import time\n"
               "from pgroups._torch_agree import Watchdog\n"
               "dog = Watchdog(0.5, 3, 8)\n"
-              "dog.step = 'creating the group of kind tp'\n"
+              "dog.enter('group', 'the creation of the group of kind tp')\n"
               "time.sleep(60)\n")
     start = time.monotonic()
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=50,
                           env=dict(os.environ))
     elapsed = time.monotonic() - start
     assert done.returncode == 8
-    assert "pgroups: error on rank 3: timed out after 0.5 s at step 'creating the group of kind tp'" in done.stderr
+    assert ("pgroups: error on rank 3: timed out after 0.5 s waiting for all ranks at the creation of the group of "
+            "kind tp (step 'group', rank 3 of 8); ") in done.stderr
     assert elapsed < 0.5 + 5 + 10  # the timeout, the grace, and the interpreter's start on a loaded machine
 
 
