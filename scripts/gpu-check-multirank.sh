@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # gpu-check-multirank.sh: real multi-rank NCCL on one GPU (issue 25), the part of
 # scripts/gpu-check.sh that one GPU could not show before NCCL let several ranks share a
-# device (NCCL_MULTI_RANK_GPU_ENABLE=1; the NCCL 2.32 of scripts/install-nccl.sh has it:
-# its library names the variable, which is what this script checks, not a version).
+# device (NCCL_MULTI_RANK_GPU_ENABLE=1; the libnccl of the nvidia-nccl-cu13 wheels 2.30.7
+# and 2.32.3 names the variable, which is what this script checks, not a version).
 #
 # For each rank count (default 2 and 4), all ranks on one GPU:
 #   - nccl_multirank_probe: world init, the halves by ncclCommSplit (splitShare 1 and 0)
