@@ -6,6 +6,8 @@
 # lib/libnccl.so.2 only (no unversioned libnccl.so), so CMake looks the library up by that
 # versioned name. Does nothing when the system has NCCL, when there is no CUDA toolkit, or
 # when this exact wheel is already installed (a stamp), so repeated runs cost nothing.
+# Environment: PGROUPS_NCCL_DEPS (the folder), CUDAToolkit_ROOT or CUDA_HOME (default
+# /usr/local/cuda), PGROUPS_NCCL_FORCE=1 (install even where a system NCCL is found).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 nccl_version=2.32.3

@@ -11,10 +11,10 @@ namespace pgroups::nccl::detail {
 namespace {
 
 // NCCL numbers its result codes 0, 1, ... up to ncclNumResults, in this order; each
-// release so far only appended (ncclTimeout, 8, is in 2.30.7 and 2.32.3). A name past the count of the
-// NCCL built against is never used, so one table serves every supported NCCL, and an
-// NCCL with a code this table does not know stops the build here rather than reporting
-// "ncclResult_t(9)" at run time.
+// release so far only appended (ncclTimeout, 8, is in 2.30.7 and 2.32.3). A name past the
+// count of the NCCL built against is never used, so one table serves every supported
+// NCCL, and an NCCL with a code this table does not know stops the build here rather
+// than reporting "ncclResult_t(9)" at run time.
 constexpr std::string_view result_names[] = {
     "ncclSuccess",       "ncclUnhandledCudaError", "ncclSystemError",
     "ncclInternalError", "ncclInvalidArgument",    "ncclInvalidUsage",
