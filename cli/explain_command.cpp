@@ -5,10 +5,11 @@
 
 #include "bill_options.hpp"  // issue 17
 #include "integer_option.hpp"
-#include "locality_output.hpp"
 #include "output.hpp"
 #include "plan_options.hpp"
+#include "print_warnings.hpp"
 #include "pgroups/report/bill_report.hpp"
+#include "pgroups/report/locality_report.hpp"
 #include "pgroups/report/plan_report.hpp"
 #include "subcommand.hpp"
 
@@ -30,19 +31,19 @@ Subcommand add_explain_command(CLI::App& parent) {
   add_bill_options(*app, options->bill);  // issue 17
   return {app, [options] {
             const Layout layout(options->plan.resolve());
-            const std::optional<LocalityReport> locality = planned_locality(layout);
+            const std::optional<report::LocalityReport> locality = report::planned_locality(layout);
             if (options->format == "json") {
               nlohmann::json json = report::explain_json(layout, options->rank);
-              if (locality) json["node"] = node_json(locality->nodes, options->rank);
+              if (locality) json["node"] = report::node_json(locality->nodes, options->rank);
               report::add_bill_json(json, layout, options->bill, options->rank);  // issue 17
               write_output(json.dump(1) + '\n');
             } else {
               std::string text = report::explain_text(layout, options->rank);
-              if (locality) text += '\n' + node_text(locality->nodes, options->rank) + '\n';
+              if (locality) text += '\n' + report::node_text(locality->nodes, options->rank) + '\n';
               text += '\n' + report::bill_text(layout, options->bill, options->rank);  // issue 17
               write_output(text);
             }
-            if (locality) print_locality_warnings(layout, *locality);
+            if (locality) print_warnings(report::locality_report_warnings(layout, *locality));
             return 0;
           }};
 }

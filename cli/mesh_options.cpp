@@ -37,7 +37,7 @@ void PlanOptions::add_mesh_to(CLI::App& app) {
   pp_option_ = add_integer_option(app, "--pp", pp_, "Pipeline-parallel size of the --order mesh")->group(kMeshGroup);
 }
 
-void PlanOptions::apply_mesh(ConfigOverrides& overrides, std::int64_t world_size) const {
+void PlanOptions::apply_mesh(ConfigOverrides& overrides) const {
   const std::array<std::pair<const CLI::Option*, MeshDim>, 5> size_flags = {{
       {tp_option_, {"tp", tp_}},
       {cp_option_, {"cp", cp_}},
@@ -65,28 +65,9 @@ void PlanOptions::apply_mesh(ConfigOverrides& overrides, std::int64_t world_size
   } else if (megatron) {
     const std::string_view order = order_option_->count() ? std::string_view(order_) : kMegatronOrder;
     std::vector<MeshDim> dims = mesh_dims_from_order(order, sizes);
-    // As Megatron does, the data-parallel size is what the world leaves over.
-    const std::int64_t world = world_size;
-    if (!dp_option_->count() && world > 0) {
-      std::int64_t others = 1;
-      MeshDim* dp = nullptr;
-      for (MeshDim& dim : dims) {
-        if (dim.name == "dp") {
-          dp = &dim;
-        } else if (__builtin_mul_overflow(others, dim.size, &others)) {
-          others = -1;
-          break;
-        }
-      }
-      if (dp != nullptr && others > 0) {
-        if (world % others != 0) {
-          throw ConfigError(fmt::format("world size {} is not divisible by the product {} of the sizes of order {} "
-                                        "without dp, so no data-parallel size fits; give --dp or other sizes",
-                                        world, others, order));
-        }
-        dp->size = world / others;
-      }
-    }
+    // As Megatron does, the data-parallel size is what the world leaves over: merge_config
+    // sets it once the world size is known (the flag's, the file's or the job's).
+    if (!dp_option_->count()) overrides.rest_dimension = "dp";
     overrides.mesh = std::move(dims);
   }
   if (!groups_.empty()) {

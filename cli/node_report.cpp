@@ -1,8 +1,5 @@
 #include "node_report.hpp"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 #include <array>
 
 #include "pgroups/mpi/error.hpp"
@@ -51,40 +48,6 @@ LiveNodes gather_live_nodes(MPI_Comm world) {
     }
   }
   return nodes;
-}
-
-namespace {
-bool launcher_agrees(const LiveNodes& nodes) {
-  for (std::size_t r = 0; r < nodes.local_rank_on_node.size(); ++r) {
-    if (nodes.launcher_local_rank[r] != nodes.local_rank_on_node[r]) return false;
-  }
-  return true;
-}
-}  // namespace
-
-nlohmann::json live_nodes_json(const LiveNodes& nodes, const LocalityReport& report) {
-  nlohmann::json json = locality_json(report);
-  std::vector<std::int64_t> renumbered;
-  for (std::int64_t r = 0; r < report.nodes.world_size(); ++r) renumbered.push_back(report.nodes.node_of(r));
-  json["launcher"] = launcher_name(nodes.launcher.launcher);
-  json["hosts"] = nodes.hosts;
-  json["node_of_rank"] = renumbered;
-  json["local_rank_on_node"] = nodes.local_rank_on_node;
-  json["launcher_local_rank"] = nodes.launcher_local_rank;
-  json["launcher_agrees"] = launcher_agrees(nodes);
-  return json;
-}
-
-std::string live_nodes_text(const LiveNodes& nodes, const LocalityReport& report) {
-  std::string agreement;
-  if (nodes.launcher.launcher == Launcher::none) {
-    agreement = "no launcher variables";
-  } else {
-    agreement = fmt::format("launcher {}, whose local ranks {} the shared-memory split",
-                            launcher_name(nodes.launcher.launcher), launcher_agrees(nodes) ? "agree with" : "DIFFER from");
-  }
-  return fmt::format("nodes: {} ({}); hosts {}\n", report.nodes.node_count(), agreement, fmt::join(nodes.hosts, ", ")) +
-         locality_text(report);
 }
 
 }  // namespace pgroups::cli

@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "bill_options.hpp"
-#include "locality_output.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
 #include "plan_options.hpp"
 #include "plan_picture.hpp"
+#include "print_warnings.hpp"
 #include "pgroups/report/bill_report.hpp"
+#include "pgroups/report/locality_report.hpp"
 #include "pgroups/report/plan_report.hpp"
 #include "subcommand.hpp"
 
@@ -27,7 +28,7 @@ void add_picture_options(CLI::App& app, std::optional<std::string>& svg_file, st
 
 // The caller has checked the paths (check_outputs). Both pictures are drawn before
 // either is written: a picture that cannot be drawn leaves no file behind.
-void write_pictures(const Layout& layout, const std::optional<LocalityReport>& locality,
+void write_pictures(const Layout& layout, const std::optional<report::LocalityReport>& locality,
                     const std::optional<std::string>& svg_file, const std::optional<std::string>& html_file) {
   const std::string svg = svg_file ? plan_svg(layout, locality) : std::string();
   const std::string html = html_file ? plan_html(layout, locality) : std::string();
@@ -61,20 +62,14 @@ Subcommand add_plan_command(CLI::App& parent) {
             if (const std::string* config = options->plan.config_path()) inputs.push_back({"--config", *config});
             check_outputs(outputs, inputs);
             const Layout layout(options->plan.resolve());
-            const std::optional<LocalityReport> locality = planned_locality(layout);
+            const std::optional<report::LocalityReport> locality = report::planned_locality(layout);
             write_pictures(layout, locality, options->svg_file, options->html_file);
             if (options->format == "json") {
-              nlohmann::json json = report::plan_json(layout);
-              if (locality) json["locality"] = locality_json(*locality);
-              report::add_bill_json(json, layout, options->bill);
-              write_output(json.dump() + '\n');
+              write_output(report::plan_document_json(layout, locality, options->bill).dump() + '\n');
             } else {
-              std::string text = report::plan_text(layout);
-              if (locality) text += '\n' + locality_text(*locality);
-              text += '\n' + report::bill_text(layout, options->bill);
-              write_output(text);
+              write_output(report::plan_document_text(layout, locality, options->bill));
             }
-            if (locality) print_locality_warnings(layout, *locality);
+            if (locality) print_warnings(report::locality_report_warnings(layout, *locality));
             return 0;
           }};
 }

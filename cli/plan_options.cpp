@@ -50,15 +50,21 @@ ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_
   if (seed_option_->count()) overrides.seed = seed_;
   if (gpus_per_node_option_ != nullptr && gpus_per_node_option_->count()) overrides.gpus_per_node = gpus_per_node_;
   if (legacy_sequence_dp_) overrides.legacy_sequence_dp = true;
-  apply_mesh(overrides, world_size_from_runtime.value_or(overrides.world_size.value_or(file.world_size)));
+  apply_mesh(overrides);
+  if (world_size_from_runtime) {
+    const std::int64_t given = overrides.world_size.value_or(file.world_size);
+    if (given != 0 && given != *world_size_from_runtime) {
+      throw ConfigError(
+          fmt::format("world size {} was given, but the job has {} ranks", given, *world_size_from_runtime));
+    }
+    // The job's size, merged as a given one, so that a rest dimension is sized by it (0:
+    // bench --model, whose worlds are not one size).
+    if (*world_size_from_runtime > 0) overrides.world_size = *world_size_from_runtime;
+  }
   // The one rule of flags over a file, shared with Python (pgroups/config/config_merge.hpp); it
   // also refuses --group without any mesh.
   ParallelConfig config = merge_config(file, overrides, "--mesh NAME=SIZE,... or --order with sizes");
   if (world_size_from_runtime) {
-    if (config.world_size != 0 && config.world_size != *world_size_from_runtime) {
-      throw ConfigError(fmt::format("world size {} was given, but the job has {} ranks", config.world_size,
-                                    *world_size_from_runtime));
-    }
     config.world_size = *world_size_from_runtime;
   } else if (!(world_size_option_ && world_size_option_->count())) {
     require_world_size(config, "--world-size W");

@@ -40,9 +40,8 @@ class PlanOptions {
   void add_mesh_to(CLI::App& app);
   /// The mesh and groups the flags give, as overrides of the file's (merge_config refuses
   /// groups without any mesh); ConfigError for --mesh together with --order or a size
-  /// flag. With --order, a missing --dp is `world_size` (when above 0) over the other
-  /// sizes.
-  void apply_mesh(ConfigOverrides& overrides, std::int64_t world_size) const;
+  /// flag. With --order, a missing --dp is the rest dimension (merge_config sizes it).
+  void apply_mesh(ConfigOverrides& overrides) const;
 
   std::string mesh_;
   std::vector<std::string> groups_;

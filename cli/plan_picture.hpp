@@ -19,10 +19,12 @@
 #include <optional>
 #include <string>
 
-#include "locality_output.hpp"
+#include "pgroups/report/locality_report.hpp"
 #include "pgroups/layout/layout.hpp"
 
 namespace pgroups::cli {
+
+using report::LocalityReport;
 
 /// Largest world drawn: the picture holds O(W * modes) elements.
 inline constexpr std::int64_t kMaxPictureWorldSize = 16384;

@@ -29,7 +29,6 @@
 #include <utility>
 #include <vector>
 
-#include "pgroups/config/config_json.hpp"
 #include "pgroups/context/parallel_context.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/error.hpp"
@@ -37,6 +36,8 @@
 #include "mpi_job.hpp"
 #include "mpi_options.hpp"
 #include "node_report.hpp"
+#include "print_warnings.hpp"
+#include "pgroups/report/verify_report.hpp"
 #include "output.hpp"
 #include "pgroups/layout/timeout.hpp"
 #include "pgroups/mpi/deadline.hpp"
@@ -92,15 +93,9 @@ Observation observe(const ParallelContext& context, const std::string& group) {
   return seen;
 }
 
-// Rank 0's picture of one group kind, from every rank's observation.
-struct ModeReport {
-  std::string group;
-  double create_seconds = 0.0;  // slowest rank
-  bool ok = true;               // on every rank
-  std::vector<int> local_ranks;
-  std::vector<int> sizes;
-  std::vector<std::vector<int>> groups;  // distinct, sorted by first rank (non-members' empty ones left out)
-};
+// Rank 0's picture of one group kind, from every rank's observation (shown by the report
+// layer, pgroups/report/verify_report.hpp).
+using ModeReport = report::VerifyModeReport;
 
 ModeReport gather_report(MPI_Comm world, int rank, int size, const ParallelContext& context, const std::string& group,
                          const Observation& seen, bool with_groups) {
@@ -149,89 +144,6 @@ ModeReport gather_report(MPI_Comm world, int rank, int size, const ParallelConte
     // would be a failure that the per-rank checks already caught.
   }
   return report;
-}
-
-// The NCCL check of `group`, when there is one.
-const DeviceModeReport* device_report_of(const std::vector<DeviceModeReport>& device, const std::string& group) {
-  const auto found = std::find_if(device.begin(), device.end(), [&group](const auto& d) { return d.group == group; });
-  return found == device.end() ? nullptr : &*found;
-}
-
-// The communicator bill (issue 17) of rank 0, which holds every kind's largest figures.
-nlohmann::json communicators_json(const ParallelContext& context) {
-  const CommunicatorBill bill = context.communicator_bill();
-  nlohmann::json out = {{"kinds", bill.kinds},
-                        {"distinct", bill.distinct},
-                        {"singletons", bill.singletons},
-                        {"created", bill.created}};
-  if (context.backend() == Backend::nccl) out["nccl_created"] = bill.created;
-  return out;
-}
-
-nlohmann::json report_json(const ParallelContext& context, std::string_view strategy, double create_seconds,
-                           const std::vector<ModeReport>& reports, const std::vector<DeviceModeReport>& device,
-                           bool ok) {
-  nlohmann::json modes = nlohmann::json::object();
-  for (const ModeReport& report : reports) {
-    nlohmann::json& entry = modes[report.group];
-    entry = {{"groups", report.groups},
-             {"local_rank", report.local_ranks},
-             {"world_size", report.sizes},
-             {"ok", report.ok},
-             {"create_seconds", report.create_seconds}};
-    if (const DeviceModeReport* checked = device_report_of(device, report.group)) {
-      entry["nccl"] = device_report_json(*checked);
-    }
-  }
-  return {{"config", config_json(context.config())},
-          {"data_parallel_size", context.layout().data_parallel_size()},
-          {"modes", std::move(modes)},
-          {"ok", ok},
-          {"strategy", strategy},
-          {"backend", backend_name(context.backend())},
-          {"create_seconds", create_seconds},
-          {"communicators", communicators_json(context)},
-          {"share_communicators", context.options().share_communicators}};
-}
-
-std::string report_text(const ParallelContext& context, std::string_view strategy, double create_seconds,
-                        const std::vector<ModeReport>& reports, const std::vector<DeviceModeReport>& device,
-                        bool ok) {
-  const Layout& layout = context.layout();
-  const bool nccl = context.backend() == Backend::nccl;
-  std::string out = fmt::format("pgroups verify: {} (data {}), strategy {}{}\n", describe(context.config()),
-                                layout.data_parallel_size(), strategy, nccl ? ", backend nccl" : "");
-  const CommunicatorBill bill = context.communicator_bill();
-  const std::string kinds_text = fmt::format("{} kinds, {} distinct, {} singletons{}", bill.kinds, bill.distinct,
-                                             bill.singletons,
-                                             context.options().share_communicators ? "" : ", sharing off");
-  out += nccl ? fmt::format("created {} MPI and {} NCCL communicators per rank ({}) in {:.6f} s (slowest rank)\n\n",
-                            bill.created, bill.created, kinds_text, create_seconds)
-              : fmt::format("created {} communicators per rank ({}) in {:.6f} s (slowest rank)\n\n", bill.created,
-                            kinds_text, create_seconds);
-  // With NCCL, "create (s)" covers both communicators of a mode, "nccl (s)" the NCCL one.
-  out += fmt::format("{:<20} {:>8} {:>8} {:>12}  {}\n", "kind", "groups", "size", "create (s)",
-                     nccl ? fmt::format("{:<5} {:>10}  {}", "check", "nccl (s)", "nccl sum") : "check");
-  std::size_t failed = 0;
-  for (const ModeReport& report : reports) {
-    const DeviceModeReport* checked = device_report_of(device, report.group);
-    const std::size_t kind = layout.group_kind_index(report.group);
-    const bool mode_ok = report.ok && (checked == nullptr || checked->ok);
-    failed += mode_ok ? 0 : 1;
-    const std::string_view check_text = report.ok ? "OK" : "FAIL";
-    out += fmt::format("{:<20} {:>8} {:>8} {:>12.6f}  {}\n", report.group, layout.group_count(kind),
-                       layout.group_size(kind), report.create_seconds,
-                       checked != nullptr ? fmt::format("{:<5} {:>10.6f}  {}", check_text, checked->create_seconds,
-                                                        checked->ok ? "OK" : "FAIL")
-                                          : std::string(check_text));
-  }
-  // One word for a preset's modes and a mesh's group tokens alike.
-  const std::string_view kinds = "group kinds";
-  out += ok ? fmt::format("\nOK: every communicator of {} {} matches the layout on all {} ranks{}\n",
-                          reports.size(), kinds, layout.world_size(), nccl ? " (MPI and NCCL)" : "")
-            : fmt::format("\nFAIL: {} of {} {} differ from the layout (details on stderr)\n", failed,
-                          reports.size(), kinds);
-  return out;
 }
 
 // What every rank must hold alike beyond the configuration, strategy and backend (which
@@ -309,23 +221,31 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
     check(MPI_Allreduce(&all_ok, &ok_everywhere, 1, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
     const LiveNodes nodes = gather_live_nodes(world);  // the job's nodes (node_report.hpp)
     if (rank == 0) {
-      const std::string_view name = mpi::strategy_name(*strategy);
-      const LocalityReport locality = observed_locality(context->layout(), nodes.node_of_rank);
+      const report::VerifyRun run{.layout = context->layout(),
+                                  .strategy = mpi::strategy_name(*strategy),
+                                  .backend = backend_name(context->backend()),
+                                  .share_communicators = context->options().share_communicators,
+                                  .create_seconds = create_seconds,
+                                  .bill = context->communicator_bill(),
+                                  .modes = std::move(reports),
+                                  .device = std::move(device),
+                                  .ok = ok_everywhere == 1};
+      const report::LocalityReport locality = report::observed_locality(context->layout(), nodes.node_of_rank);
       // A failed write (full disk, closed pipe) fails rank 0 alone, after the collective
       // destruction, so that no rank is left waiting.
       try {
         if (json) {
-          nlohmann::json out = report_json(*context, name, create_seconds, reports, device, ok_everywhere == 1);
-          out["nodes"] = live_nodes_json(nodes, locality);
+          nlohmann::json out = report::verify_report_json(run);
+          out["nodes"] = report::live_nodes_json(nodes, locality);
           write_output(out.dump() + '\n');
         } else {
-          write_output(report_text(*context, name, create_seconds, reports, device, ok_everywhere == 1) + '\n' +
-                       live_nodes_text(nodes, locality));
+          write_output(report::verify_report_text(run) + '\n' +
+                       report::live_nodes_text(nodes, locality));
         }
       } catch (const IoError& error) {
         output_error = error;
       }
-      print_locality_warnings(context->layout(), locality);
+      print_warnings(report::locality_report_warnings(context->layout(), locality));
     }
   } catch (const std::exception& error) {
     return end_collective_step(world, rank, error);

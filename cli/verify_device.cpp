@@ -46,11 +46,4 @@ DeviceCheck check_device_groups(MPI_Comm world, int rank, int size, ParallelCont
   return result;
 }
 
-nlohmann::json device_report_json(const DeviceModeReport& report) {
-  return {{"ok", report.ok},
-          {"create_seconds", report.create_seconds},
-          {"rank_sum", report.actual},
-          {"expected_rank_sum", report.expected}};
-}
-
 }  // namespace pgroups::cli

@@ -11,17 +11,12 @@
 #include <vector>
 
 #include "pgroups/context/parallel_context.hpp"
+#include "pgroups/report/verify_report.hpp"
 
 namespace pgroups::cli {
 
-/// Rank 0's picture of one group kind's NCCL communicators.
-struct DeviceModeReport {
-  std::string group;
-  double create_seconds = 0.0;  ///< device part of the creation, slowest rank
-  bool ok = true;               ///< the sum matched on every rank
-  std::vector<std::int64_t> expected;  ///< by rank; rank 0 only
-  std::vector<std::int64_t> actual;    ///< by rank; rank 0 only
-};
+/// Rank 0's picture of one group kind's NCCL communicators (shown by the report layer).
+using DeviceModeReport = report::VerifyDeviceReport;
 
 /// What this rank takes part in and learns.
 struct DeviceCheck {
@@ -33,8 +28,5 @@ struct DeviceCheck {
 /// group kind on rank 0 (a rank outside a partial kind contributes an empty check). A rank whose sum differs says so on stderr. Throws what
 /// check_device_groups throws, and BackendError for an MPI failure.
 [[nodiscard]] DeviceCheck check_device_groups(MPI_Comm world, int rank, int size, ParallelContext& context);
-
-/// {"ok", "create_seconds", "rank_sum", "expected_rank_sum"} for a mode's "nccl" entry.
-[[nodiscard]] nlohmann::json device_report_json(const DeviceModeReport& report);
 
 }  // namespace pgroups::cli

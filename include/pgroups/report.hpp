@@ -5,5 +5,7 @@
 
 #include "pgroups/report/bill_report.hpp"  // IWYU pragma: export
 #include "pgroups/report/elided_list.hpp"  // IWYU pragma: export
+#include "pgroups/report/locality_report.hpp"  // IWYU pragma: export
 #include "pgroups/report/output_size.hpp"  // IWYU pragma: export
 #include "pgroups/report/plan_report.hpp"  // IWYU pragma: export
+#include "pgroups/report/verify_report.hpp"  // IWYU pragma: export

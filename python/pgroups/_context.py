@@ -96,20 +96,19 @@ class ParallelContext:
             checked_device = check_int("device", device, minimum=0, allow_none=True)
             checked_per_node = check_int("devices_per_node", devices_per_node, minimum=0)
             checked_share = check_bool("share_communicators", share_communicators)
-            # The one merge of overrides over a file, the CLI's (pgroups/config/config_merge.hpp).
-            settings = _pgroups.merge_config(None if config is None else _path("config", config), overrides)
+            # The one merge of overrides over a file, the CLI's (pgroups/config/config_merge.hpp),
+            # in C++; the configuration stays a C++ value on its way to the context.
+            settings = _pgroups.resolve_config(None if config is None else _path("config", config), overrides)
         except Exception as error:  # every class a check raises (OverflowError, ImportError, ...)
             # Carried into the agreement, so that every rank raises it rather than this
             # one alone while the others wait for it.
             _pgroups.agree(comm, _pgroups.encode_error(type(error).__name__, str(error)), "configuration",
                            checked_timeout)
             raise  # not reached: agree raises the carried error on every rank
-        self._context = _pgroups.Context(
-            settings["world_size"], settings["pipeline"], settings["tensor"], settings["mode"],
-            settings["depth"], settings["legacy_sequence_dp"], settings["seed"], settings["mesh"],
-            settings["groups"] or [], comm, strategy, checked_timeout, checked_device, checked_per_node,
-            checked_share)
-        self._plan = Plan._from_config_dict(self._context.layout().config())
+        self._context = _pgroups.Context(settings, comm, strategy, checked_timeout, checked_device, checked_per_node,
+                                         checked_share)
+        # The context's own Layout (world size resolved), copied: no second merge or validation.
+        self._plan = Plan._from_layout(self._context.layout())
 
     # The plan and sizes ---------------------------------------------------------------
     @property

@@ -17,7 +17,35 @@ mode_names: List[str]
 with_mpi: bool
 MeshDims = Sequence[Tuple[str, int]]
 
-def read_config_file(path: Union[str, PathLike[str]]) -> Dict[str, Any]: ...
+class ParallelConfig:
+    """pgroups/layout/parallel_config.hpp, read-only: what a file and the overrides ask for."""
+    world_size: int  # 0: not given (a mesh's product, or the job's)
+    gpus_per_node: Optional[int]
+    pipeline: int
+    tensor: int
+    mode: Optional[str]
+    depth: Optional[int]
+    legacy_sequence_dp: bool
+    seed: int
+    mesh: Optional[List[Tuple[str, int]]]  # fastest first
+    groups: List[str]
+
+class ConfigOverrides:
+    """pgroups/config/config_merge.hpp: each setting None leaves the file's (or the default)."""
+    def __init__(self, *, world_size: Optional[int] = ..., pipeline: Optional[int] = ...,
+                 tensor: Optional[int] = ..., mode: Optional[str] = ..., depth: Optional[int] = ...,
+                 legacy_sequence_dp: Optional[bool] = ..., seed: Optional[int] = ...,
+                 gpus_per_node: Optional[int] = ..., mesh: Optional[MeshDims] = ...,
+                 groups: Optional[Sequence[str]] = ..., rest_dimension: Optional[str] = ...) -> None: ...
+
+def read_config_file(path: Union[str, PathLike[str]]) -> ParallelConfig: ...
+def resolve_config(path: Optional[Union[str, PathLike[str]]], overrides: ConfigOverrides,
+                   world_size_hint: Optional[str] = ...) -> ParallelConfig:
+    """The one crossing: read_config_file (or the defaults), merge_config with the overrides
+    and, with world_size_hint, require_world_size."""
+def resolve_layout(path: Optional[Union[str, PathLike[str]]], overrides: ConfigOverrides,
+                   world_size_hint: Optional[str] = ...) -> Layout:
+    """Layout(resolve_config(...)): the configuration merged and validated once, in C++."""
 
 # The rules of the C++ library, bound so that the package restates none of them.
 largest_timeout_seconds: float  # kLargestTimeoutSeconds, the one cap
@@ -28,14 +56,15 @@ def timeout_seconds(seconds: float, source: str) -> Optional[float]:
 def resolved_timeout_seconds(seconds: Optional[float], source: str) -> Optional[float]:
     """resolve_timeout: `seconds` when given, else PGROUPS_TIMEOUT, else the default; None
     for no timeout."""
-def merge_config(path: Optional[Union[str, PathLike[str]]], overrides: Dict[str, Any],
-                 world_size_hint: Optional[str] = ...) -> Dict[str, Any]:
-    """merge_config (pgroups/config/config_merge.hpp): the file's (or the default) configuration
-    with each override that is not None; keys world_size, pipeline, tensor, mode, depth,
-    legacy_sequence_dp, seed, mesh, groups. With world_size_hint, require_world_size."""
 def mesh_from_order(order: str, sizes: Sequence[Tuple[str, int]]) -> List[Tuple[str, int]]: ...
 def plan_json(layout: Layout, indent: int = ...) -> str:
-    """The CLI's `plan --format json` printer (compact for indent -1)."""
+    """The CLI's `plan --format json` printer (compact for indent -1), locality included
+    when the layout's configuration gives gpus_per_node."""
+def locality_report(layout: Layout, gpus_per_node: Optional[int] = ..., format: str = ...) -> str:
+    """report::locality_text, or locality_json dumped, for nodes of G ranks (default the
+    configuration's gpus_per_node)."""
+def locality_warnings(layout: Layout, gpus_per_node: Optional[int] = ...) -> List[str]:
+    """report::locality_report_warnings: what `pgroups plan --gpus-per-node G` warns."""
 def explain_text(layout: Layout, rank: int) -> str:
     """The CLI's `explain --rank R` printer."""
 def encode_settings(fields: Sequence[Tuple[str, str]]) -> bytes:
@@ -62,7 +91,7 @@ def timeout_message(seconds: float, what: str, step: str = ..., rank: int = ...,
     """The one timeout text (pgroups/layout/timeout.hpp); `missing` only where known."""
 def require_int64(digits: str, name: str) -> int:
     """The decimal text as a 64-bit integer, or the CLI's ConfigError naming `name`."""
-def parse_config(text: str, format: str, source: str = ...) -> Dict[str, Any]: ...
+def parse_config(text: str, format: str, source: str = ...) -> ParallelConfig: ...
 
 class VirtualPipeline:
     """pgroups/layout/virtual_pipeline.hpp: one rank's interleaved-pipeline state."""
@@ -78,9 +107,7 @@ class VirtualPipeline:
 
 class Layout:
     """Group kinds are named by a mode's value ("2d_row") or a mesh token ("tp-dp")."""
-    def __init__(self, world_size: int, pipeline: int, tensor: int, mode: Optional[str], depth: Optional[int],
-                 legacy_sequence_dp: bool, seed: int, mesh: Optional[MeshDims] = ...,
-                 groups: Sequence[str] = ...) -> None: ...
+    def __init__(self, config: ParallelConfig) -> None: ...
     @property
     def is_mesh(self) -> bool: ...
     @property
@@ -108,8 +135,8 @@ class Layout:
     def data_parallel_size(self) -> int: ...
     @property
     def tensor_grid_dim(self) -> int: ...
-    def config(self) -> Dict[str, Any]:
-        """The settings as Layout() takes them back (not the plan JSON's config)."""
+    def config(self) -> ParallelConfig:
+        """The configuration as Layout() takes it (not the plan JSON's config)."""
     def describe(self) -> str: ...
     def modes(self) -> List[str]: ...
     def has_kind(self, kind: str) -> bool: ...
@@ -143,15 +170,14 @@ class Mesh:
 
 class Context:
     """Present only when with_mpi is True."""
-    def __init__(self, world_size: int, pipeline: int, tensor: int, mode: Optional[str], depth: Optional[int],
-                 legacy_sequence_dp: bool, seed: int, mesh: Optional[MeshDims], groups: Sequence[str],
-                 world: Any, strategy: Optional[str],
+    def __init__(self, config: ParallelConfig, world: Any, strategy: Optional[str],
                  timeout: Optional[float], device: Optional[int], devices_per_node: int,
                  share_communicators: bool = ...) -> None: ...
     @property
     def world(self) -> Any: ...
     def share_communicators(self) -> bool: ...
-    def layout(self) -> Layout: ...
+    def layout(self) -> Layout:
+        """A copy of the context's Layout."""
     def strategy(self) -> str: ...
     def timeout_seconds(self) -> float: ...
     def is_initialized(self, mode: str) -> bool: ...

@@ -38,6 +38,10 @@ class Plan:
     dimension; ``"embd"`` and ``"pos_embd"`` are Megatron-LM's embedding groups (first and
     last pipeline stage), of which some ranks are no member. ``world_size`` defaults to the
     mesh's size; the preset arguments must keep their defaults.
+
+    ``gpus_per_node=G`` (as ``pgroups plan --gpus-per-node G``) puts nodes of G consecutive
+    ranks under the plan: ``to_json()`` then holds the ``locality`` object, and
+    ``locality()`` / ``locality_warnings()`` need no argument.
     """
 
     def __init__(
@@ -52,39 +56,37 @@ class Plan:
         *,
         mesh: Union["Mesh", Mapping[str, int], Iterable[Tuple[str, int]], None] = None,
         groups: Optional[Iterable[str]] = None,
+        gpus_per_node: Optional[int] = None,
     ) -> None:
         # The arguments over the defaults by the one C++ merge rule, which refuses a world
-        # size below 1 and groups without a mesh as the CLI's flags are refused.
-        overrides = {"world_size": check_int("world_size", world_size, allow_none=True),
-                     "pipeline": check_int("pipeline", pipeline), "tensor": check_int("tensor", tensor),
-                     "mode": _tensor_mode(mode), "depth": check_int("depth", depth, allow_none=True),
-                     "legacy_sequence_dp": check_bool("legacy_sequence_dp", legacy_sequence_dp),
-                     "seed": check_int("seed", seed), "mesh": _mesh_dims(mesh),
-                     "groups": None if groups is None else check_tokens("groups", groups)}
-        self._layout = self._from_config_dict(_pgroups.merge_config(None, overrides))._layout
+        # size below 1 and groups without a mesh as the CLI's flags are refused; one
+        # crossing, whose answer is the C++ Layout.
+        overrides = _pgroups.ConfigOverrides(
+            world_size=check_int("world_size", world_size, allow_none=True),
+            pipeline=check_int("pipeline", pipeline), tensor=check_int("tensor", tensor),
+            mode=_tensor_mode(mode), depth=check_int("depth", depth, allow_none=True),
+            legacy_sequence_dp=check_bool("legacy_sequence_dp", legacy_sequence_dp),
+            seed=check_int("seed", seed), gpus_per_node=check_int("gpus_per_node", gpus_per_node, allow_none=True),
+            mesh=_mesh_dims(mesh), groups=None if groups is None else check_tokens("groups", groups))
+        self._layout = _pgroups.resolve_layout(None, overrides)
 
     @classmethod
     def from_config(cls, path: Union[str, "os.PathLike[str]"], world_size: Optional[int] = None, *,
                     pipeline: Optional[int] = None, tensor: Optional[int] = None, mode: Optional[str] = None,
                     depth: Optional[int] = None, legacy_sequence_dp: Optional[bool] = None,
-                    seed: Optional[int] = None, mesh: Any = None, groups: Optional[Sequence[str]] = None) -> "Plan":
+                    seed: Optional[int] = None, mesh: Any = None, groups: Optional[Sequence[str]] = None,
+                    gpus_per_node: Optional[int] = None) -> "Plan":
         """The plan of a configuration file: ``.toml``, ``.json`` or a Colossal-AI ``.py``
         config (read as literals, never executed). ``world_size`` and every other argument
         given override the file's values by the CLI's own rule (``pgroups plan --config``
         with flags: a new ``mode`` drops the file's 2.5d ``depth``); one world size must be
         given, except for a mesh (whose size is the product of its dimensions). Raises
         IoError, ParseError or ConfigError with the C++ messages (which name the file, line
-        and column)."""
-        overrides = {"world_size": check_int("world_size", world_size, allow_none=True),
-                     **_checked_overrides(pipeline, tensor, mode, depth, legacy_sequence_dp, seed, mesh, groups)}
-        return cls._from_config_dict(_pgroups.merge_config(_path("path", path), overrides, "world_size="))
-
-    @classmethod
-    def _from_config_dict(cls, config: Mapping[str, object]) -> "Plan":
-        # Values that came from C++ (a file, a merge), already of their types.
-        return cls._from_layout(_pgroups.Layout(
-            config["world_size"], config["pipeline"], config["tensor"], config["mode"], config["depth"],
-            config["legacy_sequence_dp"], config["seed"], config.get("mesh"), config.get("groups") or []))
+        and column). The file's ``gpus_per_node`` (or the argument) stays with the plan, so
+        that ``to_json()`` holds the CLI's ``locality`` object too."""
+        overrides = _checked_overrides(pipeline, tensor, mode, depth, legacy_sequence_dp, seed, mesh, groups,
+                                       world_size=world_size, gpus_per_node=gpus_per_node)
+        return cls._from_layout(_pgroups.resolve_layout(_path("path", path), overrides, "world_size="))
 
     @classmethod
     def _from_layout(cls, layout: "_pgroups.Layout") -> "Plan":
@@ -112,16 +114,22 @@ class Plan:
     @property
     def tensor_mode(self) -> Optional[str]:
         """``None``, ``"1d"``, ``"2d"``, ``"2.5d"``, ``"3d"`` or ``"sequence"``."""
-        return self._layout.config()["mode"]
+        return self._layout.config().mode
 
     @property
     def depth(self) -> Optional[int]:
-        return self._layout.config()["depth"]
+        return self._layout.config().depth
 
     @property
     def base_seed(self) -> int:
         """The base of the per-kind seeds (``seed=``)."""
-        return self._layout.config()["seed"]
+        return self._layout.config().seed
+
+    @property
+    def gpus_per_node(self) -> Optional[int]:
+        """The GPUs (ranks) per node the configuration gives (``gpus_per_node=``, or the
+        file's), None when it gives none: the nodes of ``locality()`` and ``to_json()``."""
+        return self._layout.config().gpus_per_node
 
     @property
     def config(self) -> Dict[str, object]:
@@ -168,8 +176,8 @@ class Plan:
     @property
     def mesh(self) -> Optional["Mesh"]:
         """The named mesh of a mesh plan; None for a preset."""
-        config = self._layout.config()
-        return Mesh(config["mesh"]) if config["mesh"] is not None else None
+        dims = self._layout.config().mesh
+        return Mesh(dims) if dims is not None else None
 
     def has_mode(self, mode: ModeLike) -> bool:
         """Whether the plan has the group kind (a mode, or a mesh token in any order)."""
@@ -235,8 +243,27 @@ class Plan:
 
     def to_json(self, indent: Optional[int] = None) -> str:
         """The plan as JSON text, keys sorted: the CLI's own printer, so compact it is byte
-        for byte what ``pgroups plan --format json`` prints (without its newline)."""
+        for byte what ``pgroups plan --format json`` prints (without its newline), the
+        ``locality`` object included when the plan has ``gpus_per_node``."""
         return _pgroups.plan_json(self._layout, -1 if indent is None else check_int("indent", indent, minimum=0))
+
+    def locality(self, gpus_per_node: Optional[int] = None, format: str = "text") -> Union[str, Dict[str, object]]:
+        """Where the groups sit on nodes of ``gpus_per_node`` consecutive ranks (default the
+        plan's own ``gpus_per_node``), by the printer of ``pgroups plan --gpus-per-node G``:
+        ``format="text"`` is its locality table, ``format="json"`` its ``"locality"``
+        object as a dict. ConfigError when no G is known, or G does not divide the world."""
+        if format not in ("text", "json"):
+            raise ValueError(f"format must be 'text' or 'json', not {format!r}")
+        text = _pgroups.locality_report(self._layout, check_int("gpus_per_node", gpus_per_node, allow_none=True),
+                                        format)
+        return json.loads(text) if format == "json" else text
+
+    def locality_warnings(self, gpus_per_node: Optional[int] = None) -> List[str]:
+        """The warnings ``pgroups plan --gpus-per-node G`` prints on stderr (without their
+        ``pgroups: warning:`` prefix): tensor groups that cross nodes, and what is not
+        judged above the counting limit."""
+        return _pgroups.locality_warnings(self._layout,
+                                          check_int("gpus_per_node", gpus_per_node, allow_none=True))
 
     def explain(self, rank: int) -> str:
         """One rank's picture as text, byte for byte ``pgroups explain --rank R``: its
@@ -249,19 +276,20 @@ class Plan:
 
     def __repr__(self) -> str:
         c = self._layout.config()
-        if c["mesh"] is not None:
-            dims = ", ".join(f"{name!r}: {size}" for name, size in c["mesh"])
-            return f"Plan(mesh={{{dims}}}, groups={self.group_kinds!r})"
-        text = f"Plan(world_size={c['world_size']}, pipeline={c['pipeline']}, tensor={c['tensor']}"
-        if c["mode"] is not None:
-            text += f", mode={c['mode']!r}"
-        if c["depth"] is not None:
-            text += f", depth={c['depth']}"
-        if c["legacy_sequence_dp"]:
+        nodes = "" if c.gpus_per_node is None else f", gpus_per_node={c.gpus_per_node}"
+        if c.mesh is not None:
+            dims = ", ".join(f"{name!r}: {size}" for name, size in c.mesh)
+            return f"Plan(mesh={{{dims}}}, groups={self.group_kinds!r}{nodes})"
+        text = f"Plan(world_size={c.world_size}, pipeline={c.pipeline}, tensor={c.tensor}"
+        if c.mode is not None:
+            text += f", mode={c.mode!r}"
+        if c.depth is not None:
+            text += f", depth={c.depth}"
+        if c.legacy_sequence_dp:
             text += ", legacy_sequence_dp=True"
-        if c["seed"] != 1024:
-            text += f", seed={c['seed']}"
-        return text + ")"
+        if c.seed != 1024:
+            text += f", seed={c.seed}"
+        return text + nodes + ")"
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Plan) and self._layout.config() == other._layout.config()
@@ -349,20 +377,23 @@ def _dim_pairs(name: str, dims: object) -> List[Tuple[str, int]]:
 
 
 def _checked_overrides(pipeline: object, tensor: object, mode: object, depth: object, legacy_sequence_dp: object,
-                       seed: object, mesh: object, groups: object) -> Dict[str, object]:
-    """The settings given beside a config file, type-checked, for the one C++ merge
-    (``_pgroups.merge_config``); None for each one not given."""
-    return {
-        "pipeline": check_int("pipeline", pipeline, allow_none=True),
-        "tensor": check_int("tensor", tensor, allow_none=True),
-        "mode": _tensor_mode(mode),
-        "depth": check_int("depth", depth, allow_none=True),
-        "legacy_sequence_dp": None if legacy_sequence_dp is None
-        else check_bool("legacy_sequence_dp", legacy_sequence_dp),
-        "seed": check_int("seed", seed, allow_none=True),
-        "mesh": _mesh_dims(mesh),
-        "groups": None if groups is None else check_tokens("groups", groups),
-    }
+                       seed: object, mesh: object, groups: object, *, world_size: object = None,
+                       gpus_per_node: object = None) -> "_pgroups.ConfigOverrides":
+    """The settings given beside a config file, type-checked, as the C++ ConfigOverrides
+    of the one merge (``_pgroups.resolve_layout`` / ``resolve_config``); None for each one
+    not given."""
+    return _pgroups.ConfigOverrides(
+        world_size=check_int("world_size", world_size, allow_none=True),
+        pipeline=check_int("pipeline", pipeline, allow_none=True),
+        tensor=check_int("tensor", tensor, allow_none=True),
+        mode=_tensor_mode(mode),
+        depth=check_int("depth", depth, allow_none=True),
+        legacy_sequence_dp=None if legacy_sequence_dp is None else check_bool("legacy_sequence_dp", legacy_sequence_dp),
+        seed=check_int("seed", seed, allow_none=True),
+        gpus_per_node=check_int("gpus_per_node", gpus_per_node, allow_none=True),
+        mesh=_mesh_dims(mesh),
+        groups=None if groups is None else check_tokens("groups", groups),
+    )
 
 
 def _mesh_dims(mesh: object) -> Optional[List[Tuple[str, int]]]:

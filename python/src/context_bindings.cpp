@@ -128,24 +128,18 @@ void bind_context(py::module_& m) {
       .def("__hash__", [](const KindHandle& h) { return py::hash(py::str(h.name())); })
       .def("__repr__", [](const KindHandle& h) { return "KindHandle('" + h.name() + "')"; });
   py::class_<PyContext>(m, "Context")
-      .def(py::init([](std::int64_t world_size, std::int64_t pipeline, std::int64_t tensor,
-                       const std::optional<std::string>& mode, std::optional<std::int64_t> depth, bool legacy,
-                       std::int64_t seed, const std::optional<std::vector<std::pair<std::string, std::int64_t>>>& mesh,
-                       const std::vector<std::string>& groups, const py::object& world,
-                       const std::optional<std::string>& strategy, std::optional<double> timeout,
-                       std::optional<std::int64_t> device, std::int64_t devices_per_node, bool share) {
-             const ParallelConfig config =
-                 make_config(world_size, pipeline, tensor, mode, depth, legacy, seed, mesh, groups);
+      // The configuration as resolve_config gave it: merged once, in C++.
+      .def(py::init([](const ParallelConfig& config, const py::object& world, const std::optional<std::string>& strategy,
+                       std::optional<double> timeout, std::optional<std::int64_t> device,
+                       std::int64_t devices_per_node, bool share) {
              return std::make_unique<PyContext>(config, world, strategy, timeout, device, devices_per_node, share);
            }),
-           py::arg("world_size"), py::arg("pipeline"), py::arg("tensor"), py::arg("mode"), py::arg("depth"),
-           py::arg("legacy_sequence_dp"), py::arg("seed"), py::arg("mesh"), py::arg("groups"), py::arg("world"),
-           py::arg("strategy"), py::arg("timeout"), py::arg("device"), py::arg("devices_per_node"),
-           py::arg("share_communicators") = true)
+           py::arg("config"), py::arg("world"), py::arg("strategy"), py::arg("timeout"), py::arg("device"),
+           py::arg("devices_per_node"), py::arg("share_communicators") = true)
       .def("share_communicators", [](PyContext& c) { return c.get().options().share_communicators; })
       .def_property_readonly("world", &PyContext::world)
-      .def("layout", [](PyContext& c) -> const Layout& { return c.get().layout(); },
-           py::return_value_policy::reference_internal)
+      // A copy, so that a Plan over it neither keeps the context alive nor revalidates.
+      .def("layout", [](PyContext& c) { return Layout(c.get().layout()); })
       .def("strategy", [](PyContext& c) { return std::string(mpi::strategy_name(c.get().options().strategy)); })
       .def("timeout_seconds",
            [](PyContext& c) { return c.get().options().timeout ? static_cast<double>(c.get().options().timeout->count()) / 1000.0 : 0.0; })

@@ -1,4 +1,5 @@
-// Layout, Mesh and the configuration readers: pure, no MPI.
+// Layout, Mesh and the rules and printers over them: pure, no MPI. The configuration's
+// crossing is config_bindings.cpp.
 
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
@@ -11,8 +12,6 @@
 #include "bindings.hpp"
 #include "pgroups/common/decimal_integer.hpp"
 #include "pgroups/config/config_json.hpp"
-#include "pgroups/config/config_merge.hpp"
-#include "pgroups/config/config_reader.hpp"
 #include "pgroups/layout/agreement_record.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/layout/layout.hpp"
@@ -21,6 +20,7 @@
 #include "pgroups/layout/timeout.hpp"
 #include "pgroups/layout/virtual_pipeline.hpp"
 #include "pgroups/report/bill_report.hpp"
+#include "pgroups/report/locality_report.hpp"
 #include "pgroups/report/plan_report.hpp"  // the printers the CLI uses: Plan.to_json and explain
 
 namespace py = pybind11;
@@ -29,58 +29,6 @@ namespace pgroups::python {
 namespace {
 
 using DimList = std::vector<std::pair<std::string, std::int64_t>>;
-
-}  // namespace
-
-ParallelConfig make_config(std::int64_t world_size, std::int64_t pipeline, std::int64_t tensor,
-                           const std::optional<std::string>& mode, std::optional<std::int64_t> depth,
-                           bool legacy_sequence_dp, std::int64_t seed, const std::optional<DimList>& mesh,
-                           const std::vector<std::string>& groups) {
-  // The arguments override the defaults by the one rule of settings over a file
-  // (merge_config), which also refuses groups without a mesh.
-  ConfigOverrides overrides;
-  // 0 here is the library's "not given" (a mesh's product): Python's own 0 was refused by
-  // merge_config before it came back as a configuration.
-  if (world_size != 0) overrides.world_size = world_size;
-  overrides.pipeline = pipeline;
-  overrides.tensor = tensor;
-  if (mode) overrides.mode = parse_tensor_mode(*mode);
-  overrides.depth = depth;
-  overrides.legacy_sequence_dp = legacy_sequence_dp;
-  overrides.seed = seed;
-  if (mesh) {
-    std::vector<MeshDim> dims;
-    for (const auto& [name, size] : *mesh) dims.push_back(MeshDim{name, size});
-    overrides.mesh = std::move(dims);
-  }
-  overrides.groups = groups;
-  return merge_config(ParallelConfig{}, overrides, "mesh=");
-}
-
-namespace {
-
-// The settings of a configuration as make_config takes them back (a value, not a printer:
-// Plan.config is config_json's object). Each optional field travels as None when absent.
-py::dict config_dict(const ParallelConfig& c) {
-  py::dict d;
-  d["world_size"] = c.world_size;
-  d["pipeline"] = c.pipeline;
-  d["tensor"] = c.tensor_size;
-  d["mode"] = c.tensor_mode == TensorMode::none ? py::object(py::none())
-                                                : py::object(py::str(std::string(tensor_mode_name(c.tensor_mode))));
-  d["depth"] = c.depth ? py::object(py::int_(*c.depth)) : py::object(py::none());
-  d["legacy_sequence_dp"] = c.legacy_sequence_dp;
-  d["seed"] = c.seed;
-  d["mesh"] = py::none();
-  d["groups"] = std::vector<std::string>{};
-  if (const std::optional<MeshConfig>& mesh = c.mesh) {
-    DimList dims;
-    for (const MeshDim& dim : mesh->dims) dims.emplace_back(dim.name, dim.size);
-    d["mesh"] = dims;
-    d["groups"] = mesh->groups;
-  }
-  return d;
-}
 
 DimMask mask_of(const Mesh& mesh, const std::vector<std::string>& names) {
   std::vector<std::string_view> views(names.begin(), names.end());
@@ -94,28 +42,6 @@ DimMask mask_of(const Mesh& mesh, const std::vector<std::string>& names) {
 namespace {
 
 py::bytes as_bytes(const std::string& text) { return py::bytes(text); }
-
-ConfigOverrides overrides_of(const py::dict& given) {
-  ConfigOverrides o;
-  const auto get = [&](const char* key) -> std::optional<py::object> {
-    if (!given.contains(key) || given[key].is_none()) return std::nullopt;
-    return py::reinterpret_borrow<py::object>(given[key]);
-  };
-  if (auto v = get("world_size")) o.world_size = v->cast<std::int64_t>();
-  if (auto v = get("pipeline")) o.pipeline = v->cast<std::int64_t>();
-  if (auto v = get("tensor")) o.tensor = v->cast<std::int64_t>();
-  if (auto v = get("mode")) o.mode = parse_tensor_mode(v->cast<std::string>());
-  if (auto v = get("depth")) o.depth = v->cast<std::int64_t>();
-  if (auto v = get("legacy_sequence_dp")) o.legacy_sequence_dp = v->cast<bool>();
-  if (auto v = get("seed")) o.seed = v->cast<std::int64_t>();
-  if (auto v = get("mesh")) {
-    std::vector<MeshDim> dims;
-    for (const auto& [name, size] : v->cast<DimList>()) dims.push_back(MeshDim{name, size});
-    o.mesh = std::move(dims);
-  }
-  if (auto v = get("groups")) o.groups = v->cast<std::vector<std::string>>();
-  return o;
-}
 
 void bind_rules(py::module_& m) {
   m.attr("largest_timeout_seconds") = kLargestTimeoutSeconds;
@@ -137,15 +63,6 @@ void bind_rules(py::module_& m) {
           return static_cast<double>(timeout.count()) / 1000.0;
         },
         py::arg("seconds"), py::arg("source"));
-  m.def("merge_config",
-        [](const std::optional<std::filesystem::path>& path, const py::dict& overrides,
-           const std::optional<std::string>& world_size_hint) {
-          const ParallelConfig merged =
-              merge_config(path ? read_config_file(*path) : ParallelConfig{}, overrides_of(overrides), "mesh=");
-          if (world_size_hint) require_world_size(merged, *world_size_hint);
-          return config_dict(merged);
-        },
-        py::arg("path"), py::arg("overrides"), py::arg("world_size_hint") = py::none());
   m.def("mesh_from_order",
         [](const std::string& order, const DimList& sizes) {
           std::vector<MeshDim> given;
@@ -159,11 +76,32 @@ void bind_rules(py::module_& m) {
   // the communicator bill included.
   m.def("plan_json",
         [](const Layout& l, int indent) {
-          nlohmann::json out = report::plan_json(l);
-          report::add_bill_json(out, l, report::BillOptions{});
-          return out.dump(indent);
+          return report::plan_document_json(l, report::planned_locality(l), report::BillOptions{}).dump(indent);
         },
         py::arg("layout"), py::arg("indent") = -1);
+  // `pgroups plan --gpus-per-node G`'s locality report and warnings, for G or the
+  // configuration's gpus_per_node.
+  const auto locality_of = [](const Layout& l, std::optional<std::int64_t> gpus_per_node) {
+    const std::optional<std::int64_t> g = gpus_per_node ? gpus_per_node : l.config().gpus_per_node;
+    if (!g) {
+      throw ConfigError("gpus per node is not known: give gpus_per_node=G, or gpus_per_node in the configuration");
+    }
+    return report::planned_locality(l, *g);
+  };
+  m.def("locality_report",
+        [locality_of](const Layout& l, std::optional<std::int64_t> gpus_per_node, const std::string& format) {
+          if (format != "text" && format != "json") {
+            throw ConfigError("locality format '" + format + "' is unknown; use text or json");
+          }
+          const report::LocalityReport locality = locality_of(l, gpus_per_node);
+          return format == "json" ? report::locality_json(locality).dump() : report::locality_text(locality);
+        },
+        py::arg("layout"), py::arg("gpus_per_node") = py::none(), py::arg("format") = "text");
+  m.def("locality_warnings",
+        [locality_of](const Layout& l, std::optional<std::int64_t> gpus_per_node) {
+          return report::locality_report_warnings(l, locality_of(l, gpus_per_node));
+        },
+        py::arg("layout"), py::arg("gpus_per_node") = py::none());
   m.def("explain_text",
         [](const Layout& l, std::int64_t rank) {
           return report::explain_text(l, rank) + '\n' + report::bill_text(l, report::BillOptions{}, rank);
@@ -225,27 +163,10 @@ void bind_rules(py::module_& m) {
 
 void bind_layout(py::module_& m) {
   bind_rules(m);
-  m.def("read_config_file", [](const std::filesystem::path& path) { return config_dict(read_config_file(path)); },
-        py::arg("path"));
-  m.def("parse_config",
-        [](const std::string& text, const std::string& format, const std::string& source) {
-          ConfigFormat f = ConfigFormat::toml;
-          if (format == "json") f = ConfigFormat::json;
-          else if (format == "python" || format == "py") f = ConfigFormat::python;
-          else if (format != "toml") throw ParseError("config format '" + format + "' is unknown; use toml, json or python");
-          return config_dict(parse_config(text, f, source));
-        },
-        py::arg("text"), py::arg("format"), py::arg("source") = "<config>");
 
   py::class_<Layout>(m, "Layout")
-      .def(py::init([](std::int64_t world_size, std::int64_t pipeline, std::int64_t tensor,
-                       const std::optional<std::string>& mode, std::optional<std::int64_t> depth, bool legacy,
-                       std::int64_t seed, const std::optional<DimList>& mesh, const std::vector<std::string>& groups) {
-             return Layout(make_config(world_size, pipeline, tensor, mode, depth, legacy, seed, mesh, groups));
-           }),
-           py::arg("world_size"), py::arg("pipeline"), py::arg("tensor"), py::arg("mode"), py::arg("depth"),
-           py::arg("legacy_sequence_dp"), py::arg("seed"), py::arg("mesh") = py::none(),
-           py::arg("groups") = std::vector<std::string>{})
+      // The one way in: a configuration resolved by resolve_config / read_config_file.
+      .def(py::init<ParallelConfig>(), py::arg("config"))
       .def_property_readonly("is_mesh", &Layout::is_mesh)
       .def_property_readonly("summary", &Layout::summary)
       .def_property_readonly("world_kind",
@@ -294,7 +215,7 @@ void bind_layout(py::module_& m) {
       .def("kind_name", [](const Layout& l, const std::string& kind) {
         return l.group_kinds()[l.group_kind_index(kind)].name;
       })
-      .def("config", [](const Layout& l) { return config_dict(l.config()); })
+      .def("config", [](const Layout& l) { return l.config(); })
       .def("describe", [](const Layout& l) { return describe(l.config()); })
       .def_property_readonly("world_size", &Layout::world_size)
       .def_property_readonly("pipeline_size", &Layout::pipeline_size)

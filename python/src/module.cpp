@@ -50,6 +50,7 @@ PYBIND11_MODULE(_pgroups, m) {
   for (pgroups::ParallelMode mode : pgroups::kAllParallelModes) names.append(std::string(pgroups::mode_name(mode)));
   m.attr("mode_names") = names;
 
+  pgroups::python::bind_config(m);  // before Layout, whose constructor takes a ParallelConfig
   pgroups::python::bind_layout(m);
   pgroups::python::bind_context(m);
   pgroups::python::bind_bill(m);

@@ -2,11 +2,38 @@
 
 #include <fmt/format.h>
 
+#include <string>
 #include <utility>
 
 #include "pgroups/layout/error.hpp"
 
 namespace pgroups {
+namespace {
+
+// The size of `name` that makes the mesh's product `world`. A product of the others that
+// overflows is left to Layout, which refuses the mesh's size itself.
+void fill_rest_dimension(MeshConfig& mesh, const std::string& name, std::int64_t world) {
+  std::int64_t others = 1;
+  MeshDim* rest = nullptr;
+  std::string order;
+  for (MeshDim& dim : mesh.dims) {
+    order += (order.empty() ? "" : "-") + dim.name;
+    if (dim.name == name) {
+      rest = &dim;
+    } else if (others > 0 && __builtin_mul_overflow(others, dim.size, &others)) {
+      others = -1;
+    }
+  }
+  if (rest == nullptr || others <= 0) return;
+  if (world % others != 0) {
+    throw ConfigError(fmt::format("world size {} is not divisible by the product {} of the sizes of order {} without "
+                                  "{}, so no size of {} fits; give its size or other sizes",
+                                  world, others, order, name, name));
+  }
+  rest->size = world / others;
+}
+
+}  // namespace
 
 ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& overrides, std::string_view how_to_give_a_mesh) {
   if (overrides.world_size) {
@@ -36,6 +63,9 @@ ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& override
                                     overrides.groups->front(), how_to_give_a_mesh));
     }
     base.mesh->groups = *overrides.groups;
+  }
+  if (overrides.rest_dimension && base.mesh && base.world_size > 0) {
+    fill_rest_dimension(*base.mesh, *overrides.rest_dimension, base.world_size);
   }
   return base;
 }

@@ -122,17 +122,20 @@ std::vector<Coordinate> Layout::coordinates(std::int64_t rank) const {
     }
     return coords;
   }
-  const std::int64_t t = rank % lowered_.config.tensor_size;
+  // A preset's mesh is its tensor dimensions, then pipe, then data (preset_lowering.cpp):
+  // data and pipe are its two slowest coordinates, the tensor index the rank's place among
+  // the tensor dimensions, so that this answer reads the lowered mesh as every other does.
+  const Mesh& mesh = lowered_.mesh;
+  const auto dims = mesh.dims();
+  const std::size_t n = dims.size();
+  const DimMask tensor_dims = (DimMask{1} << (n - 2)) - 1;
   std::vector<Coordinate> coords = {
-      {"data", rank / (lowered_.config.tensor_size * lowered_.config.pipeline), lowered_.data_parallel_size},
-      {"pipe", (rank / lowered_.config.tensor_size) % lowered_.config.pipeline, lowered_.config.pipeline},
-      {"tensor", t, lowered_.config.tensor_size},
+      {dims[n - 1].name, mesh.coordinate(rank, n - 1), dims[n - 1].size},
+      {dims[n - 2].name, mesh.coordinate(rank, n - 2), dims[n - 2].size},
+      {"tensor", mesh.local_rank(rank, tensor_dims), mesh.group_size(tensor_dims)},
   };
-  const auto dims = lowered_.mesh.dims();
   if (lowered_.grid_dim > 0) {
-    for (std::size_t i = 0; i + 2 < dims.size(); ++i) {
-      coords.push_back({dims[i].name, lowered_.mesh.coordinate(rank, i), dims[i].size});
-    }
+    for (std::size_t i = 0; i + 2 < n; ++i) coords.push_back({dims[i].name, mesh.coordinate(rank, i), dims[i].size});
   }
   return coords;
 }

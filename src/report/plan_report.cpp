@@ -57,6 +57,21 @@ std::size_t name_width(const Layout& layout) {
 
 }  // namespace
 
+nlohmann::json plan_document_json(const Layout& layout, const std::optional<LocalityReport>& locality,
+                                  const BillOptions& bill) {
+  nlohmann::json json = plan_json(layout);
+  if (locality) json["locality"] = locality_json(*locality);
+  add_bill_json(json, layout, bill);
+  return json;
+}
+
+std::string plan_document_text(const Layout& layout, const std::optional<LocalityReport>& locality,
+                               const BillOptions& bill) {
+  std::string text = plan_text(layout);
+  if (locality) text += '\n' + locality_text(*locality);
+  return text + '\n' + bill_text(layout, bill);
+}
+
 std::string plan_text(const Layout& layout) {
   std::string out = fmt::format("world size {} = {}\n", layout.world_size(), layout.summary());
   for (const GroupKind& kind : layout.group_kinds()) {

@@ -210,7 +210,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "size 1"},
         Rejection{"-w 10 --order tp-dp-pp --tp 2 --pp 3",
                   "world size 10 is not divisible by the product 6 of the sizes of order tp-dp-pp without dp, so no "
-                  "data-parallel size fits; give --dp or other sizes"},
+                  "size of dp fits; give its size or other sizes"},
         Rejection{"--mesh tp=2,dp=2 --group embd",
                   "group 'embd' needs a 'pp' dimension in the mesh, which has tp, dp"}),
     [](const ::testing::TestParamInfo<Rejection>& param) { return std::to_string(param.index); });

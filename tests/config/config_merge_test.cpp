@@ -62,6 +62,37 @@ TEST(ConfigMerge, GroupsWithoutAnyMeshAreAConfigErrorNamingTheToken) {
   }
 }
 
+TEST(ConfigMerge, TheRestDimensionIsWhatTheWorldLeavesOver) {
+  ConfigOverrides flags;
+  flags.world_size = 24;
+  flags.mesh = std::vector<MeshDim>{{"tp", 2}, {"dp", 1}, {"pp", 3}};
+  flags.rest_dimension = "dp";
+  const ParallelConfig merged = merge_config(ParallelConfig{}, flags);
+  EXPECT_EQ(merged.mesh->dims, (std::vector<MeshDim>{{"tp", 2}, {"dp", 4}, {"pp", 3}}));
+  EXPECT_EQ(Layout(merged).world_size(), 24);
+  // Without a world size the dimension keeps its size; the gpus per node travel too.
+  flags.world_size.reset();
+  flags.gpus_per_node = 8;
+  const ParallelConfig unsized = merge_config(ParallelConfig{}, flags);
+  EXPECT_EQ(unsized.mesh->dims[1].size, 1);
+  EXPECT_EQ(unsized.gpus_per_node, 8);
+}
+
+TEST(ConfigMerge, ARestDimensionTheWorldCannotFillIsAConfigErrorNamingBoth) {
+  ConfigOverrides flags;
+  flags.world_size = 10;
+  flags.mesh = std::vector<MeshDim>{{"tp", 4}, {"dp", 1}};
+  flags.rest_dimension = "dp";
+  try {
+    static_cast<void>(merge_config(ParallelConfig{}, flags));
+    FAIL() << "no exception";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "world size 10 is not divisible by the product 4 of the sizes of order tp-dp without dp, so no size of "
+              "dp fits; give its size or other sizes");
+  }
+}
+
 TEST(ConfigMerge, NothingGivenLeavesTheFileAsItIs) {
   EXPECT_EQ(describe(merge_config(two_and_a_half_d_file(), {})), describe(two_and_a_half_d_file()));
 }

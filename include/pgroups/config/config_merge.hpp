@@ -34,14 +34,21 @@ struct ConfigOverrides {
   std::optional<std::vector<MeshDim>> mesh;
   /// The mesh's group tokens; they need a mesh (the file's or `mesh`).
   std::optional<std::vector<std::string>> groups;
+  /// The mesh dimension whose size is what the world leaves over (Megatron-LM's
+  /// data-parallel size, "dp is the rest"): once merged, when the world size is known and
+  /// the mesh has that dimension, its size becomes the world size over the product of the
+  /// other sizes. It travels here so that the CLI's `--order` without `--dp` and Python's
+  /// Megatron drop-in resolve it by one rule.
+  std::optional<std::string> rest_dimension;
 };
 
 /// `base` (a file's configuration, or the defaults) with every given override applied.
 /// Throws ConfigError "world size N is invalid: it must be a positive integer" for a given
 /// world size below 1, and for groups without any mesh (neither `base`'s nor `overrides`'),
 /// naming the first token and how to give one: `how_to_give_a_mesh` is the caller's own
-/// spelling ("--mesh NAME=SIZE,... or --order with sizes", "mesh="). Nothing else is
-/// validated here (Layout is). O(mesh dimensions + groups).
+/// spelling ("--mesh NAME=SIZE,... or --order with sizes", "mesh="); and, with a
+/// `rest_dimension`, for a world size the other dimensions' product does not divide,
+/// naming both. Nothing else is validated here (Layout is). O(mesh dimensions + groups).
 [[nodiscard]] ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& overrides,
                                           std::string_view how_to_give_a_mesh = "its dimensions");
 

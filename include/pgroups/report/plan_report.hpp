@@ -8,9 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "pgroups/layout/layout.hpp"
+#include "pgroups/report/bill_report.hpp"
+#include "pgroups/report/locality_report.hpp"
 
 namespace pgroups::report {
 
@@ -31,6 +34,16 @@ inline constexpr std::int64_t kJsonBytesPerCell = 64;
 /// Throws ConfigError above kMaxJsonWorldSize, or when W x kinds x kJsonBytesPerCell is
 /// above kMaxOutputBytes. O(W * kinds).
 [[nodiscard]] nlohmann::json plan_json(const Layout& layout);
+
+/// What `pgroups plan --format json` prints (less its newline) and Python's Plan.to_json
+/// returns, built once here so that the two cannot drift: plan_json, "locality"
+/// (locality_json) when a report is given, and the bill (add_bill_json).
+[[nodiscard]] nlohmann::json plan_document_json(const Layout& layout, const std::optional<LocalityReport>& locality,
+                                                const BillOptions& bill);
+/// What `pgroups plan` prints as text: plan_text, locality_text when a report is given,
+/// and bill_text, a blank line between each.
+[[nodiscard]] std::string plan_document_text(const Layout& layout, const std::optional<LocalityReport>& locality,
+                                             const BillOptions& bill);
 
 /// The plan as text: "world size W = " and the layout's summary(), each kind's note, then
 /// a table headed `kind` with per kind its group count, size and groups (elided).

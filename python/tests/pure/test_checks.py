@@ -126,7 +126,7 @@ def test_a_world_size_below_one_is_a_config_error_none_is_not_given(world_size):
     with pytest.raises(pgroups.ConfigError, match=f"^world size {world_size} is invalid: it must be a positive integer$"):
         Plan(world_size, pipeline=1)
     with pytest.raises(pgroups.ConfigError, match=f"^world size {world_size} is invalid: it must be a positive integer$"):
-        _pgroups.merge_config(None, {"world_size": world_size})
+        _pgroups.resolve_config(None, _pgroups.ConfigOverrides(world_size=world_size))
 
 
 def test_plan_takes_numpy_ints_and_refuses_a_non_bool_flag():

@@ -3,11 +3,12 @@
 the CLI is built); without it these tests skip."""
 
 import json
+from pathlib import Path
 
 import pytest
 
 import pgroups
-from _support import CLI, run_cli
+from _support import CLI, DATA_DIR, run_cli
 from pgroups import Plan
 
 pytestmark = pytest.mark.skipif(not CLI, reason="PGROUPS_CLI is not set (the CLI was not built)")
@@ -89,3 +90,70 @@ def test_summary_and_kind_notes_are_the_cli_plans_first_lines(kwargs, flags):
 @pytest.mark.parametrize("kwargs,flags", CASES, ids=lambda c: c if isinstance(c, str) else None)
 def test_config_is_the_cli_plans_config_object(kwargs, flags):
     assert Plan(**kwargs).config == json.loads(cli("plan", *flags.split(), "--format", "json"))["config"]
+
+
+# Every configuration file of the tests, gpus_per_node (the locality key) included; a file
+# without a world size is planned for 64 ranks, which every one of them divides.
+CONFIG_FILES = sorted(path.name for path in (DATA_DIR / "configs").iterdir())
+
+
+def _world_flags(path):
+    config = pgroups._pgroups.read_config_file(path)
+    return ([], {}) if config.world_size or config.mesh else (["-w", "64"], {"world_size": 64})
+
+
+def test_the_config_files_include_ones_with_gpus_per_node(data_dir):
+    with_nodes = [name for name in CONFIG_FILES
+                  if pgroups._pgroups.read_config_file(data_dir / "configs" / name).gpus_per_node]
+    assert {Path(name).suffix for name in with_nodes} == {".toml", ".json", ".py"}
+
+
+@pytest.mark.parametrize("name", CONFIG_FILES)
+def test_from_config_to_json_is_the_cli_plan_of_every_config_file(name, data_dir):
+    path = data_dir / "configs" / name
+    flags, kwargs = _world_flags(path)
+    expected = cli("plan", "--config", str(path), *flags, "--format", "json")
+    plan = Plan.from_config(path, **kwargs)
+    assert plan.to_json() + "\n" == expected
+    assert ("locality" in json.loads(expected)) == (plan.gpus_per_node is not None)
+
+
+@pytest.mark.parametrize("name", [name for name in CONFIG_FILES if name.startswith(("nodes_", "colossal_nodes"))])
+def test_locality_and_its_warnings_are_the_clis(name, data_dir):
+    path = data_dir / "configs" / name
+    run = run_cli("plan", "--config", str(path))
+    plan = Plan.from_config(path)
+    assert "\n" + plan.locality() + "\n" in run.stdout
+    assert plan.locality(format="json") == json.loads(cli("plan", "--config", str(path), "--format", "json"))["locality"]
+    assert run.stderr.splitlines() == [f"pgroups: warning: {warning}" for warning in plan.locality_warnings()]
+
+
+def test_colossal_nodes_file_warns_of_tensor_groups_across_nodes(data_dir):
+    plan = Plan.from_config(data_dir / "configs" / "colossal_nodes.py")
+    assert plan.gpus_per_node == 2
+    assert plan.locality_warnings() and all("tensor" in warning for warning in plan.locality_warnings())
+
+
+def test_locality_takes_another_node_size_and_refuses_none():
+    plan = Plan(16, tensor=4, mode="1d")
+    assert plan.locality(4, format="json")["modes"]["tensor"] == {"groups_within_node": 4, "groups_across_nodes": 0}
+    assert plan.locality(2, format="json")["modes"]["tensor"] == {"groups_within_node": 0, "groups_across_nodes": 4}
+    with pytest.raises(pgroups.ConfigError, match="gpus per node is not known"):
+        plan.locality()
+    with pytest.raises(pgroups.ConfigError, match="gpus per node 3"):
+        plan.locality(3)
+
+
+def test_gpus_per_node_given_to_plan_is_the_clis_flag():
+    expected = cli("plan", "-w", "16", "-t", "4", "-m", "1d", "--gpus-per-node", "8", "--format", "json")
+    assert Plan(16, tensor=4, mode="1d", gpus_per_node=8).to_json() + "\n" == expected
+
+
+def test_the_rest_dimension_is_sized_as_the_clis_order_without_dp():
+    # `--order` without `--dp`: dp is what the world leaves over, by merge_config's one rule.
+    overrides = pgroups._pgroups.ConfigOverrides(world_size=24, mesh=[("tp", 2), ("dp", 1), ("pp", 3)],
+                                                 rest_dimension="dp")
+    plan = Plan._from_layout(pgroups._pgroups.resolve_layout(None, overrides))
+    assert plan.mesh.dims == {"tp": 2, "dp": 4, "pp": 3}
+    assert plan.to_json() + "\n" == cli("plan", "-w", "24", "--order", "tp-dp-pp", "--tp", "2", "--pp", "3",
+                                        "--format", "json")

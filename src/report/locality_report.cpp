@@ -1,19 +1,23 @@
-#include "locality_output.hpp"
+#include "pgroups/report/locality_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <numeric>
 
 #include "pgroups/report/elided_list.hpp"
 
-namespace pgroups::cli {
+namespace pgroups::report {
 
 std::optional<LocalityReport> planned_locality(const Layout& layout) {
   const auto& gpus_per_node = layout.config().gpus_per_node;
   if (!gpus_per_node) return std::nullopt;
-  NodeMap nodes = NodeMap::blocks(layout.world_size(), *gpus_per_node);
+  return planned_locality(layout, *gpus_per_node);
+}
+
+LocalityReport planned_locality(const Layout& layout, std::int64_t gpus_per_node) {
+  NodeMap nodes = NodeMap::blocks(layout.world_size(), gpus_per_node);
   if (layout.world_size() > kMaxLocalityWorldSize) return LocalityReport{std::move(nodes), {}, false};
   std::vector<ModeLocality> modes = mode_locality(layout, nodes);
   return LocalityReport{std::move(nodes), std::move(modes), true};
@@ -61,7 +65,7 @@ std::string locality_text(const LocalityReport& report) {
                       *nodes.gpus_per_node() - 1);
   } else {
     const auto counts = nodes.ranks_per_node();
-    const std::string per_node = report::elided_list(static_cast<std::int64_t>(counts.size()),
+    const std::string per_node = elided_list(static_cast<std::int64_t>(counts.size()),
                                              [&](std::int64_t i) { return counts[static_cast<std::size_t>(i)]; });
     out = fmt::format("locality: {} node{}, ranks per node {}{}\n", nodes.node_count(),
                       nodes.node_count() == 1 ? "" : "s", per_node,
@@ -79,7 +83,7 @@ std::string locality_text(const LocalityReport& report) {
   return out;
 }
 
-void print_locality_warnings(const Layout& layout, const LocalityReport& report) {
+std::vector<std::string> locality_report_warnings(const Layout& layout, const LocalityReport& report) {
   std::vector<ModeLocality> modes = report.modes;
   std::vector<std::string> not_judged;
   if (!report.counted) {
@@ -97,15 +101,13 @@ void print_locality_warnings(const Layout& layout, const LocalityReport& report)
       }
     }
   }
-  for (const std::string& warning : locality_warnings(layout, report.nodes, modes)) {
-    fmt::print(stderr, "pgroups: warning: {}\n", warning);
-  }
+  std::vector<std::string> warnings = locality_warnings(layout, report.nodes, modes);
   for (const std::string& name : not_judged) {
-    fmt::print(stderr,
-               "pgroups: warning: {} groups are not judged by node: above {} ranks only groups of consecutive ranks "
-               "are, and these are not\n",
-               name, kMaxLocalityWorldSize);
+    warnings.push_back(fmt::format(
+        "{} groups are not judged by node: above {} ranks only groups of consecutive ranks are, and these are not",
+        name, kMaxLocalityWorldSize));
   }
+  return warnings;
 }
 
 std::string node_text(const NodeMap& nodes, std::int64_t rank) {
@@ -122,4 +124,38 @@ nlohmann::json node_json(const NodeMap& nodes, std::int64_t rank) {
   return json;
 }
 
-}  // namespace pgroups::cli
+namespace {
+bool launcher_agrees(const LiveNodes& nodes) {
+  for (std::size_t r = 0; r < nodes.local_rank_on_node.size(); ++r) {
+    if (nodes.launcher_local_rank[r] != nodes.local_rank_on_node[r]) return false;
+  }
+  return true;
+}
+}  // namespace
+
+nlohmann::json live_nodes_json(const LiveNodes& nodes, const LocalityReport& report) {
+  nlohmann::json json = locality_json(report);
+  std::vector<std::int64_t> renumbered;
+  for (std::int64_t r = 0; r < report.nodes.world_size(); ++r) renumbered.push_back(report.nodes.node_of(r));
+  json["launcher"] = launcher_name(nodes.launcher.launcher);
+  json["hosts"] = nodes.hosts;
+  json["node_of_rank"] = renumbered;
+  json["local_rank_on_node"] = nodes.local_rank_on_node;
+  json["launcher_local_rank"] = nodes.launcher_local_rank;
+  json["launcher_agrees"] = launcher_agrees(nodes);
+  return json;
+}
+
+std::string live_nodes_text(const LiveNodes& nodes, const LocalityReport& report) {
+  std::string agreement;
+  if (nodes.launcher.launcher == Launcher::none) {
+    agreement = "no launcher variables";
+  } else {
+    agreement = fmt::format("launcher {}, whose local ranks {} the shared-memory split",
+                            launcher_name(nodes.launcher.launcher), launcher_agrees(nodes) ? "agree with" : "DIFFER from");
+  }
+  return fmt::format("nodes: {} ({}); hosts {}\n", report.nodes.node_count(), agreement, fmt::join(nodes.hosts, ", ")) +
+         locality_text(report);
+}
+
+}  // namespace pgroups::report
