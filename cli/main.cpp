@@ -52,6 +52,15 @@ std::optional<int> refuse_beside_other_ranks(std::string_view what) {
   return static_cast<int>(pgroups::ExitCode::usage);
 }
 
+// The help asked for, as the user typed it: `pgroups plan --help` when a subcommand was
+// reached before the flag (CLI11 counts a subcommand parsed as soon as it starts on it).
+std::string help_request(const std::vector<pgroups::cli::Subcommand>& commands, std::string_view flag) {
+  for (const auto& command : commands) {
+    if (command.app->parsed()) return fmt::format("pgroups {} {}", command.app->get_name(), flag);
+  }
+  return fmt::format("pgroups {}", flag);
+}
+
 int run(int argc, char** argv) {
   using pgroups::ExitCode;
   using pgroups::cli::error_line;
@@ -79,10 +88,10 @@ int run(int argc, char** argv) {
     }
     return static_cast<int>(ExitCode::usage);
   } catch (const CLI::CallForHelp& help) {
-    if (const auto refused = refuse_beside_other_ranks("pgroups --help")) return *refused;
+    if (const auto refused = refuse_beside_other_ranks(help_request(commands, "--help"))) return *refused;
     return app.exit(help);
   } catch (const CLI::CallForAllHelp& help) {
-    if (const auto refused = refuse_beside_other_ranks("pgroups --help-all")) return *refused;
+    if (const auto refused = refuse_beside_other_ranks(help_request(commands, "--help-all"))) return *refused;
     return app.exit(help);
   } catch (const CLI::ParseError& error) {
     if (error.get_exit_code() == 0) {

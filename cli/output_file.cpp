@@ -6,7 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -23,6 +25,9 @@ namespace fs = std::filesystem;
 
 std::string quote_path(std::string_view path) { return quoted_excerpt(path); }
 
+// Linux's own limit on the links one path resolution follows.
+constexpr int kMaxLinkHops = 40;
+
 // What a path resolves to: the file's identity when it exists, its weakly canonical
 // path otherwise (two names of one new file compare equal there).
 struct Identity {
@@ -34,19 +39,49 @@ struct Identity {
   }
 };
 
+// What a write of `path` lands on: `path` with every symbolic link of its last component
+// followed, a dangling one included, so that writing the result keeps the links (a
+// dangling link names the file it wants; replacing the link would drop that wish). The
+// directories on the way are the system's to resolve. Sets `error` to ELOOP past as many
+// links as the system follows itself.
+std::string link_target(const std::string& path, int& error) {
+  error = 0;
+  std::string current = path;
+  for (int hops = 0;; ++hops) {
+    struct stat info {};
+    if (::lstat(current.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) return current;
+    if (hops == kMaxLinkHops) {
+      error = ELOOP;
+      return current;
+    }
+    std::array<char, PATH_MAX + 1> buffer{};
+    const ssize_t length = ::readlink(current.c_str(), buffer.data(), buffer.size());
+    // A link that went away in between, or one longer than any path: the system decides.
+    if (length < 0 || static_cast<std::size_t>(length) >= buffer.size()) return current;
+    const fs::path link(std::string(buffer.data(), static_cast<std::size_t>(length)));
+    current = link.is_absolute() ? link.string() : (fs::path(current).parent_path() / link).string();
+  }
+}
+
 Identity identity_of(const std::string& path) {
   Identity id;
   struct stat info {};
   if (::stat(path.c_str(), &info) == 0) id.inode = std::pair(info.st_dev, info.st_ino);
+  // A new file is known by where it will land: two links to one missing file are one output.
+  int link_error = 0;
+  const std::string target = id.inode ? path : link_target(path, link_error);
   std::error_code error;
-  const fs::path canonical = fs::weakly_canonical(fs::absolute(path, error), error);
-  id.canonical = error ? path : canonical.string();
+  const fs::path canonical = fs::weakly_canonical(fs::absolute(target, error), error);
+  id.canonical = error || link_error != 0 ? path : canonical.string();
   return id;
 }
 
-[[noreturn]] void fail(const NamedFile& file, std::string_view what, int error) {
-  throw IoError(fmt::format("cannot write {} to {}: {} failed: {}", file.option, quote_path(file.path), what,
-                            std::strerror(error)));
+// `target` is where the write lands when `file.path` is a symbolic link to it.
+[[noreturn]] void fail(const NamedFile& file, std::string_view what, int error, const std::string& target = {}) {
+  const std::string through =
+      target.empty() || target == file.path ? std::string() : fmt::format(" (a link to {})", quote_path(target));
+  throw IoError(fmt::format("cannot write {} to {}{}: {} failed: {}", file.option, quote_path(file.path), through,
+                            what, std::strerror(error)));
 }
 
 void write_all(int fd, std::string_view text, const NamedFile& file) {
@@ -99,7 +134,8 @@ void write_file(const NamedFile& file, std::string_view text) {
   const bool exists = ::stat(file.path.c_str(), &info) == 0;
   if (exists && S_ISDIR(info.st_mode)) fail(file, "open", EISDIR);
   if (exists && !S_ISREG(info.st_mode)) {
-    // A stream: written as it is, since it cannot be replaced.
+    // A stream: written as it is, since it cannot be replaced (through its links, which
+    // /dev/stdout's magic ones in /proc must be left to the system to follow).
     const int fd = ::open(file.path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) fail(file, "open", errno);
     try {
@@ -111,22 +147,39 @@ void write_file(const NamedFile& file, std::string_view text) {
     if (::close(fd) != 0) fail(file, "close", errno);
     return;
   }
-  // The target through symlinks, so that a link to a file keeps being a link.
-  std::error_code error;
-  const fs::path target = fs::weakly_canonical(fs::absolute(file.path, error), error);
-  if (error) fail(file, "resolve", error.value());
+  // Through symbolic links, dangling or not, the link's target is written and the link
+  // kept; where the target cannot be written, nothing is touched. An existing file's
+  // target is its canonical path; a missing one's is where its links point.
+  std::string target;
+  if (exists) {
+    std::error_code error;
+    target = fs::canonical(file.path, error).string();
+    if (error) fail(file, "resolve", error.value());
+  } else {
+    int link_error = 0;
+    target = link_target(file.path, link_error);
+    if (link_error != 0) fail(file, "resolve", link_error);
+  }
+  struct stat link {};
+  const bool is_link = ::lstat(file.path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+  const auto fail_here = [&](std::string_view what, int error) {
+    fail(file, what, error, is_link ? target : std::string());
+  };
+  const fs::path name = fs::path(target).filename();
+  // "new/", "." and ".." name a directory, existing or not.
+  if (name.empty() || name == "." || name == "..") fail_here("open", EISDIR);
   fs::path beside = target;
-  beside.replace_filename(fs::path(".").concat(target.filename().string()).concat(".pgroups-XXXXXX"));
+  beside.replace_filename(fs::path(".").concat(name.string()).concat(".pgroups-XXXXXX"));
   std::string temporary = beside.string();
   const int fd = ::mkstemp(temporary.data());
-  if (fd < 0) fail(file, "create a temporary file beside it", errno);
+  if (fd < 0) fail_here("create a temporary file beside it", errno);
   auto discard = [&] { ::unlink(temporary.c_str()); };
   try {
     // The permissions a new file would get (or the old file's), not mkstemp's 0600.
     const mode_t mask = ::umask(0);
     ::umask(mask);
     const mode_t mode = exists ? (info.st_mode & 07777) : (0666 & ~mask);
-    if (::fchmod(fd, mode) != 0) fail(file, "chmod", errno);
+    if (::fchmod(fd, mode) != 0) fail_here("chmod", errno);
     write_all(fd, text, file);
   } catch (...) {
     ::close(fd);
@@ -136,12 +189,12 @@ void write_file(const NamedFile& file, std::string_view text) {
   if (::close(fd) != 0) {
     const int reason = errno;
     discard();
-    fail(file, "close", reason);
+    fail_here("close", reason);
   }
   if (::rename(temporary.c_str(), target.c_str()) != 0) {
     const int reason = errno;
     discard();
-    fail(file, "rename", reason);
+    fail_here("rename", reason);
   }
 }
 

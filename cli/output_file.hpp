@@ -25,10 +25,12 @@ struct NamedFile {
 void check_outputs(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& inputs);
 
 /// Writes `text` to `file`. A regular file (or a new one) is written beside its target
-/// (a temporary file in the same directory, through symlinks) and renamed over it, so a
-/// failed write leaves the old file as it was and no partial one; a stream (a character
-/// device such as /dev/stdout or /dev/full, a pipe, a socket) is written directly.
-/// Throws IoError naming the option, the path and the system's reason (strerror).
+/// (a temporary file in the same directory) and renamed over it, so a failed write
+/// leaves the old file as it was and no partial one; a stream (a character device such
+/// as /dev/stdout or /dev/full, a pipe, a socket) is written directly. A symbolic link,
+/// dangling or not, stays a link: its target is written (created where missing), and
+/// where the target cannot be written nothing is touched. Throws IoError naming the
+/// option, the path (and a link's target) and the system's reason (strerror).
 void write_file(const NamedFile& file, std::string_view text);
 
 }  // namespace pgroups::cli

@@ -36,7 +36,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/pgroups DESTINATION ${CMAKE_INST
 if(TARGET pgroups)
   # The installed tool finds the shared pgroups libraries beside it, in ../lib.
   file(RELATIVE_PATH _pgroups_bin_to_lib "/_/${CMAKE_INSTALL_BINDIR}" "/_/${CMAKE_INSTALL_LIBDIR}")
-  set_target_properties(pgroups PROPERTIES INSTALL_RPATH "$ORIGIN/${_pgroups_bin_to_lib}"
+  # _pgroups_nccl_rpath: .deps/nccl (scripts/install-nccl.sh), see PgroupsLibraries.cmake.
+  set_target_properties(pgroups PROPERTIES INSTALL_RPATH "$ORIGIN/${_pgroups_bin_to_lib}${_pgroups_nccl_rpath}"
                                            INSTALL_RPATH_USE_LINK_PATH ON)
   install(TARGETS pgroups RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
@@ -79,7 +80,13 @@ if(TARGET pgroups_context)
     string(APPEND PGROUPS_PC_CONTEXT_LIBS " -lpgroups_layout -lpgroups_common -pthread")
     if(PGROUPS_HAVE_NCCL)
       get_filename_component(_pgroups_cudart_dir "${CUDA_cudart_LIBRARY}" DIRECTORY)
-      string(APPEND PGROUPS_PC_CONTEXT_LIBS " -L${PGROUPS_NCCL_LIBRARY_DIR} -lnccl -L${_pgroups_cudart_dir} -lcudart")
+      # libnccl by the file name that was found (-l:NAME): the registry's wheel
+      # (scripts/install-nccl.sh) has only libnccl.so.2, which a plain -lnccl does not
+      # find. Its folder is no system one, hence the run path, so the consumer also runs.
+      get_filename_component(_pgroups_nccl_file "${PGROUPS_NCCL_LIBRARY}" NAME)
+      string(APPEND PGROUPS_PC_CONTEXT_LIBS " -L${PGROUPS_NCCL_LIBRARY_DIR} -l:${_pgroups_nccl_file}"
+                                            " -Wl,-rpath,${PGROUPS_NCCL_LIBRARY_DIR}"
+                                            " -L${_pgroups_cudart_dir} -lcudart")
     endif()
   endif()
   foreach(library IN LISTS MPI_CXX_LIBRARIES)

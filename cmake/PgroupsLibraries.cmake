@@ -10,12 +10,17 @@
 # hiding by default would hide the API. Internal code that several libraries share
 # (pgroups_common) is hidden instead, so that it is no part of any library's ABI.
 include(GNUInstallDirs)
+# .deps/nccl when the NCCL of scripts/install-nccl.sh was used (see src/nccl/CMakeLists.txt).
+set(_pgroups_nccl_rpath "")
+if(PGROUPS_NCCL_INSTALL_RPATH)
+  set(_pgroups_nccl_rpath ";${PGROUPS_NCCL_INSTALL_RPATH}")
+endif()
 foreach(_pgroups_library IN ITEMS pgroups_layout pgroups_config pgroups_report pgroups_mpi pgroups_nccl pgroups_context)
   if(TARGET ${_pgroups_library})
     set_target_properties(${_pgroups_library} PROPERTIES
       VERSION ${PROJECT_VERSION}
       SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
-      INSTALL_RPATH "$ORIGIN"
+      INSTALL_RPATH "$ORIGIN${_pgroups_nccl_rpath}"
       INSTALL_RPATH_USE_LINK_PATH ON)
   endif()
 endforeach()

@@ -7,8 +7,9 @@
 # a missing device fails instead of skipping, then `pgroups info`,
 # `mpirun -np 1 pgroups verify --backend nccl` and, where the CLI has it,
 # `mpirun -np 1 pgroups bench --backend nccl --repeats 3`, and nccl_memory_probe (each
-# communicator's device memory against the model of docs/performance.md). Under five minutes on one GPU
-# with 16 cores, most of it the build; every step has its own time limit. Installs
+# communicator's device memory against the model of docs/performance.md), then
+# scripts/gpu-check-multirank.sh: 2 and 4 ranks on the one GPU (NCCL_MULTI_RANK_GPU_ENABLE=1),
+# one table. Under eight minutes on one GPU with 16 cores; every step has its own time limit. Installs
 # nothing: it expects the toolchain and libraries the README lists, the CUDA toolkit with
 # NCCL, and an MPI; scripts/gpu-kit-run.sh brings those to a machine that has only CUDA
 # and PyTorch (docs/gpu-kit.md).
@@ -19,15 +20,17 @@
 # world from an MPI-broadcast unique id, one ncclCommSplit per mode, each a split of a
 # one-rank world); the plumbing of the ncclAllReduce check (device buffer, stream,
 # polling); destroy order and leak-free teardown; and that every case which needs a GPU
-# really ran. It cannot show multi-rank collectives: that a split puts the right ranks
-# together, that sums over several ranks are right, that a peer that never arrives ends
-# in a timeout. Those need two or more GPUs (mpirun -np 2 on a two-GPU node runs
-# context_nccl_np2's GPU cases, which skip on fewer GPUs than ranks).
+# really ran. Where NCCL has NCCL_MULTI_RANK_GPU_ENABLE (2.32 does), several ranks share
+# the GPU, and the multi-rank section shows what one rank could not: that a split puts the
+# right ranks together and sums over several ranks are right, split against init time,
+# each communicator's memory, torch's split_group path. Where it has not, that section
+# says so and runs nothing.
 #
 # Usage: scripts/gpu-check.sh [--strict]
 #   --strict   also fail when a CLI check is missing (not only when a check fails)
 # Environment: PGROUPS_GPU_BUILD_DIR (default <repo>/build-gpu), PGROUPS_JOBS (default
-#   nproc), CMAKE_ARGS (extra configure arguments, split on spaces).
+#   nproc), CMAKE_ARGS (extra configure arguments, split on spaces), PGROUPS_GPU_RANKS
+#   (default 2,4), PGROUPS_GPU_PYTHON (the interpreter with torch; default python3).
 # Exit status: 0 all present checks passed; 1 a check failed (or, with --strict, is
 #   missing); 2 a required tool is missing.
 
@@ -40,7 +43,7 @@ strict=0
 for arg in "$@"; do
   case "$arg" in
     --strict) strict=1 ;;
-    -h|--help) sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -104,7 +107,9 @@ fi
 
 step "build the NCCL backend, the CLI and their tests"
 targets=(pgroups_nccl nccl_unit_test nccl_gpu_test nccl_verify_cli_test context_nccl_test info_test pgroups
-         nccl_memory_probe)
+         nccl_memory_probe nccl_multirank_probe)
+# The Python module, for the torch rows of the multi-rank section, where it is configured.
+if cmake --build "$build" --target help 2>/dev/null | grep -q '^pgroups_python:'; then targets+=(pgroups_python); fi
 if cmake --build "$build" -j "$jobs" --target "${targets[@]}"; then
   pass "build ${targets[*]}"
 else
@@ -199,5 +204,19 @@ cli_check() {
 
 cli_check verify 1
 cli_check bench 1 --repeats 3
+
+# --- several ranks on one GPU (issue 25) ----------------------------------------------
+# NCCL_MULTI_RANK_GPU_ENABLE=1: 2 and 4 ranks share the GPU, so splits really group
+# several ranks, sums run over several, split and init times and each communicator's
+# memory (ncclCommMemStats) are measured, and torch's split_group path runs. One table.
+step "multi-rank NCCL on one GPU (scripts/gpu-check-multirank.sh)"
+multirank=("$root/scripts/gpu-check-multirank.sh" --build "$build" --ranks "${PGROUPS_GPU_RANKS:-2,4}" --timeout 150
+           --python "${PGROUPS_GPU_PYTHON:-python3}")
+((strict)) && multirank+=(--strict)
+if timeout 420 "${multirank[@]}"; then
+  pass "multi-rank NCCL on one GPU (the table above; 'Not run' lists what was left out)"
+else
+  fail "multi-rank NCCL on one GPU (the table above)"
+fi
 
 summary

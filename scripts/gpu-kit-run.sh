@@ -15,8 +15,9 @@
 # Environment: PGROUPS_GPU_KIT (the archive; default <repo>/.gpu-kit/pgroups-gpu-kit.tar.gz),
 #   PGROUPS_GPU_KIT_WORK (where it is unpacked and GoogleTest built; default
 #   /tmp/pgroups-gpu-kit), NCCL_ROOT (an NCCL with include/nccl.h and lib/libnccl.so*,
-#   instead of searching), PGROUPS_JOBS, PGROUPS_GPU_BUILD_DIR and CMAKE_ARGS as for
-#   gpu-check.sh. Where OUT is set (the device tool), the log and KIT.txt are copied there.
+#   instead of searching), PGROUPS_GPU_PYTHON (the interpreter to build the module for;
+#   default python3 where it imports torch), PGROUPS_JOBS, PGROUPS_GPU_BUILD_DIR and
+#   CMAKE_ARGS as for gpu-check.sh. Where OUT is set (the device tool), the log and KIT.txt are copied there.
 # Exit status: gpu-check.sh's; 2 when the kit, CUDA or NCCL is missing or the kit's MPI
 #   does not start.
 
@@ -29,7 +30,7 @@ jobs="${PGROUPS_JOBS:-$(nproc 2>/dev/null || echo 4)}"
 stop=""
 case "${1:-}" in
   --prepare|--configure|--exec) stop="${1#--}"; shift ;;
-  -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac
 
 say() { printf '\n=== kit: %s\n' "$*"; }
@@ -156,10 +157,21 @@ export LD_LIBRARY_PATH="$(readlink -f "$nccl/lib/libnccl.so" | xargs dirname):$L
 if [[ "$stop" == prepare ]]; then exit 0; fi
 
 # --- pgroups: configure, build, check ---------------------------------------------------------
-# What gpu-check.sh builds needs neither Google Benchmark (bench/) nor the Python module (a
-# build for this machine's interpreter is issue 17's "build it there or leave it out": out).
+# What gpu-check.sh builds needs no Google Benchmark (bench/). The Python module is built
+# for this machine's python3 (pybind11 comes with the kit) where it has torch: the torch
+# rows of scripts/gpu-check-multirank.sh need it; without its headers the module skips
+# itself at configure and those rows say so.
+# PGROUPS_GPU_PYTHON names the interpreter instead (the kit's test does, whose namespace
+# hides the libraries Debian's torch needs).
+python_args="-DPGROUPS_BUILD_PYTHON=OFF"
+py="${PGROUPS_GPU_PYTHON:-}"
+if [[ -z "$py" ]] && py="$(command -v python3)" && ! "$py" -c 'import torch' >/dev/null 2>&1; then py=""; fi
+if [[ -n "$py" ]]; then
+  python_args="-DPGROUPS_BUILD_PYTHON=ON -DPython_EXECUTABLE=$py"
+  export PGROUPS_GPU_PYTHON="$py"
+fi
 export CMAKE_ARGS="-DCMAKE_PREFIX_PATH=$kit;$gtest -DNCCL_ROOT=$nccl -DMPI_CXX_COMPILER=$mpi/bin/mpicxx \
--DMPIEXEC_EXECUTABLE=$mpi/bin/mpiexec -DPGROUPS_BUILD_BENCH=OFF -DPGROUPS_BUILD_PYTHON=OFF \
+-DMPIEXEC_EXECUTABLE=$mpi/bin/mpiexec -DPGROUPS_BUILD_BENCH=OFF $python_args \
 -DPGROUPS_BUILD_EXAMPLES=OFF ${CMAKE_ARGS:-}"
 export PGROUPS_JOBS="$jobs"
 if [[ "$stop" == exec ]]; then exec "$@"; fi

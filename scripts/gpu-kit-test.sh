@@ -9,7 +9,7 @@
 # (env -i, PATH=/usr/local/bin:/usr/bin:/bin). NCCL is given as PyTorch's wheel lays it out
 # (site-packages/nvidia/nccl/{include,lib/libnccl.so.2}, found through PYTHONPATH). Then:
 # the kit's mpirun starts two processes, GoogleTest builds, pgroups configures with
-# PGROUPS_WITH_NCCL=ON from the kit alone, a program built with the kit's mpicxx runs an
+# PGROUPS_WITH_NCCL=ON from the kit alone (pybind11 too, for the Python module), a program built with the kit's mpicxx runs an
 # MPI_Allreduce on two ranks, and the targets in PGROUPS_KIT_TEST_TARGETS build.
 #
 # Usage: scripts/gpu-kit-test.sh
@@ -63,7 +63,8 @@ folders=(/usr/lib/x86_64-linux-gnu/openmpi /usr/lib/x86_64-linux-gnu/pmix2 /usr/
          /usr/include/CLI /usr/include/nlohmann /usr/include/toml++ /usr/include/fmt /usr/include/gtest
          /usr/include/gmock /usr/src/googletest /usr/src/gtest
          /usr/lib/x86_64-linux-gnu/cmake/fmt /usr/lib/x86_64-linux-gnu/cmake/tomlplusplus
-         /usr/lib/x86_64-linux-gnu/cmake/GTest /usr/share/cmake/CLI11 /usr/share/cmake/nlohmann_json)
+         /usr/lib/x86_64-linux-gnu/cmake/GTest /usr/share/cmake/CLI11 /usr/share/cmake/nlohmann_json
+         /usr/include/pybind11 /usr/lib/cmake/pybind11)
 files=()
 while read -r f; do
   if [[ -f "$f" && ! -L "$f" ]]; then
@@ -81,11 +82,15 @@ for path in "\$@"; do
 done
 exec env -i HOME="$work" PATH=/usr/local/bin:/usr/bin:/bin PYTHONPATH="$work/site" \\
   PGROUPS_JOBS="${PGROUPS_JOBS:-1}" PGROUPS_GPU_KIT_WORK="$work/kit" PGROUPS_GPU_BUILD_DIR="$work/build" \\
+  PGROUPS_GPU_PYTHON=/usr/bin/python3 \\
   bash -c '
     set -euo pipefail
     cd "$root"
     scripts/gpu-kit-run.sh $stop
     [[ "$stop" == --configure ]] || exit 0
+    # pybind11 from the kit (Debian'"'"'s is covered): the module for the machine'"'"'s Python.
+    grep -q "^pybind11_DIR:PATH=$work/kit/" "$work/build/CMakeCache.txt" || {
+      echo "gpu-kit-test.sh: pybind11 was not found in the kit:"; grep "^pybind11_DIR" "$work/build/CMakeCache.txt"; exit 1; }
     scripts/gpu-kit-run.sh --exec bash -c "set -e
       mpicxx -o $work/mpi_sum $work/mpi_sum.cpp
       mpirun -np 2 $work/mpi_sum

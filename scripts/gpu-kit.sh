@@ -8,7 +8,10 @@
 #   <repo>/.gpu-kit/pgroups-gpu-kit.tar.gz   (git-ignored; name .gpu-kit in the device
 #                                            tool's carry)
 # holding, under one relocatable prefix:
-#   include/         CLI11, nlohmann-json, toml++ and fmt headers (all used header-only)
+#   include/         CLI11, nlohmann-json, toml++, fmt and pybind11 headers (all header-only)
+#   lib/cmake/       pybind11's own CMake package (relocatable: it finds include/ from its
+#                    place), so the pgroups module builds for the machine's Python and
+#                    torch (scripts/gpu-check-multirank.sh's torch rows)
 #   share/cmake/     small CMake package files of our own that make find_package(fmt,
 #                    CLI11, nlohmann_json, tomlplusplus) find those headers wherever the
 #                    kit is unpacked (Debian's own files name /usr paths or a shared toml++)
@@ -45,7 +48,8 @@ ompi_lib=$libdir/openmpi/lib
 [[ "$(uname -m)" == x86_64 ]] || die "the GPU machines are x86-64; build the kit on an x86-64 machine"
 for need in /usr/include/CLI/CLI.hpp /usr/include/nlohmann/json.hpp /usr/include/toml++/toml.h \
             /usr/include/fmt/format.h /usr/src/googletest/CMakeLists.txt /usr/bin/orterun \
-            /usr/bin/opal_wrapper "$ompi_lib/openmpi3" /usr/share/openmpi; do
+            /usr/bin/opal_wrapper "$ompi_lib/openmpi3" /usr/share/openmpi /usr/include/pybind11 \
+            /usr/lib/cmake/pybind11; do
   [[ -e "$need" ]] || die "$need is missing (Debian: scripts/install-deps.sh)"
 done
 
@@ -56,6 +60,9 @@ mkdir -p "$kit/include" "$kit/src" "$kit/share/cmake"
 
 # --- header-only libraries -------------------------------------------------------------
 cp -a /usr/include/CLI /usr/include/nlohmann /usr/include/toml++ /usr/include/fmt "$kit/include/"
+cp -a /usr/include/pybind11 "$kit/include/"
+mkdir -p "$kit/lib/cmake"
+cp -a /usr/lib/cmake/pybind11 "$kit/lib/cmake/"
 [[ -f "$kit/include/fmt/format-inl.h" ]] || die "fmt's format-inl.h is missing: fmt cannot be used header-only"
 # pkg-version <package>: Debian's version of a package, for KIT.txt and the version files.
 pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null | sed 's/[+~-].*//'; }
@@ -199,7 +206,7 @@ glibcxx_max="$(objdump -T "${objects[@]}" 2>/dev/null | grep -oE 'GLIBCXX_[0-9.]
 {
   echo "pgroups GPU kit, written $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release && echo "$PRETTY_NAME"), $(uname -m)"
   echo "fmt $fmt_version (header-only), CLI11 $cli11_version, nlohmann-json $json_version, toml++ $toml_version (header-only)"
-  echo "GoogleTest $gtest_version (sources, built on the GPU machine)"
+  echo "GoogleTest $gtest_version (sources, built on the GPU machine), pybind11 $(pkg_version pybind11-dev) (headers, CMake package)"
   echo "Open MPI $ompi_version (Debian's, relocated with OPAL_PREFIX), PMIx $(pkg_version libpmix2)"
   echo "newest symbol versions needed: ${glibc_max:-none} ${glibcxx_max:-} (Open MPI and PMIx alone: ${glibc_mpi:-none})"
   echo "carried libraries (mpi/deps, used only where the machine lacks them):"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs, from Debian's archive, what pgroups needs to build, test and run. Skips
-# apt-get entirely when everything is already there, so repeated runs cost nothing.
+# Installs, from Debian's archive, what pgroups needs to build, test and run, and NCCL from
+# the registry where CUDA is present without it. Skips apt-get (and pip) entirely when
+# everything is already there, so repeated runs cost nothing.
 set -euo pipefail
 
 packages=(
@@ -27,3 +28,6 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+# NCCL: the registry's wheel into .deps/nccl where CUDA is present but the system has no
+# NCCL, so that a plain configure builds the NCCL backend (scripts/install-nccl.sh).
+"$(dirname "$0")/install-nccl.sh"

@@ -39,11 +39,11 @@ class ConfigOverrides:
                  groups: Optional[Sequence[str]] = ..., rest_dimension: Optional[str] = ...) -> None: ...
 
 def read_config_file(path: Union[str, PathLike[str]]) -> ParallelConfig: ...
-def resolve_config(path: Optional[Union[str, PathLike[str]]], overrides: ConfigOverrides,
+def resolve_config(path: Optional[Union[str, bytes]], overrides: ConfigOverrides,
                    world_size_hint: Optional[str] = ...) -> ParallelConfig:
     """The one crossing: read_config_file (or the defaults), merge_config with the overrides
     and, with world_size_hint, require_world_size."""
-def resolve_layout(path: Optional[Union[str, PathLike[str]]], overrides: ConfigOverrides,
+def resolve_layout(path: Optional[Union[str, bytes]], overrides: ConfigOverrides,
                    world_size_hint: Optional[str] = ...) -> Layout:
     """Layout(resolve_config(...)): the configuration merged and validated once, in C++."""
 

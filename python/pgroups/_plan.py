@@ -421,10 +421,12 @@ def _dim_list(dims: DimsLike) -> List[str]:
     return check_tokens("dims", dims)
 
 
-def _path(name: str, path: object) -> str:
+def _path(name: str, path: object) -> bytes:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{name} must be a str or os.PathLike, not {path!r} ({type(path).__name__})")
-    return os.fspath(path)  # type: ignore[arg-type]
+    # The file system's bytes, as open() would use them: any name the system holds, and an
+    # empty one or one with a NUL left whole for C++ to refuse (read_config_file).
+    return os.fsencode(path)  # type: ignore[arg-type]
 
 
 def _tensor_mode(mode: Optional[str]) -> Optional[str]:

@@ -40,9 +40,13 @@ std::optional<DimList> dim_list(const ParallelConfig& config) {
   return out;
 }
 
-ParallelConfig resolve_config(const std::optional<std::filesystem::path>& path, const ConfigOverrides& overrides,
+// Paths arrive as os.fsencode's bytes (pgroups._plan._path): a name in any encoding, and
+// an empty one or one with a NUL whole, for read_config_file to refuse as IoError (a
+// filesystem::path caster would cut at a NUL, or refuse with a signature dump).
+ParallelConfig resolve_config(const std::optional<std::string>& path, const ConfigOverrides& overrides,
                               const std::optional<std::string>& world_size_hint) {
-  ParallelConfig merged = merge_config(path ? read_config_file(*path) : ParallelConfig{}, overrides, "mesh=");
+  ParallelConfig merged =
+      merge_config(path ? read_config_file(std::filesystem::path(*path)) : ParallelConfig{}, overrides, "mesh=");
   if (world_size_hint) require_world_size(merged, *world_size_hint);
   return merged;
 }
@@ -120,7 +124,7 @@ void bind_config(py::module_& m) {
   m.def("resolve_config", &resolve_config, py::arg("path"), py::arg("overrides"),
         py::arg("world_size_hint") = py::none());
   m.def("resolve_layout",
-        [](const std::optional<std::filesystem::path>& path, const ConfigOverrides& overrides,
+        [](const std::optional<std::string>& path, const ConfigOverrides& overrides,
            const std::optional<std::string>& world_size_hint) {
           return Layout(resolve_config(path, overrides, world_size_hint));
         },

@@ -12,6 +12,7 @@
 
 #include "format_readers.hpp"
 #include "parallel_table.hpp"
+#include "pgroups/common/printable.hpp"
 #include "pgroups/layout/error.hpp"
 
 namespace pgroups {
@@ -22,23 +23,27 @@ constexpr std::size_t kMaxConfigFileBytes = std::size_t{64} << 20;
 
 bool is_blank(std::string_view text) { return text.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos; }
 
+// A path as messages quote it: escaped, so that no byte of an odd name (invalid UTF-8, a
+// control character) can garble the line or empty a Python exception's message.
+std::string quoted_path(const std::string& path) { return quoted_excerpt(path, '\'', 400); }
+
 std::string read_whole_file(const std::filesystem::path& path) {
-  const std::string name = path.string();
+  const std::string name = quoted_path(path.string());
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(path, error);
   if (status.type() == std::filesystem::file_type::not_found) {
-    throw IoError(fmt::format("configuration file '{}' does not exist", name));
+    throw IoError(fmt::format("configuration file {} does not exist", name));
   }
-  if (error) throw IoError(fmt::format("cannot read configuration file '{}': {}", name, error.message()));
+  if (error) throw IoError(fmt::format("cannot read configuration file {}: {}", name, error.message()));
   if (status.type() == std::filesystem::file_type::directory) {
-    throw IoError(fmt::format("configuration file '{}' is a directory", name));
+    throw IoError(fmt::format("configuration file {} is a directory", name));
   }
   // A FIFO or a device would block or never end.
   if (status.type() != std::filesystem::file_type::regular) {
-    throw IoError(fmt::format("configuration file '{}' is not a regular file", name));
+    throw IoError(fmt::format("configuration file {} is not a regular file", name));
   }
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(name.c_str(), "rb"), &std::fclose);
-  if (!file) throw IoError(fmt::format("cannot open configuration file '{}': {}", name, std::strerror(errno)));
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) throw IoError(fmt::format("cannot open configuration file {}: {}", name, std::strerror(errno)));
   // Read in chunks up to one byte past the limit rather than trusting the size stat()
   // gave: the file may grow in between.
   std::string text;
@@ -54,11 +59,11 @@ std::string read_whole_file(const std::filesystem::path& path) {
     if (read < sizeof chunk) break;
   }
   if (std::ferror(file.get()) != 0) {
-    throw IoError(fmt::format("cannot read configuration file '{}': {}", name, std::strerror(errno)));
+    throw IoError(fmt::format("cannot read configuration file {}: {}", name, std::strerror(errno)));
   }
   if (text.size() > kMaxConfigFileBytes) {
     throw IoError(
-        fmt::format("configuration file '{}' is larger than the limit of {} MiB", name, kMaxConfigFileBytes >> 20));
+        fmt::format("configuration file {} is larger than the limit of {} MiB", name, kMaxConfigFileBytes >> 20));
   }
   return text;
 }
@@ -87,15 +92,24 @@ ParallelConfig parse_config(std::string_view text, ConfigFormat format, std::str
 }
 
 ParallelConfig read_config_file(const std::filesystem::path& path) {
+  // Both most likely a mistake upstream (an unset variable, a string built wrong); the
+  // system would read "" as no file and a name with a NUL as its part before the NUL.
+  if (path.empty()) {
+    throw IoError("the configuration file path is empty: name a .toml, .json or .py file");
+  }
+  if (path.native().find('\0') != std::string::npos) {
+    throw IoError(fmt::format("configuration file path {} holds a NUL byte, which no file name can",
+                              quoted_path(path.string())));
+  }
   const auto format = config_format_from_path(path);
   if (!format) {
     const std::string extension = path.extension().string();
     throw ParseError(fmt::format(
-        "{}: cannot tell the configuration format from {}; use .toml, .json or .py", path.string(),
-        extension.empty() ? std::string("a name without extension") : fmt::format("the extension '{}'", extension)));
+        "{}: cannot tell the configuration format from {}; use .toml, .json or .py", printable_excerpt(path.string(), 400),
+        extension.empty() ? std::string("a name without extension") : fmt::format("the extension {}", quoted_excerpt(extension))));
   }
   const std::string text = read_whole_file(path);
-  return parse_config(text, *format, path.string());
+  return parse_config(text, *format, printable_excerpt(path.string(), 400));
 }
 
 }  // namespace pgroups

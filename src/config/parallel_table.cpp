@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <span>
@@ -45,30 +46,62 @@ std::string digits_excerpt(std::string_view digits) { return printable_excerpt(d
 
 class TableReader {
  public:
-  TableReader(ConfigFormat format, std::string_view source) : words_(words_for(format)), source_(source) {}
+  TableReader(ConfigFormat format, std::string_view source)
+      : format_(format), words_(words_for(format)), source_(source) {}
 
   ParallelConfig read(const ConfigValue& root) const {
     if (root.kind != ValueKind::table) {
       fail(root.position, fmt::format("the top level must be {}, found {}", words_.a_table, found(root)));
     }
     ParallelConfig config;
-    if (const ConfigEntry* mesh = root.find(kMeshKey)) config.mesh = read_mesh(mesh->value);
-    const ConfigEntry* parallel = root.find(kParallelKey);
-    if (parallel == nullptr) {
-      // The builder keeps, beside `parallel` and `mesh`, only a top-level key that looks
-      // like a misspelling of `parallel`: reading the defaults then would hide the user's
-      // settings.
-      for (const ConfigEntry& entry : root.entries) {
-        if (entry.key == kMeshKey) continue;
+    const bool has_parallel = root.find(kParallelKey) != nullptr;
+    // In source order, so that the first mistake in the file is the one named.
+    for (const ConfigEntry& entry : root.entries) {
+      if (entry.key == kMeshKey) {
+        config.mesh = read_mesh(entry.value);
+      } else if (entry.key == kParallelKey) {
+        read_parallel(entry.value, config);
+      } else if (format_ != ConfigFormat::python) {
+        unknown_top_level_key(entry);
+      } else if (!has_parallel) {
+        // The builder keeps, beside `parallel` and `mesh`, only a top-level key of a .py
+        // config that looks like a misspelling of `parallel`: reading the defaults then
+        // would hide the user's settings.
         fail(entry.key_position,
              fmt::format("unknown top-level key {}: the settings are read from parallel (and mesh) only, and "
                          "without parallel the defaults would be used (did you mean {}?)",
                          quoted_excerpt(entry.key), kParallelKey));
       }
-      return config;
     }
-    if (parallel->value.kind != ValueKind::table) wrong_type(parallel->value, "parallel", words_.a_table);
-    for (const ConfigEntry& entry : parallel->value.entries) {
+    return config;
+  }
+
+ private:
+  // A TOML or JSON file holds pgroups' settings alone: another top-level key is a
+  // mistake, most often a setting of parallel written outside it (in TOML, a key above
+  // the first [table] header is a top-level key).
+  [[noreturn]] void unknown_top_level_key(const ConfigEntry& entry) const {
+    constexpr std::array<std::string_view, 2> kTopLevelKeys = {kParallelKey, kMeshKey};
+    std::string hint;
+    if (std::find(kParallelKeys.begin(), kParallelKeys.end(), entry.key) != kParallelKeys.end()) {
+      hint = format_ == ConfigFormat::toml
+                 ? fmt::format("; {} is a setting of parallel: write it under [parallel] (or as parallel.{})",
+                               entry.key, entry.key)
+                 : fmt::format("; {} is a setting of parallel: move it into the \"parallel\" object", entry.key);
+    } else if (is_misspelled_parallel(entry.key)) {
+      hint = fmt::format(" (did you mean {}?)", kParallelKey);
+    } else {
+      hint = did_you_mean(entry.key, kTopLevelKeys);
+      if (hint.empty()) hint = "; a training run's other settings belong in a file of their own";
+    }
+    fail(entry.key_position, fmt::format("unknown top-level key {}: a {} configuration holds parallel and mesh only{}",
+                                         quoted_excerpt(entry.key), format_ == ConfigFormat::toml ? "TOML" : "JSON",
+                                         hint));
+  }
+
+  void read_parallel(const ConfigValue& value, ParallelConfig& config) const {
+    if (value.kind != ValueKind::table) wrong_type(value, "parallel", words_.a_table);
+    for (const ConfigEntry& entry : value.entries) {
       if (entry.key == "pipeline") {
         config.pipeline = size_setting(entry.value, "parallel.pipeline");
       } else if (entry.key == "tensor") {
@@ -91,10 +124,8 @@ class TableReader {
         unknown_key(entry, "parallel", kParallelKeys);
       }
     }
-    return config;
   }
 
- private:
   // `[mesh]`: `order` (names fastest first), `groups` (tokens) and every other key the
   // size of the dimension it names.
   MeshConfig read_mesh(const ConfigValue& value) const {
@@ -252,6 +283,7 @@ class TableReader {
     throw_parse_error(source_, position, message);
   }
 
+  ConfigFormat format_;
   Words words_;
   std::string_view source_;
 };

@@ -277,12 +277,8 @@ class IntegerSpellings {
   std::size_t line_start_ = 0;
 };
 
-void emit(const toml::node& node, ValueTreeBuilder& builder, IntegerSpellings& spellings);
-
-void emit_table(const toml::table& table, SourcePosition position, ValueTreeBuilder& builder,
-                IntegerSpellings& spellings) {
-  builder.begin(ValueKind::table, position);
-  // toml++ orders keys by name; source order makes the first error the first in the file.
+// toml++ orders keys by name; source order makes the first error the first in the file.
+std::vector<std::pair<const toml::key*, const toml::node*>> in_source_order(const toml::table& table) {
   std::vector<std::pair<const toml::key*, const toml::node*>> entries;
   entries.reserve(table.size());
   for (const auto& [key, value] : table) entries.emplace_back(&key, &value);
@@ -291,7 +287,15 @@ void emit_table(const toml::table& table, SourcePosition position, ValueTreeBuil
     const toml::source_position& pb = b.first->source().begin;
     return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
   });
-  for (const auto& [key, value] : entries) {
+  return entries;
+}
+
+void emit(const toml::node& node, ValueTreeBuilder& builder, IntegerSpellings& spellings);
+
+void emit_table(const toml::table& table, SourcePosition position, ValueTreeBuilder& builder,
+                IntegerSpellings& spellings) {
+  builder.begin(ValueKind::table, position);
+  for (const auto& [key, value] : in_source_order(table)) {
     builder.key(key->str(), position_of(key->source()));
     emit(*value, builder, spellings);
   }
@@ -344,27 +348,20 @@ ConfigValue read_toml_tree(std::string_view text, std::string_view source) {
     if (!message.empty()) message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
     throw_parse_error(source, position_of(error.source()), message);
   }
-  // Only `parallel` and `mesh` are read: the builder would drop every other top-level
-  // entry anyway.
-  ValueTreeBuilder builder(source);
+  // Only `parallel` and `mesh` are read whole. Every other top-level key is refused
+  // (a TOML file holds pgroups' settings alone), so it goes to the builder as a bare
+  // name, its value never looked at; in source order, so that the first one is named.
+  ValueTreeBuilder builder(source, OtherTopLevelKeys::refused);
   builder.begin(ValueKind::table, SourcePosition{1, 1});
   IntegerSpellings spellings(text, source);
-  for (const std::string_view name : {kParallelKey, kMeshKey}) {
-    if (const auto entry = document.find(name); entry != document.end()) {
-      builder.key(entry->first.str(), position_of(entry->first.source()));
-      emit(entry->second, builder, spellings);
-    }
-  }
-  if (!document.contains(kParallelKey)) {
-    // Other keys go to the builder as bare names, so that it can tell a misspelt
-    // `parallel`; their values are never looked at.
-    for (const auto& [key, value] : document) {
-      if (!is_misspelled_parallel(key.str())) continue;
-      builder.key(key.str(), position_of(key.source()));
+  for (const auto& [key, value] : in_source_order(document)) {
+    builder.key(key->str(), position_of(key->source()));
+    if (key->str() == kParallelKey || key->str() == kMeshKey) {
+      emit(*value, builder, spellings);
+    } else {
       ConfigValue bare;
-      bare.position = position_of(value.source());
+      bare.position = position_of(value->source());
       builder.scalar(std::move(bare));
-      break;
     }
   }
   builder.end();

@@ -86,11 +86,13 @@ ConfigValue* ValueTreeBuilder::place_value(SourcePosition position) {
   const Frame& parent = open_.back();
   if (!parent.keeps_entries) return nullptr;
   std::vector<ConfigEntry>& entries = parent.node->entries;
-  // The top level of a training config holds many unrelated settings; only two matter,
-  // and a misspelling of `parallel`, which would otherwise silently give the defaults.
+  // Only two top-level entries hold settings. One other key is kept, bare, to be named:
+  // in a file of pgroups' settings alone the first one, which is a mistake; in a training
+  // config, which holds many unrelated settings, a misspelling of `parallel`, which would
+  // otherwise silently give the defaults.
   if (open_.size() == 1 && pending_key_ != kParallelKey && pending_key_ != kMeshKey) {
-    if (!misspelling_kept_ && is_misspelled_parallel(pending_key_)) {
-      misspelling_kept_ = true;
+    if (!other_key_kept_ && (others_ == OtherTopLevelKeys::refused || is_misspelled_parallel(pending_key_))) {
+      other_key_kept_ = true;
       ConfigEntry& kept = entries.emplace_back(ConfigEntry{pending_key_, pending_key_position_, ConfigValue{}});
       kept.value.position = position;
     }

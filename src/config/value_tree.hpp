@@ -81,10 +81,21 @@ struct ConfigEntry {
   ConfigValue value;
 };
 
+/// Which other top-level keys than `parallel` and `mesh` a file may hold.
+enum class OtherTopLevelKeys : std::uint8_t {
+  /// None: a TOML or JSON file holds pgroups' settings alone, so any other key is a
+  /// mistake (`world_size` written above `[parallel]` in TOML is a top-level key).
+  refused,
+  /// A training run's other settings: a Colossal-AI .py config holds many. Only a
+  /// misspelling of `parallel` is refused.
+  allowed,
+};
+
 /// Builds a ConfigValue from a stream of events in document order, keeping only what
 /// the `parallel` settings can use, so that memory stays bounded whatever the input:
 ///  - of the top-level table, only the entries `parallel` and `mesh` (a second one is a
-///    ParseError) and, without its value, the first key that is_misspelled_parallel();
+///    ParseError) and, without its value, the first other key in document order
+///    (OtherTopLevelKeys::refused) or the first that is_misspelled_parallel() (allowed);
 ///  - tables at depth 2 and 3 (`parallel`, `parallel.tensor`, `mesh`) keep their first
 ///    kMaxKeptEntries entries, rejecting duplicate keys; deeper tables keep none;
 ///  - arrays at depth 2 and 3 (`mesh.groups`) keep their first kMaxKeptEntries elements,
@@ -95,7 +106,8 @@ class ValueTreeBuilder {
  public:
   static constexpr std::size_t kMaxKeptEntries = 64;
 
-  explicit ValueTreeBuilder(std::string_view source) : source_(source) {}
+  explicit ValueTreeBuilder(std::string_view source, OtherTopLevelKeys others = OtherTopLevelKeys::allowed)
+      : source_(source), others_(others) {}
 
   /// Names the next value; only inside a table.
   void key(std::string_view key, SourcePosition position);
@@ -119,12 +131,13 @@ class ValueTreeBuilder {
   ConfigValue* place_value(SourcePosition position);
 
   std::string_view source_;
+  OtherTopLevelKeys others_;
   ConfigValue root_;
   bool has_root_ = false;
   std::vector<Frame> open_;
   std::string pending_key_;
   SourcePosition pending_key_position_;
-  bool misspelling_kept_ = false;
+  bool other_key_kept_ = false;
 };
 
 }  // namespace pgroups::detail

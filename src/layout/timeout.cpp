@@ -68,10 +68,24 @@ std::chrono::milliseconds parse_timeout_seconds(std::string_view text, std::stri
   if (text.empty() || error == std::errc::invalid_argument || stop != end || std::isnan(seconds)) {
     throw invalid("expected a number of seconds (0 = no timeout)");
   }
+  if (text.front() == '-' && (error == std::errc::result_out_of_range || seconds < 0.0)) {
+    throw invalid("it must not be negative (0 = no timeout)");
+  }
+  if (error == std::errc::result_out_of_range) {
+    // Out of range either way: past the largest double (1e400) or, below the smallest
+    // positive one, an underflow (1e-400). The syntax is known good here, so strtod only
+    // tells which side; calling 1e-400 "more than a billion" would mislead.
+    const std::string copy(text);
+    const double magnitude = std::strtod(copy.c_str(), nullptr);
+    if (std::fabs(magnitude) < 1.0) {
+      throw invalid(
+          "it is too small: below the smallest number read (about 1e-308); 0.001 is the shortest timeout, 1 ms "
+          "(0 = no timeout)");
+    }
+  }
   if (error == std::errc::result_out_of_range || !std::isfinite(seconds) || seconds > kLargestTimeoutSeconds) {
     throw invalid(fmt::format("it must be at most {:.0f} seconds", kLargestTimeoutSeconds));
   }
-  if (seconds < 0.0) throw invalid("it must not be negative (0 = no timeout)");
   return timeout_from_seconds(seconds, source);
 }
 

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "support/run_command.hpp"
 
@@ -39,6 +41,19 @@ TEST(LauncherRefusal, EveryCommandThatNeedsNoMpiRefusesAsOneOfSeveralRanks) {
   }
   const auto plan = run_under(kOpenMpiOfFour, "plan -w 8");
   EXPECT_EQ(plan.err.rfind("pgroups: error: pgroups plan needs no MPI", 0), 0U) << plan.err;
+}
+
+TEST(LauncherRefusal, TheRefusalOfHelpNamesTheCommandWhoseHelpWasAskedFor) {
+  for (const auto& [command, named] : std::vector<std::pair<std::string, std::string>>{
+           {"plan --help", "pgroups plan --help"},
+           {"explain -h", "pgroups explain --help"},
+           {"info --help", "pgroups info --help"},
+           {"--help", "pgroups --help"}}) {
+    const auto result = run_under(kOpenMpiOfFour, command);
+    EXPECT_EQ(result.status, 2) << command;
+    EXPECT_EQ(result.err.rfind(fmt::format("pgroups: error: {} needs no MPI, but it was started", named), 0), 0U)
+        << command << ": " << result.err;
+  }
 }
 
 TEST(LauncherRefusal, EveryMpiLauncherCounts) {

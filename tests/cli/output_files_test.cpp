@@ -102,6 +102,63 @@ TEST_F(OutputFiles, ARegularFileIsReplacedWholeAndAStreamWrittenDirectly) {
   EXPECT_EQ(stream.out, "1\n") << stream.err;
 }
 
+// Through a symbolic link, dangling or not, the link stays and its target is written;
+// where the target cannot be written, nothing is touched.
+TEST_F(OutputFiles, ADanglingLinkKeepsBeingALinkAndItsTargetIsWritten) {
+  fs::create_directory(dir_ / "out");
+  fs::create_symlink("out/picture.svg", dir_ / "link.svg");
+  const auto result = run("plan -w 8 --svg link.svg");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.svg"));
+  EXPECT_EQ(fs::read_symlink(dir_ / "link.svg"), "out/picture.svg");
+  EXPECT_EQ(read("out/picture.svg").rfind("<svg", 0), 0U);
+  // A chain of links, the last one dangling, relative to each link's own directory.
+  fs::create_symlink("../out/chained.html", dir_ / "out" / "second.html");
+  fs::create_symlink("out/second.html", dir_ / "first.html");
+  const auto chained = run("plan -w 8 --html first.html");
+  ASSERT_EQ(chained.status, 0) << chained.err;
+  EXPECT_TRUE(fs::is_symlink(dir_ / "first.html"));
+  EXPECT_TRUE(fs::is_symlink(dir_ / "out" / "second.html"));
+  EXPECT_NE(read("out/chained.html").find("<!DOCTYPE html>"), std::string::npos);
+}
+
+TEST_F(OutputFiles, ALinkToAnExistingFileKeepsBeingALinkAndTheFileIsReplaced) {
+  write("real.svg", "old\n");
+  fs::create_symlink(dir_ / "real.svg", dir_ / "link.svg");
+  const auto result = run("plan -w 8 --svg link.svg");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.svg"));
+  EXPECT_EQ(read("real.svg").rfind("<svg", 0), 0U);
+}
+
+TEST_F(OutputFiles, ALinkWhoseTargetCannotBeWrittenIsRefusedWithNothingTouched) {
+  fs::create_symlink("nowhere/x.svg", dir_ / "bad.svg");
+  const auto missing = run("plan -w 8 --svg bad.svg");
+  EXPECT_EQ(missing.status, 5);
+  EXPECT_EQ(missing.err, "pgroups: error: cannot write --svg to 'bad.svg' (a link to 'nowhere/x.svg'): create a "
+                         "temporary file beside it failed: No such file or directory\n");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "bad.svg"));
+  EXPECT_EQ(fs::read_symlink(dir_ / "bad.svg"), "nowhere/x.svg");
+  EXPECT_EQ(entries(), 2U);  // c.toml and the link
+  fs::create_symlink("loop2.svg", dir_ / "loop1.svg");
+  fs::create_symlink("loop1.svg", dir_ / "loop2.svg");
+  const auto loop = run("plan -w 8 --svg loop1.svg");
+  EXPECT_EQ(loop.status, 5);
+  EXPECT_EQ(loop.err, "pgroups: error: cannot write --svg to 'loop1.svg': resolve failed: Too many levels of "
+                      "symbolic links\n");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "loop1.svg"));
+  EXPECT_EQ(entries(), 4U);
+}
+
+TEST_F(OutputFiles, TwoDanglingLinksToOneFileAreOneOutput) {
+  fs::create_symlink("same.svg", dir_ / "a.svg");
+  fs::create_symlink("./same.svg", dir_ / "b.html");
+  const auto result = run("plan -w 8 --svg a.svg --html b.html");
+  EXPECT_EQ(result.status, 5);
+  EXPECT_NE(result.err.find("--html 'b.html' is the same file as --svg 'a.svg'"), std::string::npos) << result.err;
+  EXPECT_FALSE(fs::exists(dir_ / "same.svg"));
+}
+
 // Memory is bounded before it is used (docs/errors.md, "Memory"): the estimate counts
 // W x kinds, not W alone, and an allocation that fails anyway is a clean error below 128.
 TEST(OutputMemory, AJsonPlanIsCheckedOverWorldSizeTimesKindsBeforeItIsBuilt) {

@@ -80,6 +80,27 @@ TEST_F(ConfigFile, MissingFileIsAnIoErrorNamingThePath) {
   EXPECT_EQ(failure<IoError>(path), "configuration file '" + path.string() + "' does not exist");
 }
 
+TEST_F(ConfigFile, AnEmptyPathOrOneWithANulIsAnIoErrorNotAnotherFile) {
+  EXPECT_EQ(failure<IoError>(""), "the configuration file path is empty: name a .toml, .json or .py file");
+  // The system would read "c.toml\0.json" as c.toml, a file that exists.
+  write("c.toml", "[parallel]\npipeline = 2\n");
+  const std::string with_nul = (dir_ / "c.toml").string() + std::string("\0.json", 6);
+  EXPECT_EQ(failure<IoError>(with_nul),
+            "configuration file path '" + (dir_ / "c.toml").string() + "\\x00.json' holds a NUL byte, which no file "
+            "name can");
+}
+
+TEST_F(ConfigFile, AnOddPathIsEscapedInEveryMessage) {
+  // Not UTF-8 and a newline: a message quoting them raw would break a line, or a Python
+  // exception's text.
+  const auto odd = dir_ / "r\xff\nn.toml";
+  EXPECT_EQ(failure<IoError>(odd), "configuration file '" + dir_.string() + "/r\\xff\\nn.toml' does not exist");
+  write("b\xfe.py", "import os\n");
+  EXPECT_EQ(failure<ParseError>(dir_ / "b\xfe.py"),
+            dir_.string() + "/b\\xfe.py:1:1: 'import' is not allowed (a Python config is read as literals, never "
+                            "executed)");
+}
+
 TEST_F(ConfigFile, DirectoryIsAnIoError) {
   const auto path = dir_ / "folder.json";
   std::filesystem::create_directory(path);

@@ -35,9 +35,14 @@ TEST(JsonConfigReader, PositionsFollowLinesAndColumns) {
 }
 
 TEST(JsonConfigReader, EscapedQuotesInKeysAndStringsKeepPositions) {
-  EXPECT_EQ(rejection("{\"x\\\"\": \"\\\"\", \"parallel\": {\"a\\\"b\": 1}}"),
-            "<config>:1:28: unknown key 'a\"b' in parallel; the keys are pipeline, tensor, world_size, "
+  EXPECT_EQ(rejection("{\"parallel\": {\"seed\": 1, \"x\\\"\": \"\\\"\"}, \"a\\\"b\": 1}"),
+            "<config>:1:26: unknown key 'x\"' in parallel; the keys are pipeline, tensor, world_size, "
             "legacy_sequence_dp, seed, gpus_per_node");
+  EXPECT_EQ(rejection("{\"mesh\": {\"order\": \"tp\", \"x\\\"\": \"\\\"\"}, \"a\\\"b\": 1}"),
+            "<config>:1:33: mesh.x\" must be an integer (the size of dimension 'x\"'), found string \"\\\"\"; the "
+            "other keys of mesh are order and groups");
+  EXPECT_EQ(rejection("{\"parallel\": {\"seed\": \"\\\"\"}}"),
+            "<config>:1:23: parallel.seed must be an integer, found string \"\\\"\"");
 }
 
 TEST(JsonConfigReader, SyntaxErrorIsReportedWithItsPosition) {

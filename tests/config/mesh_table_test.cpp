@@ -39,11 +39,14 @@ TEST(MeshTable, SizesOfNamesMissingFromTheOrderMayBeOneAndGroupsMayBeOmitted) {
   EXPECT_EQ(config.world_size, 6);
 }
 
-TEST(MeshTable, OtherTopLevelArraysAndTablesAreStillIgnored) {
-  const ParallelConfig config = parse_config(
-      "data = [1, 2, [3, 4]]\n[model]\nlayers = [\"a\"]\n[mesh]\norder = \"tp\"\ntp = 2\n", ConfigFormat::toml);
+TEST(MeshTable, OtherTopLevelEntriesAreIgnoredInPythonAndRefusedInToml) {
+  const ParallelConfig config = parse_config("data = [1, 2, [3, 4]]\nmodel = dict(layers=['a'])\n"
+                                             "mesh = dict(order='tp', tp=2)\n",
+                                             ConfigFormat::python);
   ASSERT_TRUE(config.mesh.has_value());
   EXPECT_EQ(config.mesh->dims, (std::vector<MeshDim>{{"tp", 2}}));
+  EXPECT_EQ(test::parse_error("[mesh]\norder = \"tp\"\ntp = 2\n[model]\nlayers = [\"a\"]\n", ConfigFormat::toml),
+            "<config>:4:2: unknown top-level key 'model': a TOML configuration holds parallel and mesh only; a training run's other settings belong in a file of their own");
 }
 
 TEST(MeshTable, WrongTypesAreParseErrorsInTheFormatsOwnWords) {

@@ -62,9 +62,10 @@ TEST(ConfigParallelSettings, DictLiteralWithStringKeysEqualsDictCall) {
             make_config(2, 4, TensorMode::tensor_2d));
 }
 
-TEST(ConfigParallelSettings, NoParallelEntryMeansTheDefaults) {
-  EXPECT_EQ(parse_config("title = \"run\"\n[model]\nlayers = [1, 2, 3]\n", kToml), ParallelConfig{});
-  EXPECT_EQ(parse_config(R"({"model": {"layers": [1, 2, 3]}})", kJson), ParallelConfig{});
+TEST(ConfigParallelSettings, NoParallelSettingsMeanTheDefaults) {
+  EXPECT_EQ(parse_config("[parallel]\n", kToml), ParallelConfig{});
+  EXPECT_EQ(parse_config("{}", kJson), ParallelConfig{});
+  EXPECT_EQ(parse_config(R"({"parallel": {}})", kJson), ParallelConfig{});
   EXPECT_EQ(parse_config("BATCH_SIZE = 128\nmodel = dict(layers=[1, 2, 3])\n", kPython), ParallelConfig{});
 }
 
@@ -83,15 +84,8 @@ TEST(ConfigParallelSettings, ModeAndDepthMayBeNull) {
   EXPECT_EQ(parse_config("parallel = dict(tensor=dict(size=4, mode='None'))", kPython), expected);
 }
 
-TEST(ConfigParallelSettings, OtherTopLevelEntriesAreIgnoredWhateverTheirShape) {
-  EXPECT_EQ(parse_config("[optimizer]\nlr = 1e-3\nbetas = [0.9, 0.99]\nstart = 1979-05-27T07:32:00Z\n"
-                         "[parallel]\npipeline = 4\n",
-                         kToml),
-            make_config(4, 1, TensorMode::none));
-  EXPECT_EQ(parse_config(R"({"optimizer": {"lr": 1e-3, "betas": [0.9, 0.99], "name": null},
-                            "big": 123456789012345678901234567890, "parallel": {"pipeline": 4}})",
-                         kJson),
-            make_config(4, 1, TensorMode::none));
+TEST(ConfigParallelSettings, OtherTopLevelEntriesOfAPythonConfigAreIgnoredWhateverTheirShape) {
+  // A TOML or JSON file holds pgroups' settings alone (silent_defaults_test.cpp).
   EXPECT_EQ(parse_config("optimizer = dict(lr=1e-3, betas=[0.9, 0.99], name=None)\n"
                          "big = 123456789012345678901234567890\n"
                          "parallel = dict(pipeline=4)\n",

@@ -8,7 +8,8 @@
 #                way, which must work where the installed libraries are shared or have
 #                no NCCL, and otherwise fail to configure with the config file's message.
 #  pkg_config    a program compiled and linked with `pkg-config --cflags --libs pgroups`
-#                (and pgroups-context), then run.
+#                (and pgroups-context), then run; with NCCL, the installed `pgroups info`
+#                runs without LD_LIBRARY_PATH and names NCCL's version.
 #  export_paths  the installed export files name no absolute library path.
 # Each step stops the test with its output when it fails. WORK_DIR is emptied first, so
 # nothing of an earlier run is reused.
@@ -166,6 +167,16 @@ elseif(CASE STREQUAL "pkg_config")
     endif()
     pkg_config_build(context_consumer pgroups-context ${CONSUMERS_DIR}/main.cpp)
     run_consumer("pkg-config pgroups-context" ${WORK_DIR} context_consumer)
+  endif()
+  # The installed CLI finds libnccl by its own run path (no LD_LIBRARY_PATH), also where
+  # libnccl lies inside the source tree (.deps/nccl, scripts/install-nccl.sh), and names
+  # NCCL's version.
+  if(nccl_library AND EXISTS "${prefix}/bin/pgroups")
+    run_step("installed pgroups info" ${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH ${prefix}/bin/pgroups info)
+    if(NOT step_output MATCHES "nccl: +[0-9]+\\.[0-9]+\\.[0-9]+")
+      message(FATAL_ERROR "the installed pgroups info names no NCCL version:\n${step_output}")
+    endif()
+    message(STATUS "installed pgroups info names NCCL's version")
   endif()
   message(STATUS "pkg-config consumers OK")
 

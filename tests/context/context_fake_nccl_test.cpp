@@ -250,13 +250,30 @@ TEST(ParallelContextFakeNcclMesh, AMeshDimensionMayBeCalledGlobalWithoutMeetingT
   fake_cuda::reset();
   // The one kind spans the world: every split has its two ranks.
   fake_nccl::reset({.split_shape = [](int, int, int key) { return std::pair{2, key}; }});
+  // With sharing (the default), the one kind spans the world, so the world serves it
+  // (issue 17): no split, and the kind's name never meets the world's key. (nccl_options()
+  // turns sharing off; this test was written for sharing on and went unbuilt, with NCCL,
+  // until issue 25 brought NCCL back.)
+  ContextOptions shared = nccl_options();
+  shared.share_communicators = true;
+  {
+    const ParallelContext context(config, MPI_COMM_WORLD, shared);
+    ASSERT_EQ(fake_nccl::record().creations.size(), 1U);
+    EXPECT_EQ(context.get_group("global").backend(), Backend::nccl);
+    EXPECT_EQ(context.world_size("global"), 2);
+    EXPECT_GE(context.creation_seconds("global"), 0.0);
+  }
+  // Without sharing the kind "global" is split off the world as any kind is, and is its
+  // own communicator beside the world's.
+  fake_cuda::reset();
+  fake_nccl::reset({.split_shape = [](int, int, int key) { return std::pair{2, key}; }});
   const ParallelContext context(config, MPI_COMM_WORLD, nccl_options());
-  // The one kind spans the world, so the world serves it (issue 17): no split, and the
-  // kind's name never meets the world's key.
-  ASSERT_EQ(fake_nccl::record().creations.size(), 1U);
+  const std::vector<fake_nccl::Creation>& creations = fake_nccl::record().creations;
+  ASSERT_EQ(creations.size(), 2U);
+  EXPECT_EQ(creations[0].call, "init");
+  EXPECT_EQ(creations[1].call, "split");
   EXPECT_EQ(context.get_group("global").backend(), Backend::nccl);
   EXPECT_EQ(context.world_size("global"), 2);
-  EXPECT_GE(context.creation_seconds("global"), 0.0);
 }
 
 // Issue 17 on two ranks: pp and pp-tp are the whole world (the NCCL world serves them), tp

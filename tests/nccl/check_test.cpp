@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+#include <regex>
 #include <string>
 
 #include "pgroups/layout/error.hpp"
@@ -44,7 +47,40 @@ TEST(NcclErrorTranslation, EveryResultHasItsEnumeratorName) {
   EXPECT_EQ(result_name(ncclUnhandledCudaError), "ncclUnhandledCudaError");
   EXPECT_EQ(result_name(ncclRemoteError), "ncclRemoteError");
   EXPECT_EQ(result_name(ncclInProgress), "ncclInProgress");
-  EXPECT_EQ(result_name(ncclNumResults), "ncclResult_t(8)");
+  EXPECT_EQ(result_name(ncclNumResults), "ncclResult_t(" + std::to_string(static_cast<int>(ncclNumResults)) + ")");
+  EXPECT_EQ(result_name(static_cast<ncclResult_t>(-1)), "ncclResult_t(-1)");
+}
+
+// Every enumerator of ncclResult_t in the very nccl.h this was built against (read at
+// run time, so a code that a newer NCCL adds is listed here by name, not by number):
+// result_name gives each its own name, and there are exactly ncclNumResults of them.
+TEST(NcclErrorTranslation, EveryResultCodeOfTheBuiltAgainstNcclHeaderHasItsName) {
+  std::ifstream in(PGROUPS_NCCL_HEADER);
+  ASSERT_TRUE(in) << "cannot read " << PGROUPS_NCCL_HEADER;
+  const std::string header((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::smatch block;
+  ASSERT_TRUE(std::regex_search(header, block, std::regex(R"(typedef\s+enum\s*\{([^}]*)\}\s*ncclResult_t\s*;)")))
+      << "no ncclResult_t enum in " << PGROUPS_NCCL_HEADER;
+  const std::string body = block[1].str();
+  const std::regex enumerator(R"((nccl\w+)\s*=\s*(\d+))");
+  int codes = 0;
+  bool saw_count = false;
+  for (std::sregex_iterator it(body.begin(), body.end(), enumerator), end; it != end; ++it) {
+    const std::string name = (*it)[1].str();
+    const int value = std::stoi((*it)[2].str());
+    if (name == "ncclNumResults") {
+      saw_count = true;
+      EXPECT_EQ(value, static_cast<int>(ncclNumResults));
+      continue;
+    }
+    ++codes;
+    EXPECT_EQ(result_name(static_cast<ncclResult_t>(value)), name) << "code " << value << " of " << PGROUPS_NCCL_HEADER;
+    const char* description = ncclGetErrorString(static_cast<ncclResult_t>(value));
+    EXPECT_TRUE(description != nullptr && *description != '\0') << name;
+  }
+  EXPECT_TRUE(saw_count) << "no ncclNumResults in " << PGROUPS_NCCL_HEADER;
+  EXPECT_EQ(codes, static_cast<int>(ncclNumResults)) << "enumerators found in " << PGROUPS_NCCL_HEADER;
+  EXPECT_GE(codes, 8) << "ncclSuccess .. ncclInProgress at least";
 }
 
 TEST(NcclErrorTranslation, CheckThrowsBackendErrorWithTheCall) {

@@ -13,12 +13,14 @@
 /// or {size, mode, depth}), and pgroups' own optional keys `world_size`,
 /// `legacy_sequence_dp` (boolean), `seed` and `gpus_per_node` (for the locality report;
 /// checked where it is used, pgroups/layout/locality.hpp). A table must give its `size` (as in
-/// Colossal-AI); `mode` and `depth` may be null/None (no mode, no depth). Other top-level
-/// entries are ignored, as a training config holds many; an unknown key inside
-/// `parallel` is an error that suggests the closest known key, and so is a key given
-/// twice. No `parallel` entry means the defaults (pure data parallelism), unless a
-/// top-level key looks like a misspelling of it (`parallell`, `Parallel`): that is a
-/// ParseError suggesting `parallel`. An empty or blank text is a ParseError, as it is far
+/// Colossal-AI); `mode` and `depth` may be null/None (no mode, no depth). A TOML or JSON
+/// file holds `parallel` and `mesh` only: another top-level key is a ParseError naming the
+/// first in the file (`world_size` above `[parallel]` is one in TOML). A Python file keeps
+/// its other top-level entries, as a training config holds many; there no `parallel`
+/// entry means the defaults (pure data parallelism), unless a top-level key looks like a
+/// misspelling of it (`parallell`, `Parallel`): that is a ParseError suggesting
+/// `parallel`. An unknown key inside `parallel` is an error that suggests the closest
+/// known key, and so is a key given twice. An empty or blank text is a ParseError, as it is far
 /// more likely a truncated file than a wish. Python lines end at \n, \r\n or a lone \r.
 /// Integers are decimal (docs/errors.md, "Input rules"); a TOML file holds at most
 /// 10,000 values, so that reading stays within a few times the text's size.
@@ -74,9 +76,10 @@ enum class ConfigFormat : std::uint8_t { toml, json, python };
                                           std::string_view source = "<config>");
 
 /// Reads a file, its format given by its extension (ParseError for an unknown one, which
-/// lists the known ones); messages name the path as their source. Throws IoError naming
-/// the path for a file that is missing, a directory, not a regular file (a FIFO or a
-/// device would block or never end), unreadable, or larger than 64 MiB.
+/// lists the known ones); messages name the path, escaped, as their source. Throws
+/// IoError for an empty path or one holding a NUL byte (the system would read another
+/// file), and naming the path for a file that is missing, a directory, not a regular
+/// file (a FIFO or a device would block or never end), unreadable, or larger than 64 MiB.
 [[nodiscard]] ParallelConfig read_config_file(const std::filesystem::path& path);
 
 }  // namespace pgroups

@@ -65,8 +65,9 @@ inline constexpr const char* kTimeoutEnvironmentVariable = "PGROUPS_TIMEOUT";
 
 /// Seconds as text: a finite, non-negative decimal number ("5", "0.5", "1e3"; "0" = no
 /// timeout), at most kLargestTimeoutSeconds (timeout_from_seconds). A positive value is rounded up to whole
-/// milliseconds, so that a tiny one never becomes "no timeout". Throws ConfigError naming
-/// `source` (e.g. "--timeout" or "PGROUPS_TIMEOUT") and the text otherwise.
+/// milliseconds, so that a tiny one never becomes "no timeout"; one too small for a double
+/// (`1e-400`) is refused as too small, not read as 0. Throws ConfigError naming `source`
+/// (e.g. "--timeout" or "PGROUPS_TIMEOUT") and the text otherwise.
 [[nodiscard]] std::chrono::milliseconds parse_timeout_seconds(std::string_view text, std::string_view source);
 
 /// The timeout in effect: `requested` when it has a value (checked_timeout), otherwise

@@ -1,5 +1,6 @@
 """Errors: Python exceptions under pgroups.Error, carrying the C++ messages."""
 
+import os
 import re
 
 import pytest
@@ -76,6 +77,37 @@ def test_parse_error_names_file_line_and_column(write_config):
 def test_missing_file_is_an_io_error(tmp_path):
     with pytest.raises(pgroups.IoError, match="missing.toml"):
         Plan.from_config(tmp_path / "missing.toml", world_size=8)
+
+
+def test_an_empty_config_path_is_an_io_error_as_for_the_cli():
+    with pytest.raises(pgroups.IoError, match=r"^the configuration file path is empty: name a \.toml"):
+        Plan.from_config("", world_size=8)
+
+
+def test_a_config_path_with_a_nul_is_an_io_error_not_the_file_before_it(write_config):
+    path = write_config("c.toml", "[parallel]\npipeline = 2\n")
+    with pytest.raises(pgroups.IoError, match=r"holds a NUL byte, which no file name can$"):
+        Plan.from_config(str(path) + "\0.json", world_size=8)
+
+
+def test_an_io_error_for_an_odd_path_has_its_escaped_message(tmp_path):
+    # A name that is not UTF-8 reaches Python as surrogates; the message still names it.
+    odd = os.fsdecode(bytes(tmp_path) + b"/r\xff.toml")
+    with pytest.raises(pgroups.IoError) as caught:
+        Plan.from_config(odd, world_size=8)
+    assert str(caught.value).endswith("/r\\xff.toml' does not exist")
+
+
+def test_unknown_top_level_keys_of_toml_and_json_name_the_key(write_config):
+    toml = write_config("c.toml", "world_size = 8\n[parallel]\npipeline = 2\n")
+    with pytest.raises(pgroups.ParseError, match=r"c\.toml:1:1: unknown top-level key 'world_size'.*under \[parallel\]"):
+        Plan.from_config(toml)
+    json_file = write_config("c.json", '{"parallel": {"pipeline": 2}, "gpus_per_node": 4}')
+    with pytest.raises(pgroups.ParseError, match=r"unknown top-level key 'gpus_per_node'"):
+        Plan.from_config(json_file, world_size=8)
+    # A Colossal-AI .py config keeps a training run's other keys.
+    python = write_config("c.py", "BATCH = 8\nparallel = dict(pipeline=2)\n")
+    assert Plan.from_config(python, world_size=8).pipeline_size == 2
 
 
 def test_config_without_world_size_says_how_to_give_one(write_config):
