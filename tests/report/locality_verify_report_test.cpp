@@ -52,7 +52,12 @@ TEST(VerifyReport, AFailedKindIsCountedInTheVerdictAndMarkedInItsRow) {
                         .device = {},
                         .ok = false};
   for (const GroupKind& kind : layout.group_kinds()) {
-    run.modes.push_back({.group = kind.name, .create_seconds = 0.1, .ok = kind.name != "tensor"});
+    run.modes.push_back({.group = kind.name,
+                         .create_seconds = 0.1,
+                         .ok = kind.name != "tensor",
+                         .local_ranks = {},
+                         .sizes = {},
+                         .groups = {}});
   }
   const std::string text = report::verify_report_text(run);
   EXPECT_NE(text.find("\nFAIL: 1 of " + std::to_string(run.modes.size()) + " group kinds differ from the layout"),
