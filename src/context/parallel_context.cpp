@@ -166,7 +166,7 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   // communicator created so far and the context never becomes initialized.
   const Layout& layout = *state_.layout;
   const auto kinds = layout.group_kinds();
-  const std::vector<KindSharing> sharing = communicator_sharing(layout, opts.share_communicators);
+  const std::vector<KindSharing> sharing = communicator_sharing(layout, opts.share_communicators, selected);
   // Allocated before any communicator, so that nothing can fail between the last
   // creation and the hand-over.
   auto live = std::make_unique<detail::LiveGroups>(*opts.timeout, global_rank, size);

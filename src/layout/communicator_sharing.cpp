@@ -20,7 +20,15 @@ std::string_view comm_source_name(CommSource source) noexcept {
 }
 
 std::vector<KindSharing> communicator_sharing(const Layout& layout, bool share) {
+  return communicator_sharing(layout, share, std::vector<bool>(layout.group_kinds().size(), true));
+}
+
+std::vector<KindSharing> communicator_sharing(const Layout& layout, bool share, const std::vector<bool>& selected) {
   const auto kinds = layout.group_kinds();
+  if (selected.size() != kinds.size()) {
+    throw ConfigError(fmt::format("communicator sharing: the selection has {} entries, the layout {} group kinds",
+                                  selected.size(), kinds.size()));
+  }
   std::vector<KindSharing> result(kinds.size());
   // The owner of each partition, by its key (Layout::partition_key): equal keys are equal
   // partitions whichever notation made them (a legacy sequence_dp block mesh, an embd that
@@ -45,6 +53,9 @@ std::vector<KindSharing> communicator_sharing(const Layout& layout, bool share) 
       entry.source = CommSource::world;
       continue;
     }
+    // A kind left out of the selection is never created, so it cannot lend its
+    // communicator: the first selected kind of its partition owns it instead.
+    if (!selected[kind]) continue;
     if (const auto owner = owners.find(key); owner != owners.end()) {
       entry.source = CommSource::shared;
       entry.owner = owner->second;

@@ -52,6 +52,12 @@ struct KindSharing {
 /// One entry per kind of `layout`, by kind index (the same on every rank).
 /// O(kinds^2 x largest group size).
 [[nodiscard]] std::vector<KindSharing> communicator_sharing(const Layout& layout, bool share = true);
+/// The same, over the kinds `selected` (by kind index; a context built for some modes) only:
+/// the first selected kind of a partition owns it, so that no selected kind borrows the
+/// communicator of a kind that is never created. An unselected kind never owns; its own
+/// entry is `own` (it creates nothing). ConfigError when `selected` has not one entry per kind.
+[[nodiscard]] std::vector<KindSharing> communicator_sharing(const Layout& layout, bool share,
+                                                            const std::vector<bool>& selected);
 
 /// What a layout costs one rank (issue 17's definitions):
 ///   kinds       the layout's group kinds;
