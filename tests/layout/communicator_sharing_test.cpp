@@ -89,6 +89,36 @@ TEST(CommunicatorSharing, SharingOffGivesEveryKindButGlobalItsOwn) {
   for (const KindSharing& kind : communicator_sharing(layout, false)) EXPECT_EQ(kind.source, CommSource::own);
 }
 
+TEST(CommunicatorSharing, ASelectionLeavingOutAPartitionsOwnerMakesItsFirstSelectedKindTheOwner) {
+  // tp-cp is tp's partition: selected without tp it must create its own, not borrow tp's
+  // communicator that a context for this selection never creates.
+  const Layout layout = mesh_layout("tp=2,cp=1,ep=1,dp=4", {"tp", "cp", "ep", "dp", "tp-cp", "dp-cp", "tp-dp"});
+  const std::size_t tp = layout.group_kind_index("tp");
+  const std::size_t tp_cp = layout.group_kind_index("tp-cp");
+  const std::size_t dp_cp = layout.group_kind_index("dp-cp");
+  std::vector<bool> selected(layout.group_kinds().size(), true);
+  selected[tp] = false;
+  const std::vector<KindSharing> sharing = communicator_sharing(layout, true, selected);
+  EXPECT_EQ(sharing[tp_cp].source, CommSource::own);
+  EXPECT_EQ(sharing[tp_cp].owner, tp_cp);
+  EXPECT_EQ(sharing[tp].source, CommSource::own);  // never created, never lends
+  // Owners that are selected still lend.
+  EXPECT_EQ(sharing[dp_cp].source, CommSource::shared);
+  EXPECT_EQ(sharing[dp_cp].owner, layout.group_kind_index("dp"));
+  // Everything selected: the same as the whole plan's sharing.
+  const std::vector<KindSharing> all = communicator_sharing(layout, true, std::vector<bool>(selected.size(), true));
+  const std::vector<KindSharing> plain = communicator_sharing(layout);
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    EXPECT_EQ(all[k].source, plain[k].source);
+    EXPECT_EQ(all[k].owner, plain[k].owner);
+  }
+}
+
+TEST(CommunicatorSharing, ASelectionOfTheWrongLengthIsAConfigError) {
+  const Layout layout = mesh_layout("tp=2,dp=4", {"tp", "dp"});
+  EXPECT_THROW((void)communicator_sharing(layout, true, std::vector<bool>{true}), ConfigError);
+}
+
 TEST(CommunicatorBill, TheIssueMeshHasSevenKindsThreeDistinctTwoSingletonsAndCreatesThree) {
   const Layout layout = mesh_layout("tp=2,cp=1,ep=1,dp=4", {"tp", "cp", "ep", "dp", "tp-cp", "dp-cp", "tp-dp"});
   for (std::int64_t rank = 0; rank < 8; ++rank) {
