@@ -154,7 +154,7 @@ std::string info_text(const BuildInfo& info) {
   out += fmt::format("  {:<10} {}\n", "nccl:",
                      info.nccl ? fmt::format("{} (compiled against {}; ncclCommSplit {})", info.nccl->runtime,
                                              info.nccl->compiled, info.nccl->split ? "yes" : "no")
-                               : std::string("not built (configure with -DPGROUPS_WITH_NCCL=ON)"));
+                               : std::string("not built (install NCCL with scripts/install-nccl.sh, then configure with -DPGROUPS_WITH_NCCL=ON)"));
   if (info.cuda) {
     out += fmt::format("  {:<10} runtime {}, driver {}\n", "cuda:",
                        info.cuda->runtime.empty() ? "unknown" : info.cuda->runtime,
