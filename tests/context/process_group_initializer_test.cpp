@@ -199,6 +199,22 @@ TEST(ProcessGroupInitializer, RunsTheContextsStepsForItsOwnModesOnly) {
   EXPECT_EQ(groups[0].group_world_size, 2);
 }
 
+// tensor_1d is tensor's partition, and tensor comes first: selected alone it must create
+// its own communicator rather than borrow tensor's, which this selection never creates.
+TEST(ProcessGroupInitializer, AKindSelectedWithoutItsPartitionsOwnerCreatesAWorkingCommunicator) {
+  const int w = test::world_size();
+  if (w % 2 != 0 || w < 4) GTEST_SKIP() << "needs an even world of 4 or more";
+  ParallelConfig config;
+  const std::vector<DistGroup> groups =
+      Initializer_1D(test::world_rank(), w, config, w / 2, 1, 2).init_dist_group(MPI_COMM_WORLD);
+  ASSERT_EQ(groups.size(), 1U);
+  ASSERT_NE(groups[0].process_group.get(), MPI_COMM_NULL);
+  const test::Observed seen = test::observe(groups[0].process_group.get(), test::world_rank());
+  EXPECT_EQ(seen.size, 2);
+  EXPECT_EQ(seen.rank, groups[0].local_rank);
+  EXPECT_EQ(seen.members, groups[0].ranks_in_group);
+}
+
 // A rank late for the agreement makes every rank throw the context's TimeoutError.
 TEST(ProcessGroupInitializer, ARankLateForTheAgreementMakesEveryRankThrowTheContextsTimeout) {
   const int w = test::world_size();
