@@ -196,8 +196,8 @@ class RankView:
     @property
     def pipeline_stages(self) -> int: ...
     def dimensions(self) -> List[Tuple[str, int]]: ...
-    def sharing(self, share: bool = ...) -> Dict[str, Tuple[str, str]]:
-        """Per kind: (source, owner kind's name), by communicator_sharing."""
+    def sharing(self, share: bool = ..., kinds: Optional[List[str]] = ...) -> Dict[str, Tuple[str, str]]:
+        """Per kind: (source, owner kind's name), by communicator_sharing, over `kinds` when given."""
     def communicators(self, share: bool = ...) -> Dict[str, int]:
         """This rank's bill: kinds, distinct, singletons, created."""
 

@@ -269,7 +269,7 @@ def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadl
     # (pgroups/layout/communicator_sharing.hpp): which kinds share a group, which is the world.
     # The keys are tuples, which no kind's name (a string) can equal: a mesh dimension named
     # "world" or "singleton" gets its own groups.
-    sharing = view.sharing(groups.share)
+    sharing = view.sharing(groups.share, names)
     owners: Dict[Tuple[Any, ...], List[str]] = {}
     order: List[Tuple[Any, ...]] = []
     key_of: Dict[str, Tuple[Any, ...]] = {}

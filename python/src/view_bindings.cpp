@@ -104,17 +104,23 @@ void bind_view(py::module_& m) {
       // Per kind, by name: ("world" | "singleton" | "shared" | "own", the owner's name).
       .def(
           "sharing",
-          [](const RankView& v, bool share) {
+          [](const RankView& v, bool share, const std::optional<std::vector<std::string>>& selection) {
             py::dict out;
             const auto kinds = v.layout().group_kinds();
-            const std::vector<KindSharing> sharing = communicator_sharing(v.layout(), share);
+            // A front door creating some kinds only (create_groups(modes=...)) decides over
+            // those: the first selected kind of a partition owns it.
+            std::vector<bool> selected(kinds.size(), !selection);
+            if (selection) {
+              for (const std::string& name : *selection) selected[v.layout().group_kind_index(name)] = true;
+            }
+            const std::vector<KindSharing> sharing = communicator_sharing(v.layout(), share, selected);
             for (std::size_t k = 0; k < kinds.size(); ++k) {
               out[py::str(kinds[k].name)] =
                   py::make_tuple(std::string(comm_source_name(sharing[k].source)), kinds[sharing[k].owner].name);
             }
             return out;
           },
-          py::arg("share") = true)
+          py::arg("share") = true, py::arg("kinds") = py::none())
       .def(
           "communicators",
           [](const RankView& v, bool share) {
