@@ -205,14 +205,12 @@ TEST(ProcessGroupInitializer, AKindSelectedWithoutItsPartitionsOwnerCreatesAWork
   const int w = test::world_size();
   if (w % 2 != 0 || w < 4) GTEST_SKIP() << "needs an even world of 4 or more";
   ParallelConfig config;
-  const std::vector<DistGroup> groups =
-      Initializer_1D(test::world_rank(), w, config, w / 2, 1, 2).init_dist_group(MPI_COMM_WORLD);
-  ASSERT_EQ(groups.size(), 1U);
-  ASSERT_NE(groups[0].process_group.get(), MPI_COMM_NULL);
-  const test::Observed seen = test::observe(groups[0].process_group.get(), test::world_rank());
+  const DistGroup group = Initializer_1D(test::world_rank(), w, config, w / 2, 1, 2).init_dist_group(MPI_COMM_WORLD);
+  ASSERT_NE(group.process_group.get(), MPI_COMM_NULL);
+  const test::Observed seen = test::observe(group.process_group.get(), test::world_rank());
   EXPECT_EQ(seen.size, 2);
-  EXPECT_EQ(seen.rank, groups[0].local_rank);
-  EXPECT_EQ(seen.members, groups[0].ranks_in_group);
+  EXPECT_EQ(seen.rank, group.local_rank);
+  EXPECT_EQ(seen.members, group.ranks_in_group);
 }
 
 // A rank late for the agreement makes every rank throw the context's TimeoutError.
