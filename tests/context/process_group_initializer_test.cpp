@@ -199,8 +199,9 @@ TEST(ProcessGroupInitializer, RunsTheContextsStepsForItsOwnModesOnly) {
   EXPECT_EQ(groups[0].group_world_size, 2);
 }
 
-// tensor_1d is tensor's partition, and tensor comes first: selected alone it must create
-// its own communicator rather than borrow tensor's, which this selection never creates.
+// A kind selected alone gets a communicator that works, whichever kind owns its partition
+// in the whole plan. (Not yet shown to fail without the selection-aware sharing: the
+// owning kind of tensor_1d's partition in this plan was not checked.)
 TEST(ProcessGroupInitializer, AKindSelectedWithoutItsPartitionsOwnerCreatesAWorkingCommunicator) {
   const int w = test::world_size();
   if (w % 2 != 0 || w < 4) GTEST_SKIP() << "needs an even world of 4 or more";
