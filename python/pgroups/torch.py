@@ -131,6 +131,13 @@ def _check_method(method: str, backend: str) -> None:
                                    f"(torch {torch.__version__} has {', '.join(have)})")
 
 
+def world_is_default_group(backend: Optional[str], default_backend: str) -> bool:
+    """Whether a kind that is the whole world may be torch's default group: only when the
+    backend asked for (None: the default group's) is the default group's own. A gloo kind
+    over an NCCL world is a new gloo group, so host-tensor collectives work on it."""
+    return backend is None or str(backend).lower() == str(default_backend).lower()
+
+
 def _timeout_seconds(timeout: Any) -> Optional[float]:
     # The C++ resolution (pgroups/layout/timeout.hpp): the argument, then PGROUPS_TIMEOUT, then
     # the default; None for no timeout.
@@ -209,7 +216,8 @@ def create_groups(
     watchdog = Watchdog(seconds, rank, world)
     try:
         agree_on(fields, error, seconds)
-        assert plan is not None
+        if plan is None:  # not reached: without a plan this rank carried its error, and agree_on raised it
+            raise _pgroups.StateError("pgroups.torch.create_groups: no plan after the agreement")
         groups = TorchGroups(plan, rank, chosen, share)
         _create(groups, names, backend, deadline, watchdog)
     finally:
@@ -270,6 +278,8 @@ def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadl
     # The keys are tuples, which no kind's name (a string) can equal: a mesh dimension named
     # "world" or "singleton" gets its own groups.
     sharing = view.sharing(groups.share)
+    # The default group stands for a whole-world kind only in the backend asked for.
+    world_shared = groups.share and world_is_default_group(backend, str(dist.get_backend()))
     owners: Dict[Tuple[Any, ...], List[str]] = {}
     order: List[Tuple[Any, ...]] = []
     key_of: Dict[str, Tuple[Any, ...]] = {}
@@ -277,7 +287,8 @@ def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadl
         source, owner = sharing[name]
         key: Tuple[Any, ...] = ("kind", name)
         if groups.share and source == "world":
-            key = _WORLD
+            # The default group, or, for another backend, one new group every whole-world kind shares.
+            key = _WORLD if world_shared else ("world", str(backend))
         elif source == "shared":
             key = ("kind", owner)
         elif groups.share and source == "singleton":
