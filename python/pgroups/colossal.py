@@ -55,6 +55,7 @@ import torch.distributed as dist
 from . import _pgroups
 from ._checks import check_bool, check_int
 from ._modes import ParallelMode
+from . import torch as _front
 from .torch import create_groups, reject
 
 GroupTuple = Tuple[int, int, Any, List[int], ParallelMode]
@@ -285,7 +286,7 @@ def cpu_groups_for(groups: Any, modes: Any) -> Any:
     gloo default group (the process groups serve host traffic), otherwise new gloo groups,
     one per mode (``share=False``, as the process groups: none is the default group, which
     is not gloo), held for :func:`destroy_cpu_groups`."""
-    if str(dist.get_backend()) == "gloo":
+    if _front.default_backend() == "gloo":
         return None
     made = create_groups(groups.plan, modes=list(modes), backend="gloo", share=False)
     _cpu_held.append(made)

@@ -26,6 +26,7 @@ import torch.distributed as dist
 from . import _pgroups
 from ._checks import check_bool, check_int, check_token
 from ._plan import Mesh, Plan
+from . import torch as _front
 from .torch import create_groups, reject
 
 # The dense kinds Megatron-LM creates, in its order, and the expert ones.
@@ -212,7 +213,7 @@ def initialize_model_parallel(
             state.ranks[f"{prefix}:{kind}"] = view.members(kind) if view.is_member(kind) else []
     if gloo:
         # Megatron-LM's gloo groups of dp, dp-cp and expert dp: the same groups on gloo.
-        backend = str(dist.get_backend())
+        backend = _front.default_backend()
         for name in ("dense:dp", "dense:dp-cp", "expert:dp"):
             if backend == "gloo":
                 state.gloo[name] = state.groups[name]

@@ -79,7 +79,7 @@ DEFAULT_TIMEOUT_SECONDS: float = _pgroups.default_timeout_seconds
 _generation = 0
 
 __all__ = ["METHODS", "TorchGroups", "available_method", "create_groups", "device_mesh", "gloo_direct_available",
-           "methods_available", "mesh_groups"]
+           "methods_available", "mesh_groups", "world_is_default_group"]
 
 
 def gloo_direct_available() -> bool:
@@ -131,11 +131,18 @@ def _check_method(method: str, backend: str) -> None:
                                    f"(torch {torch.__version__} has {', '.join(have)})")
 
 
-def world_is_default_group(backend: Optional[str], default_backend: str) -> bool:
+def default_backend() -> str:
+    """The default group's backend, from which every front door decides whether a kind may
+    be the default group and whether separate gloo groups are needed (one place, so that
+    the decision is the same in create_groups, pgroups.megatron and pgroups.colossal)."""
+    return str(dist.get_backend())
+
+
+def world_is_default_group(backend: Optional[str], default: str) -> bool:
     """Whether a kind that is the whole world may be torch's default group: only when the
     backend asked for (None: the default group's) is the default group's own. A gloo kind
     over an NCCL world is a new gloo group, so host-tensor collectives work on it."""
-    return backend is None or str(backend).lower() == str(default_backend).lower()
+    return backend is None or str(backend).lower() == str(default).lower()
 
 
 def _timeout_seconds(timeout: Any) -> Optional[float]:
@@ -279,7 +286,7 @@ def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadl
     # "world" or "singleton" gets its own groups.
     sharing = view.sharing(groups.share)
     # The default group stands for a whole-world kind only in the backend asked for.
-    world_shared = groups.share and world_is_default_group(backend, str(dist.get_backend()))
+    world_shared = groups.share and world_is_default_group(backend, default_backend())
     owners: Dict[Tuple[Any, ...], List[str]] = {}
     order: List[Tuple[Any, ...]] = []
     key_of: Dict[str, Tuple[Any, ...]] = {}
