@@ -75,8 +75,9 @@ else:
     raise AssertionError("device_mesh('tp') did not raise")
 
 # A second mesh over the same groups is the first: no group-name collision in torch.
+held = live_groups()
 assert pgt.device_mesh(groups, "cpu") is mesh
-assert live_groups() == before, "a second device_mesh created groups"
+assert live_groups() == held, "a second device_mesh created groups"
 
 # Over a kind destroyed since, or over destroyed groups: a StateError naming it (never a
 # mesh whose dimension reduces over one rank), on every rank.
