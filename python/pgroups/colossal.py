@@ -36,7 +36,8 @@ class names, so its legacy ``ParallelContext.init_parallel_groups()`` runs uncha
 them; :func:`unregister` puts Colossal-AI's own back. The registered classes return
 exactly what Colossal-AI's return: 6-tuples ``(local_rank, world_size, process_group,
 cpu_group, ranks_in_group, mode)`` (the cpu group a gloo group when the backend is not
-gloo, the same group on gloo), lists where Colossal-AI returns lists, Colossal-AI's own
+gloo, destroyed by Colossal-AI's ``ParallelContext.destroy()`` while registered, the same
+group on gloo), lists where Colossal-AI returns lists, Colossal-AI's own
 ``ParallelMode`` members, its legacy ``sequence_dp`` blocks, and its side effects on
 ``colossalai.legacy.global_variables.tensor_parallel_env``; every mode has a group object
 of its own, so Colossal-AI's ``destroy()`` destroys them one by one.

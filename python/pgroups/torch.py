@@ -12,7 +12,8 @@ instead of leaving ranks waiting in ``new_group`` forever.
 
 Economy (``share=True``, the default): kinds whose groups are the same partition of the
 world share one torch group, created once; a kind that is the whole world is the default
-group (never created, never destroyed); a kind of one-rank groups is created by each rank
+group (never created, never destroyed) when the backend asked for is the default group's
+(:func:`world_is_default_group`; another backend: one new group of it); a kind of one-rank groups is created by each rank
 alone, without a collective (torch >= 2.2: ``new_group([rank],
 use_local_synchronization=True)``; torch 1.x with gloo: a one-rank ``ProcessGroupGloo``
 registered as ``new_group`` would; otherwise the plain loop, which torch requires).
