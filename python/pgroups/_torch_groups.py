@@ -34,8 +34,9 @@ class TorchGroups:
 
     ``get_group(kind)`` is a ``torch.distributed.ProcessGroup`` (None for a partial kind
     this rank is not in). Kinds whose groups are the same partition of the world share one
-    torch group, a kind that is the whole world is the default group, unless the groups
-    were created with ``share=False``. ``destroy_group(kind)`` frees a shared group only
+    torch group, a kind that is the whole world is the default group when the backend
+    asked for is the default group's (another backend: one new group of that backend),
+    unless the groups were created with ``share=False``. ``destroy_group(kind)`` frees a shared group only
     when the last kind sharing it goes; ``destroy()`` frees every group; neither ever
     destroys the default group.
     """
@@ -50,6 +51,8 @@ class TorchGroups:
         self.calls = 0
         self._kinds: Dict[str, Optional[_Handle]] = {}
         self._virtual = _pgroups.VirtualPipeline()
+        self.destroyed = False  # set by destroy(): a DeviceMesh over these groups is refused then
+        self._meshes: Dict[str, Any] = {}  # device_type -> the DeviceMesh made over these groups
 
     # Kinds --------------------------------------------------------------------------
     def _bind(self, name: str, handle: Optional[_Handle]) -> None:
@@ -228,13 +231,18 @@ class TorchGroups:
         if handle is None:
             return
         handle.kinds.remove(name)
-        if not handle.kinds and handle.owned:
+        # A mesh over this kind's group would reduce over a dead group: made again on asking.
+        self._meshes.clear()
+        if not handle.kinds and handle.owned and handle.group is not dist.GroupMember.WORLD:
             dist.destroy_process_group(handle.group)
 
     def destroy(self) -> None:
-        """Destroys every group created (not the default group); a second call does nothing."""
+        """Destroys every group created (not the default group, nor any group pgroups did
+        not create); a second call does nothing."""
         for name in list(self._kinds):
             self.destroy_group(name)
+        self.destroyed = True
+        self._meshes.clear()
 
     def __repr__(self) -> str:
         return (f"TorchGroups({self.plan!r}, kinds={len(self._kinds)}, method={self.method!r}, share={self.share}, "

@@ -54,6 +54,11 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
         if isinstance(source, TorchGroups):
             groups: Optional[TorchGroups] = source
             plan = source.plan
+            if source.destroyed:
+                raise _pgroups.StateError(
+                    f"pgroups.torch.device_mesh: the TorchGroups of {plan!r} were destroyed (destroy()); create the "
+                    "groups again, or pass the plan")
+            _check_dims_alive(source, mesh_dims(plan))
         elif isinstance(source, Plan):
             plan = source
             groups = None
@@ -70,8 +75,13 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
     # own; only a named mesh can lack one (a preset has a kind for each such dimension).
     # A one-rank dimension is backed below by this rank's own group.
     missing = [name for name, size in dims if size > 1 and not plan.has_mode(name)]
-    if missing:
-        assert plan.mesh is not None, (plan, missing)
+    if missing and plan.mesh is None:  # not reached: a preset has a kind for each such dimension
+        raise _pgroups.StateError(f"pgroups.torch.device_mesh: {plan!r} has no kind for the dimensions "
+                                  f"{', '.join(missing)}")
+    if groups is not None and not missing and device_type in groups._meshes:
+        # A second mesh over the same groups is the first: torch registers a mesh's groups
+        # by name, so a second one over them would collide.
+        return groups._meshes[device_type]
     if groups is None:
         if missing:
             # One creation for the plan's kinds and the mesh's missing dimensions.
@@ -90,8 +100,10 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
         if owner is not None:
             handles.append(owner.get_group(name))
             continue
-        # A dimension without a kind has size 1 (a preset's pipe when pipeline = 1).
-        assert size == 1, (name, size)
+        # A dimension without a kind has size 1 (a preset's pipe when pipeline = 1);
+        # _check_dims_alive refused a destroyed kind of more ranks before the agreement.
+        if size != 1:  # not reached
+            raise _pgroups.StateError(f"pgroups.torch.device_mesh: dimension '{name}' of {size} ranks has no group")
         single = front.singleton(rank, name, {"group_desc": f"pgroups:{name}"})
         extra.append(single)
         handles.append(single)
@@ -104,7 +116,20 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
     # the groups' plan is no picklable object.
     _BACKING[id(mesh)] = (backing, extra)
     weakref.finalize(mesh, _BACKING.pop, id(mesh), None)
+    groups._meshes[device_type] = mesh
     return mesh
+
+
+def _check_dims_alive(groups: TorchGroups, dims: List[Tuple[str, int]]) -> None:
+    """StateError naming the kind when a mesh dimension's kind was created in ``groups``
+    and destroyed since (destroy_group): its group is gone, and a one-rank stand-in would
+    make a silently wrong mesh."""
+    plan = groups.plan
+    for name, size in dims:
+        if size > 1 and plan.has_mode(name) and not groups.is_initialized(name):
+            raise _pgroups.StateError(
+                f"pgroups.torch.device_mesh: the group of kind '{name}' ({size} ranks) is not in these TorchGroups "
+                f"(destroyed, or not created); the kinds held are {', '.join(groups.kinds) or 'none'}")
 
 
 def mesh_groups(mesh: Any) -> List[TorchGroups]:

@@ -36,7 +36,8 @@ class names, so its legacy ``ParallelContext.init_parallel_groups()`` runs uncha
 them; :func:`unregister` puts Colossal-AI's own back. The registered classes return
 exactly what Colossal-AI's return: 6-tuples ``(local_rank, world_size, process_group,
 cpu_group, ranks_in_group, mode)`` (the cpu group a gloo group when the backend is not
-gloo, the same group on gloo), lists where Colossal-AI returns lists, Colossal-AI's own
+gloo, destroyed by Colossal-AI's ``ParallelContext.destroy()`` while registered, the same
+group on gloo), lists where Colossal-AI returns lists, Colossal-AI's own
 ``ParallelMode`` members, its legacy ``sequence_dp`` blocks, and its side effects on
 ``colossalai.legacy.global_variables.tensor_parallel_env``; every mode has a group object
 of its own, so Colossal-AI's ``destroy()`` destroys them one by one.
@@ -55,6 +56,7 @@ import torch.distributed as dist
 from . import _pgroups
 from ._checks import check_bool, check_int
 from ._modes import ParallelMode
+from . import torch as _front
 from .torch import create_groups, reject
 
 GroupTuple = Tuple[int, int, Any, List[int], ParallelMode]
@@ -268,14 +270,48 @@ class _ColossalInitializer(ProcessGroupInitializer):
             raise
         result = super().init_dist_group()
         settings = result if isinstance(result, list) else [result]
-        cpu_groups = None
-        if dist.get_backend() != "gloo":
-            # Colossal-AI's cpu group: a gloo group of the same ranks, one per mode.
-            cpu_groups = create_groups(self.groups.plan, modes=self.modes, backend="gloo")
+        cpu_groups = cpu_groups_for(self.groups, self.modes)
         out = [(local_rank, size, group, cpu_groups.get_group(m) if cpu_groups else group, ranks, mode_type(m))
                for (local_rank, size, group, ranks, _), m in zip(settings, self.modes)]
         self._after(env, mode_type)
         return out if isinstance(result, list) else out[0]
+
+
+# The gloo cpu groups made for a non-gloo default group, held until Colossal-AI's context
+# is destroyed: its destroy() frees only the process groups it registered.
+_cpu_held: List[Any] = []
+
+
+def cpu_groups_for(groups: Any, modes: Any) -> Any:
+    """Colossal-AI's cpu groups of ``modes`` beside ``groups`` (a TorchGroups): None on a
+    gloo default group (the process groups serve host traffic), otherwise new gloo groups,
+    one per mode (``share=False``, as the process groups: none is the default group, which
+    is not gloo), held for :func:`destroy_cpu_groups`."""
+    if _front.default_backend() == "gloo":
+        return None
+    made = create_groups(groups.plan, modes=list(modes), backend="gloo", share=False)
+    _cpu_held.append(made)
+    return made
+
+
+def destroy_cpu_groups() -> None:
+    """Destroys every cpu group :func:`cpu_groups_for` made (a second call does nothing).
+    Colossal-AI's ``ParallelContext.destroy()`` calls it while :func:`register` is in
+    effect, so the cpu groups go with the context."""
+    while _cpu_held:
+        _cpu_held.pop().destroy()
+
+
+def _destroying_cpu_groups(original: Any) -> Any:
+    # Colossal-AI's destroy(), with pgroups' cpu groups destroyed first (before it destroys
+    # the default group, after which no group can be destroyed one by one).
+    def destroy(self: Any, *args: Any, **kwargs: Any) -> Any:
+        destroy_cpu_groups()
+        return original(self, *args, **kwargs)
+
+    destroy.__wrapped__ = original  # type: ignore[attr-defined]
+    destroy.__doc__ = original.__doc__
+    return destroy
 
 
 def _check_env(env: Any, field: str, value: int, what: str) -> None:
@@ -307,7 +343,8 @@ class _Registered2p5D(_ColossalInitializer, Initializer_2p5D):
                          depth)
 
     def _set_env(self, env: Any) -> None:
-        assert self.depth is not None
+        if self.depth is None:  # a 2.5D initializer's constructor requires depth; C++ reports a bad one
+            return
         dim = math.isqrt(self.tensor_parallel_size // self.depth)
         if dim * dim * self.depth == self.tensor_parallel_size:
             _check_env(env, "tesseract_dim", dim, "2.5D initializer")
@@ -355,6 +392,9 @@ def register() -> None:
             continue
         _saved[name] = held
         registry._registry[name] = cls
+    context = _parallel_context_class()
+    if context is not None and not hasattr(context.destroy, "__wrapped__"):
+        context.destroy = _destroying_cpu_groups(context.destroy)
 
 
 def unregister() -> None:
@@ -363,12 +403,23 @@ def unregister() -> None:
     if not _saved:
         return
     registry = _colossal("registry").DIST_GROUP_INITIALIZER
+    context = _parallel_context_class()
+    if context is not None and hasattr(context.destroy, "__wrapped__"):
+        context.destroy = context.destroy.__wrapped__
     for name, held in _saved.items():
         if held is None:
             registry._registry.pop(name, None)
         else:
             registry._registry[name] = held
     _saved.clear()
+
+
+def _parallel_context_class() -> Any:
+    # Colossal-AI's legacy ParallelContext, or None where its module does not import.
+    try:
+        return _colossal("context.parallel_context").ParallelContext
+    except (ImportError, AttributeError):
+        return None
 
 
 def is_registered() -> bool:
@@ -380,6 +431,8 @@ __all__ = [
     "register",
     "unregister",
     "is_registered",
+    "cpu_groups_for",
+    "destroy_cpu_groups",
     "REGISTERED",
     "ProcessGroupInitializer",
     "Initializer_Data",

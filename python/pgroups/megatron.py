@@ -26,6 +26,7 @@ import torch.distributed as dist
 from . import _pgroups
 from ._checks import check_bool, check_int, check_token
 from ._plan import Mesh, Plan
+from . import torch as _front
 from .torch import create_groups, reject
 
 # The dense kinds Megatron-LM creates, in its order, and the expert ones.
@@ -64,7 +65,10 @@ class _State:
         self.overrides: Dict[str, Optional[int]] = {}
         self.virtual_size: Optional[int] = None
         self.virtual_rank: Optional[int] = None
-        self.created: List[Any] = []  # every distinct torch group, for destroy
+        self.created: List[Any] = []  # every distinct torch group, for the summary
+        # The creations themselves: destroy goes through them, so that a group pgroups did not
+        # create (torch's default group, a whole-world kind's) is never destroyed.
+        self.made: List[Any] = []
         self.creations = 0
         self.seconds = 0.0
         self.plans: Dict[str, Plan] = {}
@@ -144,7 +148,8 @@ def initialize_model_parallel(
         minutes = check_int("distributed_timeout_minutes", distributed_timeout_minutes, minimum=1)
         gloo = check_bool("create_gloo_process_groups", create_gloo_process_groups)
         order = check_token("order", order).lower()
-        assert tp is not None and pp is not None and cp is not None and ep is not None and minutes is not None
+        if tp is None or pp is None or cp is None or ep is None or minutes is None:  # not reached: no allow_none
+            raise _pgroups.StateError("pgroups.megatron: a size check let None through")
         world = dist.get_world_size()
         model = tp * pp * cp
         if world % model:
@@ -195,6 +200,7 @@ def initialize_model_parallel(
             seen[key] = (prefix, kind)
             new_kinds.append(kind)
         made = create_groups(plan, modes=new_kinds, timeout=timeout, method=_METHOD)
+        state.made.append(made)
         state.creations += made.calls
         for kind in new_kinds:
             group = made.get_group(kind) if view.is_member(kind) else None
@@ -207,7 +213,7 @@ def initialize_model_parallel(
             state.ranks[f"{prefix}:{kind}"] = view.members(kind) if view.is_member(kind) else []
     if gloo:
         # Megatron-LM's gloo groups of dp, dp-cp and expert dp: the same groups on gloo.
-        backend = str(dist.get_backend())
+        backend = _front.default_backend()
         for name in ("dense:dp", "dense:dp-cp", "expert:dp"):
             if backend == "gloo":
                 state.gloo[name] = state.groups[name]
@@ -216,6 +222,7 @@ def initialize_model_parallel(
             made_expert = create_groups(expert_plan, modes=["dp"], backend="gloo", timeout=timeout, method=_METHOD)
             state.gloo = {"dense:dp": made.get_group("dp"), "dense:dp-cp": made.get_group("dp-cp"),
                           "expert:dp": made_expert.get_group("dp")}
+            state.made += [made, made_expert]
             state.created += list(state.gloo.values())
             state.creations += made.calls + made_expert.calls
     state.seconds = time.perf_counter() - start
@@ -286,11 +293,12 @@ def model_parallel_is_initialized() -> bool:
 
 
 def destroy_model_parallel() -> None:
-    """Destroys every group created (each distinct group once) and forgets them."""
+    """Destroys every group pgroups.megatron created (each distinct group once) and forgets
+    them; never torch's default group (with tp = pp = 1 the data parallel group is it), so
+    initialize_model_parallel works again after it."""
     global _state
-    for group in _state.created:
-        if group is not None and group is not dist.GroupMember.NON_GROUP_MEMBER:
-            dist.destroy_process_group(group)
+    for made in _state.made:
+        made.destroy()
     _state = _State()
 
 

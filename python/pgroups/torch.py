@@ -12,7 +12,8 @@ instead of leaving ranks waiting in ``new_group`` forever.
 
 Economy (``share=True``, the default): kinds whose groups are the same partition of the
 world share one torch group, created once; a kind that is the whole world is the default
-group (never created, never destroyed); a kind of one-rank groups is created by each rank
+group (never created, never destroyed) when the backend asked for is the default group's
+(:func:`world_is_default_group`; another backend: one new group of it); a kind of one-rank groups is created by each rank
 alone, without a collective (torch >= 2.2: ``new_group([rank],
 use_local_synchronization=True)``; torch 1.x with gloo: a one-rank ``ProcessGroupGloo``
 registered as ``new_group`` would; otherwise the plain loop, which torch requires).
@@ -79,7 +80,7 @@ DEFAULT_TIMEOUT_SECONDS: float = _pgroups.default_timeout_seconds
 _generation = 0
 
 __all__ = ["METHODS", "TorchGroups", "available_method", "create_groups", "device_mesh", "gloo_direct_available",
-           "methods_available", "mesh_groups"]
+           "methods_available", "mesh_groups", "world_is_default_group"]
 
 
 def gloo_direct_available() -> bool:
@@ -129,6 +130,20 @@ def _check_method(method: str, backend: str) -> None:
     if method == "gloo_direct" and backend != "gloo":
         raise _pgroups.ConfigError(f"creation method 'gloo_direct' needs the gloo backend, not {backend} "
                                    f"(torch {torch.__version__} has {', '.join(have)})")
+
+
+def default_backend() -> str:
+    """The default group's backend, from which every front door decides whether a kind may
+    be the default group and whether separate gloo groups are needed (one place, so that
+    the decision is the same in create_groups, pgroups.megatron and pgroups.colossal)."""
+    return str(dist.get_backend())
+
+
+def world_is_default_group(backend: Optional[str], default: str) -> bool:
+    """Whether a kind that is the whole world may be torch's default group: only when the
+    backend asked for (None: the default group's) is the default group's own. A gloo kind
+    over an NCCL world is a new gloo group, so host-tensor collectives work on it."""
+    return backend is None or str(backend).lower() == str(default).lower()
 
 
 def _timeout_seconds(timeout: Any) -> Optional[float]:
@@ -209,7 +224,8 @@ def create_groups(
     watchdog = Watchdog(seconds, rank, world)
     try:
         agree_on(fields, error, seconds)
-        assert plan is not None
+        if plan is None:  # not reached: without a plan this rank carried its error, and agree_on raised it
+            raise _pgroups.StateError("pgroups.torch.create_groups: no plan after the agreement")
         groups = TorchGroups(plan, rank, chosen, share)
         _create(groups, names, backend, deadline, watchdog)
     finally:
@@ -270,6 +286,8 @@ def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadl
     # The keys are tuples, which no kind's name (a string) can equal: a mesh dimension named
     # "world" or "singleton" gets its own groups.
     sharing = view.sharing(groups.share, names)
+    # The default group stands for a whole-world kind only in the backend asked for.
+    world_shared = groups.share and world_is_default_group(backend, default_backend())
     owners: Dict[Tuple[Any, ...], List[str]] = {}
     order: List[Tuple[Any, ...]] = []
     key_of: Dict[str, Tuple[Any, ...]] = {}
@@ -277,7 +295,8 @@ def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadl
         source, owner = sharing[name]
         key: Tuple[Any, ...] = ("kind", name)
         if groups.share and source == "world":
-            key = _WORLD
+            # The default group, or, for another backend, one new group every whole-world kind shares.
+            key = _WORLD if world_shared else ("world", str(backend))
         elif source == "shared":
             key = ("kind", owner)
         elif groups.share and source == "singleton":

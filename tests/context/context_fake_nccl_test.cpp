@@ -278,8 +278,9 @@ TEST(ParallelContextFakeNcclMesh, AMeshDimensionMayBeCalledGlobalWithoutMeetingT
 
 // Issue 17 on two ranks: pp and pp-tp are the whole world (the NCCL world serves them), tp
 // and pos_embd have one-rank groups (no split; tp's communicator is made, by this rank
-// alone, when asked for), embd is the one split.
-TEST(ParallelContextFakeNcclSharing, OnlyDistinctPartitionsAreSplitAndOneRankKindsWaitUntilAskedFor) {
+// alone, when asked for). embd at pp = 2 keeps both stages, so its partition is pp's and it
+// shares the world too (issue 28: equal partitions are one communicator): no split at all.
+TEST(ParallelContextFakeNcclSharing, OnlyDistinctPartitionsAreCreatedAndOneRankKindsWaitUntilAskedFor) {
   if (test::world_size() != 2) GTEST_SKIP() << "for two ranks";
   ParallelConfig config;
   config.mesh = MeshConfig{.dims = {{"pp", 2}, {"tp", 1}}, .groups = {"pp", "tp", "pp-tp", "embd", "pos_embd"}};
@@ -290,20 +291,20 @@ TEST(ParallelContextFakeNcclSharing, OnlyDistinctPartitionsAreSplitAndOneRankKin
   options.backend = Backend::nccl;
   ParallelContext context(config, MPI_COMM_WORLD, options);
   const std::vector<fake_nccl::Creation>& creations = fake_nccl::record().creations;
-  ASSERT_EQ(creations.size(), 2U);  // the world and embd's split
+  ASSERT_EQ(creations.size(), 1U);  // the world only
   EXPECT_EQ(creations[0].call, "init");
-  EXPECT_EQ(creations[1].call, "split");
-  EXPECT_EQ(context.communicator_bill(), (CommunicatorBill{5, 2, 2, 2}));
+  EXPECT_EQ(context.communicator_bill(), (CommunicatorBill{5, 1, 2, 1}));
+  EXPECT_EQ(context.communicator_bill(), largest_communicator_bill(layout));
   EXPECT_EQ(context.get_group("pp").nccl(), context.get_group("pp-tp").nccl());
-  EXPECT_NE(context.get_group("embd").nccl(), context.get_group("pp").nccl());
+  EXPECT_EQ(context.get_group("embd").nccl(), context.get_group("pp").nccl());
   // The one-rank communicator: created now, by this rank alone, once.
   const ncclComm_t tp = context.get_group("tp").nccl();
-  ASSERT_EQ(creations.size(), 3U);
-  EXPECT_EQ(creations[2].call, "init");
-  EXPECT_EQ(creations[2].nranks, 1);
-  EXPECT_EQ(creations[2].rank, 0);
+  ASSERT_EQ(creations.size(), 2U);
+  EXPECT_EQ(creations[1].call, "init");
+  EXPECT_EQ(creations[1].nranks, 1);
+  EXPECT_EQ(creations[1].rank, 0);
   EXPECT_EQ(context.get_group("tp").nccl(), tp);
-  EXPECT_EQ(creations.size(), 3U);
+  EXPECT_EQ(creations.size(), 2U);
   context.destroy();
   EXPECT_TRUE(fake_nccl::record().live.empty());  // each freed once
 }

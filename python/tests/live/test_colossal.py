@@ -88,3 +88,46 @@ def test_bad_sizes_raise_config_error_on_every_rank():
         colossal.Initializer_2D(RANK, SIZE, None, 1, 1, 8).init_dist_group()
     with pytest.raises(pgroups.ConfigError, match="data parallel size 3"):
         colossal.Initializer_Data(RANK, SIZE, None, 3, 2, 2).init_dist_group()
+
+
+def _ranks_sum(group):
+    value = torch.tensor([RANK], dtype=torch.int64)
+    dist.all_reduce(value, group=group)
+    return int(value)
+
+
+def test_cpu_groups_on_a_gloo_default_group_are_the_process_groups():
+    initializer = colossal.Initializer_Data(RANK, SIZE, None, SIZE, 1, 1)
+    initializer.init_dist_group()
+    try:
+        assert colossal.cpu_groups_for(initializer.groups, initializer.modes) is None
+    finally:
+        initializer.groups.destroy()
+
+
+def test_cpu_groups_of_a_non_gloo_default_group_are_gloo_and_go_with_the_context(monkeypatch):
+    import pgroups.torch as pgt
+
+    # Only gloo exists here: the default group is taken as NCCL's where pgroups decides.
+    monkeypatch.setattr(pgt, "default_backend", lambda: "nccl")
+    initializer = colossal.Initializer_Data(RANK, SIZE, None, SIZE, 1, 1)  # DATA is the whole world
+    initializer.init_dist_group()
+    cpu = colossal.cpu_groups_for(initializer.groups, initializer.modes)
+    group = cpu.get_group("data")
+    assert group is not dist.group.WORLD and group is not initializer.groups.get_group("data")
+    assert str(dist.get_backend(group)) == "gloo"
+    assert _ranks_sum(group) == sum(range(SIZE))
+
+    class Context:  # Colossal-AI's ParallelContext.destroy, as register() wraps it
+        calls = []
+
+        def destroy(self):
+            self.calls.append(cpu.destroyed)
+
+    Context.destroy = colossal._destroying_cpu_groups(Context.destroy)
+    Context().destroy()
+    assert Context.calls == [True]  # the cpu groups went first, then Colossal-AI's own destroy
+    assert not cpu.is_initialized("data")
+    colossal.destroy_cpu_groups()  # nothing left: does nothing
+    initializer.groups.destroy()
+    assert _ranks_sum(dist.group.WORLD) == sum(range(SIZE))

@@ -152,6 +152,45 @@ def test_registered_2d_with_a_conflicting_summa_dim_names_both():
     env.load()
 
 
+def test_cpu_groups_of_a_non_gloo_world_are_gloo_and_destroyed_by_colossal_destroy(monkeypatch):
+    """Colossal-AI's own destroy(), with pgroups registered, over a context whose default
+    group is taken as NCCL's (only gloo exists here): the registered DATA initializer's
+    cpu group is a gloo group of its own (DATA is the whole world at tp = pp = 1), and
+    destroy() frees it with the process groups. Colossal-AI's destruction of the default
+    group itself is stood in for, so the later tests keep their world."""
+    import pgroups.torch as pgt
+
+    monkeypatch.setattr(pgt, "default_backend", lambda: "nccl")
+    real_destroy = dist.destroy_process_group
+    default_destroyed = []
+
+    def destroy_process_group(group=None):
+        if group is None:
+            default_destroyed.append(True)
+        else:
+            real_destroy(group)
+
+    env.load()
+    colossal.register()
+    try:
+        assert legacy.ParallelContext.destroy.__wrapped__ is not None
+        context = fresh_context(dict(tensor=dict(size=1)))
+        context.init_parallel_groups()
+        group, cpu = context.get_group(PM.DATA), context.get_cpu_group(PM.DATA)
+        assert cpu is not group and cpu is not dist.group.WORLD and str(dist.get_backend(cpu)) == "gloo"
+        value = torch.tensor([RANK], dtype=torch.int64)
+        dist.all_reduce(value, group=cpu)
+        assert int(value) == sum(range(SIZE))
+        monkeypatch.setattr(dist, "destroy_process_group", destroy_process_group)
+        context.destroy()
+    finally:
+        colossal.unregister()
+    assert default_destroyed == [True]
+    with pytest.raises(Exception):
+        dist.get_rank(cpu)  # torch no longer knows the cpu group
+    assert not hasattr(legacy.ParallelContext.destroy, "__wrapped__")  # unregister() put Colossal-AI's back
+
+
 def test_colossal_destroy_loop_destroys_pgroups_groups_one_by_one():
     """Last: Colossal-AI's destroy() loop over every context made on pgroups' groups; each
     group is destroyed once, and afterwards torch no longer knows it."""

@@ -141,3 +141,26 @@ def test_unimplemented_argument_with_a_non_default_value_is_named():
     with pytest.raises(pgroups.ConfigError, match="not divisible by tensor_model_parallel_size 3"):
         mpu.initialize_model_parallel(tensor_model_parallel_size=3)
     assert not mpu.model_parallel_is_initialized()
+
+
+def test_megatron_defaults_destroy_keeps_the_default_group_and_init_works_again():
+    """Megatron's defaults (tp = pp = 1): the data parallel group is the whole world, as
+    megatron-core's answers say; destroy_model_parallel() leaves torch's default group
+    alone, so a second initialize_model_parallel() works."""
+    ps.initialize_model_parallel()
+    own = observe(ps)
+    ps.destroy_model_parallel()
+    for _ in range(2):
+        mpu.initialize_model_parallel()
+        try:
+            ours = observe(mpu)
+            value = torch.tensor([RANK], dtype=torch.int64)
+            dist.all_reduce(value, group=mpu.get_data_parallel_group())
+            assert int(value) == sum(range(SIZE))
+        finally:
+            mpu.destroy_model_parallel()
+        for key in own:
+            assert ours[key] == own[key], key
+    value = torch.ones(1)
+    dist.all_reduce(value)
+    assert int(value) == SIZE

@@ -316,3 +316,77 @@ def test_ranks_may_hold_different_timeouts():
     groups = pgt.create_groups(tensor=2, timeout=30 + RANK)
     check_groups(groups)
     groups.destroy()
+
+
+def _all_reduce_ranks(group):
+    value = torch.tensor([RANK], dtype=torch.int64)
+    dist.all_reduce(value, group=group)
+    return int(value)
+
+
+def test_megatron_defaults_destroy_keeps_the_default_group_and_init_works_again():
+    from pgroups import megatron as mpu
+
+    for _ in range(2):  # init, destroy, init again
+        mpu.initialize_model_parallel()  # tp = pp = 1: the data parallel group is the whole world
+        assert mpu.get_data_parallel_group() is dist.group.WORLD
+        assert _all_reduce_ranks(mpu.get_data_parallel_group()) == sum(range(SIZE))
+        mpu.destroy_model_parallel()
+        assert not mpu.is_initialized()
+        assert _all_reduce_ranks(dist.group.WORLD) == sum(range(SIZE))
+
+
+def test_torch_groups_destroy_never_destroys_the_default_group():
+    for share in (True, False):
+        groups = pgt.create_groups(pgroups.Plan(SIZE, tensor=2), share=share)
+        groups.destroy()
+        groups.destroy()  # a second call does nothing
+        assert _all_reduce_ranks(dist.group.WORLD) == sum(range(SIZE))
+
+
+@pytest.fixture
+def nccl_default(monkeypatch):
+    """The default group taken as NCCL's where pgroups decides from its backend (only gloo
+    exists on these CPU machines): the decisions of an NCCL world, on real gloo groups."""
+    monkeypatch.setattr(pgt, "default_backend", lambda: "nccl")
+    return dist.get_backend
+
+
+def test_a_whole_world_kind_in_the_default_groups_backend_is_the_default_group():
+    groups = pgt.create_groups(pgroups.Plan(SIZE, tensor=2), backend="gloo")
+    try:
+        assert groups.get_group("global") is dist.group.WORLD
+    finally:
+        groups.destroy()
+
+
+def test_a_whole_world_kind_in_another_backend_is_a_new_group_of_it(nccl_default):
+    plan = pgroups.Plan(SIZE, tensor=2, mode="1d")
+    groups = pgt.create_groups(plan, backend="gloo")
+    try:
+        world = groups.get_group("global")
+        assert world is not dist.group.WORLD
+        assert str(nccl_default(world)) == "gloo"
+        assert _all_reduce_ranks(world) == sum(range(SIZE))
+        assert groups.get_cpu_group("global") is world
+        assert groups.get_group("tensor") is groups.get_group("1d")  # other kinds still share
+        check_groups(groups)
+    finally:
+        groups.destroy()
+    assert _all_reduce_ranks(dist.group.WORLD) == sum(range(SIZE))
+
+
+def test_megatron_gloo_groups_are_gloo_where_the_default_group_is_not(nccl_default):
+    from pgroups import megatron as mpu
+
+    for _ in range(2):  # init, destroy, init again
+        mpu.initialize_model_parallel()
+        try:
+            gloo = mpu.get_data_parallel_group_gloo()
+            assert gloo is not dist.group.WORLD
+            assert str(nccl_default(gloo)) == "gloo"
+            assert _all_reduce_ranks(gloo) == sum(range(SIZE))
+            assert str(nccl_default(mpu.get_expert_data_parallel_group_gloo())) == "gloo"
+        finally:
+            mpu.destroy_model_parallel()
+        assert _all_reduce_ranks(dist.group.WORLD) == sum(range(SIZE))

@@ -74,6 +74,29 @@ except TypeError as error:
 else:
     raise AssertionError("device_mesh('tp') did not raise")
 
+# A second mesh over the same groups is the first: no group-name collision in torch.
+held = live_groups()
+assert pgt.device_mesh(groups, "cpu") is mesh
+assert live_groups() == held, "a second device_mesh created groups"
+
+# Over a kind destroyed since, or over destroyed groups: a StateError naming it (never a
+# mesh whose dimension reduces over one rank), on every rank.
+dropped = pgt.create_groups(plan)
+dropped.destroy_group("dp")
+try:
+    pgt.device_mesh(dropped, "cpu")
+except pgroups.StateError as error:
+    assert "group of kind 'dp'" in str(error), error
+else:
+    raise AssertionError("device_mesh over a destroyed kind did not raise")
+dropped.destroy()
+try:
+    pgt.device_mesh(dropped, "cpu")
+except pgroups.StateError as error:
+    assert "were destroyed" in str(error), error
+else:
+    raise AssertionError("device_mesh over destroyed groups did not raise")
+
 tensor_groups.destroy()
 groups.destroy()
 value = torch.ones(1)
