@@ -44,15 +44,18 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
     imports it, so there is no import cycle."""
     if not dist.is_initialized():
         raise _pgroups.StateError("pgroups.torch.device_mesh needs torch.distributed.init_process_group first")
-    # Every check runs before the mesh's own agreement and its failure is carried into it,
-    # so that one rank's rejection reaches every rank (a TorchGroups source creates nothing
-    # else collectively to meet the others in).
+    # Every check runs before the call's one agreement and its failure is carried into it,
+    # so that one rank's rejection reaches every rank.
+    error: Optional[BaseException] = None
+    plan: Optional[Plan] = None
+    groups: Optional[TorchGroups] = None
+    seconds: Optional[float] = None
     try:
+        seconds = front.timeout_seconds(timeout)
         DeviceMesh = _require_device_mesh()
         device_type = check_token("device_type", device_type)
-        seconds = front.timeout_seconds(timeout)
         if isinstance(source, TorchGroups):
-            groups: Optional[TorchGroups] = source
+            groups = source
             plan = source.plan
             if source.destroyed:
                 raise _pgroups.StateError(
@@ -61,36 +64,37 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
             _check_dims_alive(source, mesh_dims(plan))
         elif isinstance(source, Plan):
             plan = source
-            groups = None
         else:
             raise TypeError(f"source must be a pgroups.Plan or pgroups.torch.TorchGroups, not "
                             f"{type(source).__name__} {source!r}")
-    except Exception as error:
+    except Exception as caught:
+        error = caught
+    if plan is None:
         front.reject(error, None)
-    front.agree_on(front.plan_fields(plan, mesh="device_mesh", device_type=device_type,
-                                     source="groups" if groups is not None else "plan"), None, seconds)
-    backing: List[TorchGroups] = []
+    door = (("mesh", "device_mesh"), ("device_type", str(device_type)),
+            ("source", "groups" if groups is not None else "plan"))
     dims = mesh_dims(plan)
     # Dimensions of more than one rank that the plan has no kind for need groups of their
     # own; only a named mesh can lack one (a preset has a kind for each such dimension).
     # A one-rank dimension is backed below by this rank's own group.
     missing = [name for name, size in dims if size > 1 and not plan.has_mode(name)]
-    if missing and plan.mesh is None:  # not reached: a preset has a kind for each such dimension
-        raise _pgroups.StateError(f"pgroups.torch.device_mesh: {plan!r} has no kind for the dimensions "
-                                  f"{', '.join(missing)}")
-    if groups is not None and not missing and device_type in groups._meshes:
-        # A second mesh over the same groups is the first: torch registers a mesh's groups
-        # by name, so a second one over them would collide.
-        return groups._meshes[device_type]
+    backing: List[TorchGroups] = []
     if groups is None:
-        if missing:
-            # One creation for the plan's kinds and the mesh's missing dimensions.
-            plan = Plan(mesh=plan.mesh, groups=plan.group_kinds + missing)
-            missing = []
-        groups = front.create_groups(plan, timeout=timeout, method=method, share=share)
+        # One creation, one agreement: the plan's kinds and the mesh's missing dimensions.
+        wanted = Plan(mesh=plan.mesh, groups=plan.group_kinds + missing) if missing else plan
+        groups = front.create_groups(wanted, timeout=timeout, method=method, share=share, door=door,
+                                     door_error=error)
     elif missing:
         backing.append(front.create_groups(Plan(mesh=plan.mesh, groups=missing), timeout=timeout, method=method,
-                                           share=share))
+                                           share=share, door=door, door_error=error))
+    else:
+        if error is not None:
+            front.reject(error, None)
+        front.agree_on(front.plan_fields(plan, **dict(door)), None, seconds)
+        if device_type in groups._meshes:
+            # A second mesh over the same groups is the first: torch registers a mesh's groups
+            # by name, so a second one over them would collide.
+            return groups._meshes[device_type]
     backing.insert(0, groups)
     rank = dist.get_rank()
     extra: List[Any] = []
@@ -162,4 +166,8 @@ def _flatten_kinds(mesh: Any, groups: TorchGroups, layout: torch.Tensor, names: 
             group = groups.get_group(kind)
             flat._dim_group_names = [group.group_name]
             mesh._pg_registry[group.group_name] = group
+            # Under the kind's name and under the name torch's own _flatten() gives these
+            # dimensions ("dp_tp" for mesh["dp", "tp"]._flatten()), so that either reaches
+            # this group and torch creates no second one.
             mesh._flatten_mapping[kind] = flat
+            mesh._flatten_mapping.setdefault("_".join(names[first:end]), flat)

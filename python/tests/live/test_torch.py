@@ -52,8 +52,10 @@ def test_every_group_of_the_2d_plan_all_reduces_its_ranks():
 
 
 def test_method_is_the_fastest_this_torch_offers():
-    expected = "new_group_local" if "use_local_synchronization" in inspect.signature(dist.new_group).parameters \
-        else "new_group"
+    if "use_local_synchronization" in inspect.signature(dist.new_group).parameters:
+        expected = "new_group_local"
+    else:
+        expected = "gloo_direct" if pgt.gloo_direct_available() else "new_group"
     assert pgt.available_method("gloo") == expected
 
 
@@ -115,9 +117,8 @@ def test_gloo_direct_groups_work_like_new_group_ones(plan_args):
         dist.get_rank(tensor_group)
 
 
-def test_gloo_direct_must_be_asked_for_and_backed():
-    if pgt.gloo_direct_available():
-        assert pgt.available_method("gloo") != "gloo_direct"
+def test_gloo_direct_is_never_chosen_for_another_backend_and_unknown_methods_are_refused():
+    assert pgt.available_method("mpi") != "gloo_direct"
     with pytest.raises(pgroups.ConfigError, match="creation method 'nope' is unknown"):
         pgt.create_groups(method="nope")
 
