@@ -81,3 +81,41 @@ def test_megatron_setters_take_ints_only():
         mpu.set_tensor_model_parallel_world_size("2")
     with pytest.raises(pgroups.ConfigError, match="^rank 18446744073709551616 does not fit in a 64-bit integer$"):
         mpu.set_virtual_pipeline_model_parallel_rank(2 ** 64)
+
+
+def test_register_with_a_dependency_of_colossal_missing_names_that_dependency():
+    """Colossal-AI installed, one of the packages its import needs missing (in the torch 2.x
+    venv, colossalai==0.5.0 installed with --no-deps lacks peft): register() names that
+    package, not Colossal-AI. In a fresh interpreter, without the tests' stub packages."""
+    import importlib.util
+    import subprocess
+
+    try:
+        installed = importlib.util.find_spec("colossalai") is not None
+    except (ImportError, ValueError):
+        installed = False
+    if not installed:
+        pytest.skip("Colossal-AI is not installed in this interpreter")
+    code = """
+import sys
+try:
+    import colossalai.legacy.registry
+except ModuleNotFoundError as error:
+    missing = error.name
+else:
+    print("IMPORTS")
+    sys.exit(0)
+from pgroups import colossal
+try:
+    colossal.register()
+except ImportError as error:
+    print(repr(missing))
+    print(error)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    if done.stdout.startswith("IMPORTS"):
+        pytest.skip("Colossal-AI and every package it imports are installed here")
+    missing, message = done.stdout.split("\n", 1)
+    assert f"the package {missing} it imports is missing" in message
+    assert "install colossalai" not in message
