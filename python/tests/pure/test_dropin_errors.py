@@ -119,3 +119,37 @@ except ImportError as error:
     missing, message = done.stdout.split("\n", 1)
     assert f"the package {missing} it imports is missing" in message
     assert "install colossalai" not in message
+
+
+def test_device_mesh_without_a_default_group_outside_torchrun_says_what_is_missing(monkeypatch):
+    import pgroups.torch as pgt
+    from pgroups import _torch_mesh
+
+    for name in _torch_mesh._ENV:
+        monkeypatch.delenv(name, raising=False)
+    plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp", tp=2, dp=2), groups=["tp", "dp"])
+    try:
+        _torch_mesh._require_device_mesh()
+    except pgroups.ConfigError:
+        with pytest.raises(pgroups.ConfigError, match="needs torch >= 2.4"):
+            pgt.device_mesh(plan, "cpu")
+        return
+    with pytest.raises(pgroups.StateError, match=r"call torch.distributed.init_process_group first, or run under "
+                                                 r"torchrun \(env:// needs MASTER_ADDR, MASTER_PORT, RANK, "
+                                                 r"WORLD_SIZE; MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE not set\)"):
+        pgt.device_mesh(plan, "cpu")
+
+
+def test_device_types_this_torch_cannot_run_are_named():
+    import torch
+    from pgroups import _torch_mesh
+
+    _torch_mesh.check_device_type("cpu")
+    with pytest.raises(pgroups.ConfigError, match=r"device_type 'cuda:0' names a device index; .* \('cuda'\)"):
+        _torch_mesh.check_device_type("cuda:0")
+    with pytest.raises(pgroups.ConfigError, match=r"device_type 'gpu' is no device type torch .* knows"):
+        _torch_mesh.check_device_type("gpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(pgroups.ConfigError, match=r"device_type 'cuda' cannot run here: .*is_available\(\) is "
+                                                      r"False"):
+            _torch_mesh.check_device_type("cuda")
