@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import warnings
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import torch.distributed as dist
 
@@ -121,8 +121,10 @@ def check(module: Any) -> None:
 
 
 def install(module: Any, groups: Dict[str, Any], ranks: Dict[str, List[int]], gloo: Dict[str, Any],
-            created: List[Any], virtual_size: Optional[int], virtual_rank: Optional[int]) -> None:
-    """Sets megatron-core's globals to pgroups.megatron's state (check() passed)."""
+            created: List[Any], virtual_size: Optional[int], virtual_rank: Optional[int],
+            destroy: Callable[[], None]) -> None:
+    """Sets megatron-core's globals to pgroups.megatron's state (check() passed), and its
+    ``destroy_model_parallel`` to ``destroy`` (pgroups.megatron's) until clear()."""
     for name, key in GROUPS.items():
         setattr(module, name, groups[key])
     for name, key in RANKS.items():
@@ -137,11 +139,28 @@ def install(module: Any, groups: Dict[str, Any], ranks: Dict[str, List[int]], gl
     setter = getattr(module, "_set_global_memory_buffer", None)
     if setter is not None:  # the sequence-parallel gathers of its layers use it
         setter()
+    # megatron-core's own destroy_model_parallel destroys the gloo groups its globals hold:
+    # here pgroups' groups, on a gloo default group its data-parallel groups themselves,
+    # torch's default group at tp = pp = 1. Code calling it through the module (Megatron-LM's
+    # scripts and tests do) gets pgroups.megatron's destroy instead while pgroups' groups
+    # are installed.
+    own = module.destroy_model_parallel
+    if not hasattr(own, "__wrapped__"):
+        def destroy_model_parallel() -> None:
+            destroy()
+
+        destroy_model_parallel.__wrapped__ = own  # type: ignore[attr-defined]
+        destroy_model_parallel.__doc__ = ("pgroups.megatron.destroy_model_parallel while pgroups' groups are "
+                                          "installed; megatron-core's own is __wrapped__.")
+        module.destroy_model_parallel = destroy_model_parallel
 
 
 def clear(module: Any) -> None:
-    """megatron-core's globals back to unset (nothing destroyed: pgroups.megatron destroys
-    the groups it created)."""
+    """megatron-core's globals back to unset and its own destroy_model_parallel back
+    (nothing destroyed: pgroups.megatron destroys the groups it created)."""
+    own = getattr(module.destroy_model_parallel, "__wrapped__", None)
+    if own is not None:
+        module.destroy_model_parallel = own
     for name in NAMES:
         setattr(module, name, None)
     for name in ("destroy_global_memory_buffer", "destroy_global_symmetric_memory_buffer"):

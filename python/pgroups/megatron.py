@@ -235,7 +235,7 @@ def initialize_model_parallel(
         state.virtual_size, state.virtual_rank = vpp, 0
     if mcore is not None:
         _mcore.install(mcore, state.groups, state.ranks, state.gloo, state.created, state.virtual_size,
-                       state.virtual_rank)
+                       state.virtual_rank, destroy_model_parallel)
         state.mcore = mcore
     global _state
     _state = state

@@ -293,3 +293,21 @@ def test_initialize_destroy_initialize_beyond_the_defaults_keeps_the_default_gro
     value = torch.ones(1)
     dist.all_reduce(value)
     assert int(value) == SIZE
+
+
+def test_megatron_core_own_destroy_call_destroys_pgroups_groups_never_the_default_group():
+    """Code calling megatron-core's destroy_model_parallel (Megatron-LM's scripts do) while
+    pgroups' groups are installed gets pgroups.megatron's: at tp = pp = 1 on gloo the data
+    parallel gloo group is torch's default group, which megatron-core's own would destroy."""
+    own = ps.destroy_model_parallel
+    mpu.initialize_model_parallel()
+    assert ps.get_data_parallel_group_gloo() is dist.GroupMember.WORLD
+    ps.destroy_model_parallel()
+    assert not mpu.is_initialized() and not ps.is_initialized()
+    assert ps.destroy_model_parallel is own  # megatron-core's own is back
+    value = torch.ones(1)
+    dist.all_reduce(value)
+    assert int(value) == SIZE
+    mpu.initialize_model_parallel(tensor_model_parallel_size=2)
+    mpu.destroy_model_parallel()
+    assert ps.destroy_model_parallel is own
