@@ -309,11 +309,18 @@ _saved: Dict[str, Any] = {}
 
 
 def _colossal(module: str) -> Any:
-    """``colossalai.legacy.<module>``, or ImportError saying what is missing."""
+    """``colossalai.legacy.<module>``, or ImportError saying what is missing: Colossal-AI
+    itself, or one of the packages it imports (named, with Colossal-AI installed)."""
     name = f"colossalai.legacy.{module}"
     try:
         return importlib.import_module(name)
     except ImportError as error:
+        missing = getattr(error, "name", None) or ""
+        if isinstance(error, ModuleNotFoundError) and missing and missing.split(".")[0] != "colossalai":
+            raise ImportError(
+                f"pgroups.colossal.register() needs Colossal-AI's {name}, which cannot be imported: Colossal-AI is "
+                f"installed, but the package {missing!r} it imports is missing ({error}); install "
+                f"{missing.split('.')[0]!r}") from error
         raise ImportError(
             f"pgroups.colossal.register() needs Colossal-AI's {name}, which cannot be imported ({error}); install "
             f"colossalai (pgroups is tested with colossalai==0.5.0, installed with --no-deps)") from error
@@ -461,9 +468,13 @@ REGISTERED = {name: _registered_class(name) for name in _REGISTERED_NAMES}
 def register() -> None:
     """Puts pgroups' initializers into ``colossalai.legacy.registry.DIST_GROUP_INITIALIZER``
     under Colossal-AI's class names, replacing Colossal-AI's (its registry refuses a name
-    twice, so they are replaced in place and kept for :func:`unregister`). A second call
-    does nothing. ImportError, saying so, when Colossal-AI cannot be imported."""
+    twice, so they are replaced in place and kept for :func:`unregister`). Works before or
+    after Colossal-AI's legacy context is imported: Colossal-AI's own initializers, which
+    register themselves when their module is first imported, are loaded first, so none of
+    them arrives later to collide with pgroups'. A second call does nothing. ImportError,
+    naming what is missing, when Colossal-AI cannot be imported."""
     registry = _colossal("registry").DIST_GROUP_INITIALIZER
+    _colossal("context.process_group_initializer")
     for name, cls in REGISTERED.items():
         held = registry._registry.get(name)
         if held is cls:
