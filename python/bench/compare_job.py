@@ -33,7 +33,7 @@ from mpi4py import MPI  # noqa: E402
 from torch.distributed import distributed_c10d as c10d  # noqa: E402
 
 import colossal_legacy  # noqa: E402
-from torch_world import init_gloo  # noqa: E402
+from torch_world import CountingStore, init_gloo  # noqa: E402
 
 import pgroups  # noqa: E402
 import pgroups.torch as pgt  # noqa: E402
@@ -66,72 +66,6 @@ def _counted(module: Any, name: str, field: str) -> None:
 # and every process group built through the next one; both are looked up at call time.
 _counted(c10d, "_new_group_with_tag", "new_group")
 _counted(c10d, "_new_process_group_helper", "built")
-
-
-class CountingStore(dist.Store):
-    """The default store with every operation counted; installed only for the counting run
-    (the timing runs use the store itself)."""
-
-    def __init__(self, inner: Any) -> None:
-        super().__init__()
-        self.inner = inner
-        self.ops = 0
-
-    def _count(self) -> None:
-        self.ops += 1
-
-    def set(self, key, value):  # noqa: D102
-        self._count()
-        return self.inner.set(key, value)
-
-    def get(self, key):  # noqa: D102
-        self._count()
-        return self.inner.get(key)
-
-    def add(self, key, value):  # noqa: D102
-        self._count()
-        return self.inner.add(key, value)
-
-    def compare_set(self, key, expected, desired):  # noqa: D102
-        self._count()
-        return self.inner.compare_set(key, expected, desired)
-
-    def wait(self, keys, timeout=None):  # noqa: D102
-        self._count()
-        return self.inner.wait(keys) if timeout is None else self.inner.wait(keys, timeout)
-
-    def check(self, keys):  # noqa: D102
-        self._count()
-        return self.inner.check(keys)
-
-    def delete_key(self, key):  # noqa: D102
-        self._count()
-        return self.inner.delete_key(key)
-
-    def num_keys(self):  # noqa: D102
-        return self.inner.num_keys()
-
-    def multi_get(self, keys):  # noqa: D102
-        self._count()
-        return self.inner.multi_get(keys)
-
-    def multi_set(self, keys, values):  # noqa: D102
-        self._count()
-        return self.inner.multi_set(keys, values)
-
-    def append(self, key, value):  # noqa: D102
-        self._count()
-        return self.inner.append(key, value)
-
-    def has_extended_api(self):  # noqa: D102
-        return True
-
-    def set_timeout(self, timeout):  # noqa: D102
-        return self.inner.set_timeout(timeout)
-
-    @property
-    def timeout(self):  # noqa: D102
-        return self.inner.timeout
 
 
 def _live_groups() -> List[Any]:
