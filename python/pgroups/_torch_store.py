@@ -17,13 +17,16 @@ import torch.distributed as dist
 
 
 def rendezvous_store(default_store: Any, size: int) -> Any:
-    """The store to create a group of ``size`` members with: the default store where the
-    exchange gains nothing (one member), cannot be read at once (no ``multi_get``: torch
-    1.x), or is not gloo's eager one (``TORCH_GLOO_LAZY_INIT``: pairs connect on first
-    use, each through keys of its own)."""
+    """The store to create a group of ``size`` members with: a store of this process alone
+    for one member; the default store where the exchange cannot be read at once (no
+    ``multi_get``: torch 1.x) or is not gloo's eager one (``TORCH_GLOO_LAZY_INIT``: pairs
+    connect on first use, each through keys of its own)."""
     lazy = os.environ.get("TORCH_GLOO_LAZY_INIT", "0") not in ("", "0")
-    if size < 2 or lazy or not hasattr(default_store, "multi_get"):
+    if lazy or not hasattr(default_store, "multi_get"):
         return default_store
+    if size == 1:
+        # A one-rank group only ever reads what it wrote itself: no round trip at all.
+        return dist.HashStore()
     return ExchangeStore(default_store, size)
 
 
