@@ -24,7 +24,7 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NoReturn, Optional, Sequence, Tuple
 
 from . import _pgroups
 
@@ -65,7 +65,8 @@ def agree(generation: int, fields: Sequence[Tuple[str, str]], error: Optional[Ba
     digest = str(_pgroups.settings_digest(record))
     wait_for = datetime.timedelta(seconds=timeout) if timeout else _NO_TIMEOUT
     store.set(f"{prefix}rank/{rank}", digest)
-    if int(store.add(prefix + "arrived", 1)) == world:
+    arrival = int(store.add(prefix + "arrived", 1))
+    if arrival == world:
         digests = _read(store, [f"{prefix}rank/{r}" for r in range(world)])
         verdict = _OPEN if all(d == digests[0] for d in digests) else _DIFFER
         # compare_set keeps an earlier "abandoned": a gate closed by a rank that gave up stays
@@ -77,12 +78,15 @@ def agree(generation: int, fields: Sequence[Tuple[str, str]], error: Optional[Ba
         try:
             store.wait([prefix + "gate"], wait_for)
         except RuntimeError:
-            store.compare_set(prefix + "gate", "", _ABANDONED)
-            missing = [r for r in range(world) if not _present(store, f"{prefix}rank/{r}")]
-            raise _pgroups.TimeoutError(
-                _pgroups.timeout_message(timeout or 0.0, AGREEMENT, "agreement", rank, world, missing)) from None
+            # The gate says how many had arrived when it closed: those ranks time out as this
+            # one does, a rank that comes later learns that the others stopped waiting.
+            there = int(store.add(prefix + "arrived", 0))
+            store.compare_set(prefix + "gate", "", f"{_ABANDONED}{there}")
+            _raise_timeout(store, prefix, timeout, rank, world)
         gate = _text(store.get(prefix + "gate"))
-    if gate == _ABANDONED:
+    if gate.startswith(_ABANDONED):
+        if arrival <= int(gate[len(_ABANDONED):]):
+            _raise_timeout(store, prefix, timeout, rank, world)
         raise _pgroups.TimeoutError(
             f"the other ranks stopped waiting at {AGREEMENT} before this rank arrived (step 'agreement', rank "
             f"{rank} of {world})")
@@ -105,7 +109,13 @@ def agree(generation: int, fields: Sequence[Tuple[str, str]], error: Optional[Ba
     raise _pgroups.MismatchError(f"{WHAT} mismatch across {world} ranks: the digests differ")
 
 
-_OPEN, _DIFFER, _ABANDONED = "open", "differ", "abandoned"
+def _raise_timeout(store: Any, prefix: str, timeout: Optional[float], rank: int, world: int) -> NoReturn:
+    missing = [r for r in range(world) if not _present(store, f"{prefix}rank/{r}")]
+    raise _pgroups.TimeoutError(
+        _pgroups.timeout_message(timeout or 0.0, AGREEMENT, "agreement", rank, world, missing)) from None
+
+
+_OPEN, _DIFFER, _ABANDONED = "open", "differ", "abandoned:"
 _PROBE = "\x00pgroups-absent"  # no digest, record or gate value
 
 

@@ -57,6 +57,7 @@ exit status 8, as the C++ watchdog does.
 from __future__ import annotations
 
 import datetime
+import functools
 import inspect
 import time
 import types
@@ -97,7 +98,14 @@ def gloo_direct_available() -> bool:
 
 
 def _has_local_synchronization() -> bool:
-    return "use_local_synchronization" in inspect.signature(dist.new_group).parameters
+    return "use_local_synchronization" in _parameters(dist.new_group)
+
+
+@functools.lru_cache(maxsize=None)
+def _parameters(function: Any) -> Tuple[str, ...]:
+    """The parameter names of a torch function: read once per function object, since
+    inspect.signature costs a fraction of a millisecond and creation asks per group."""
+    return tuple(inspect.signature(function).parameters)
 
 
 def methods_available() -> List[str]:
@@ -291,7 +299,7 @@ def _options(backend: Optional[str], deadline: Optional[float], names: List[str]
         options["backend"] = backend
     if deadline is not None:
         options["timeout"] = datetime.timedelta(seconds=max(deadline - time.monotonic(), 1.0))
-    if "group_desc" in inspect.signature(dist.new_group).parameters:
+    if "group_desc" in _parameters(dist.new_group):
         options["group_desc"] = "pgroups:" + "+".join(names)
     return options
 
@@ -415,7 +423,7 @@ def _local_group(ranks: List[int], rank: int, name: str, options: Dict[str, Any]
 
     helper = getattr(c10d, "_new_process_group_helper", None)
     wanted = ("group_name", "group_desc", "timeout", "backend_options")
-    if helper is None or not all(p in inspect.signature(helper).parameters for p in wanted) or \
+    if helper is None or not all(p in _parameters(helper) for p in wanted) or \
             not hasattr(getattr(c10d, "_world", None), "pg_group_ranks"):
         return dist.new_group(ranks, use_local_synchronization=True, **options)
     backend = c10d.Backend(options.get("backend") or str(dist.get_backend()))
