@@ -133,9 +133,11 @@ def worker(args) -> int:
     snapshots[0] = [p.detach().clone() for p in model.parameters()]
     step = 0
     recovered = False
+    since_loss = 0.0
     while step < args.steps:
         if identity == args.kill_rank and step == args.kill_step and not recovered:
             print(f"rank {identity}: killing itself at the start of step {step}", flush=True)
+            store.set("example/killed_at", repr(time.time()))
             os.kill(os.getpid(), signal.SIGKILL)
         try:
             dp, dp_rank = groups.get_world_size("dp"), groups.get_local_rank("dp")
@@ -163,7 +165,9 @@ def worker(args) -> int:
             print(f"rank {identity}: {time.time():.2f} step {step} failed ({str(failure).splitlines()[0][:80]}); recovering", flush=True)
             outcome = pgroups.torch.recover(groups, store=store, step=step, timeout=args.timeout / 2)
             recovered = True
-            print(f"rank {identity}: recovered in {time.monotonic() - started:.2f} s: {outcome.fate}, new rank "
+            since_loss = time.time() - float(store.get("example/killed_at").decode())
+            print(f"rank {identity}: recovered {since_loss:.2f} s after the loss ({time.monotonic() - started:.2f} s "
+                  f"after its own failure): {outcome.fate}, new rank "
                   f"{outcome.rank}, resume at step {outcome.step}, {outcome.plan.describe()}, lost {outcome.recovery.lost}, "
                   f"spares {outcome.recovery.spares}", flush=True)
             if outcome.fate == "spare":
@@ -180,6 +184,10 @@ def worker(args) -> int:
                 del losses[later]
     expected = reference_losses(args.steps)
     bad = [k for k in range(args.steps) if abs(losses[k] - expected[k]) > 1e-5 * abs(expected[k])]
+    if recovered and since_loss > args.timeout + 5:
+        print(f"rank {identity}: recovered {since_loss:.2f} s after the loss, past the timeout {args.timeout} s + 5 s",
+              flush=True)
+        bad.append(-1)
     for k in bad:
         print(f"rank {identity}: step {k} loss {losses[k]!r} differs from the reference {expected[k]!r}", flush=True)
     heartbeat.stop()
