@@ -125,14 +125,20 @@ def _heartbeat(store: Any, identity: int) -> Optional[int]:
     return int(store.add(key, 0)) if store.check([key]) else None
 
 
-def _decide(store: Any, prefix: str, world: int, ids: List[int], deadline: float, window: float) -> Dict[str, Any]:
+def _decide(store: Any, prefix: str, world: int, ids: List[int], deadline: float, window: float,
+            give_up: float) -> Dict[str, Any]:
     """Polls until a decision is in the store, or makes it: the ranks joined once every
-    missing one is judged dead, or at the deadline."""
+    missing one is judged dead, or at the deadline. A decider that died between winning and
+    writing leaves the others waiting: they give up at ``give_up``."""
     beats: Dict[int, Any] = {}
     while True:
         if store.check([prefix + "decision"]):
             return json.loads(store.get(prefix + "decision").decode())
         now = time.monotonic()
+        if now >= give_up:
+            raise _pgroups.TimeoutError(
+                f"pgroups.torch.recover: no decision on the survivors in {prefix} by the timeout: the rank that "
+                f"was to write it is gone")
         joined: Dict[int, int] = {}
         waiting = False
         for rank in range(world):
@@ -192,7 +198,8 @@ def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, time
     ``step`` the last step this rank completed (the survivors resume from the least);
     ``timeout`` (seconds) bounds the agreement on who is alive, and again the new world's
     forming (its default group and its groups get it as their timeout), so the call ends
-    within twice it; the groups' collective timeout should be below it, so that a rank
+    within twice it (three times when the rank that won the decision died before writing
+    it: the others then raise TimeoutError); the groups' collective timeout should be below it, so that a rank
     blocked on a dead peer fails and joins in time; ``shrink`` names the dimension that loses
     replicas (Plan.after_loss). Returns a :class:`Recovered`; raises ConfigError on every
     survivor alike when no layout remains (the C++ message), TimeoutError when this rank was
@@ -213,7 +220,7 @@ def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, time
     names = list(groups.kinds) if modes is None else list(modes)
     _abort_old_groups(groups)
     store.set(f"{prefix}joined/{rank}", str(step_value))
-    decision = _decide(store, prefix, world, ids, deadline, heartbeat_window)
+    decision = _decide(store, prefix, world, ids, deadline, heartbeat_window, deadline + seconds)
     alive: List[int] = decision["alive"]
     _state["generation"] = generation
     if rank not in alive:
