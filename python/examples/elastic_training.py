@@ -163,7 +163,9 @@ def worker(args) -> int:
                 raise
             started = time.monotonic()
             print(f"rank {identity}: {time.time():.2f} step {step} failed ({str(failure).splitlines()[0][:80]}); recovering", flush=True)
-            outcome = pgroups.torch.recover(groups, store=store, step=step, timeout=args.timeout / 2)
+            # The agreement ends as soon as every survivor joined (about the collective
+            # timeout after the loss); the new world's groups get the whole timeout.
+            outcome = pgroups.torch.recover(groups, store=store, step=step, timeout=args.timeout)
             recovered = True
             since_loss = time.time() - float(store.get("example/killed_at").decode())
             print(f"rank {identity}: recovered {since_loss:.2f} s after the loss ({time.monotonic() - started:.2f} s "
@@ -236,8 +238,8 @@ def main() -> int:
     parser.add_argument("--kill-step", type=int, default=3)
     parser.add_argument("--steps", type=int, default=6)
     parser.add_argument("--timeout", type=float, default=10.0,
-                        help="seconds from the loss to the survivors' new groups (collectives and each recovery phase "
-                             "get half)")
+                        help="the recovery's timeout in seconds (the collectives before the loss get half, so that "
+                             "a rank blocked on the dead one fails and joins in time)")
     parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -245,7 +247,14 @@ def main() -> int:
         parser.error(f"--nproc {args.nproc}: the mesh is tp=2 x dp=nproc/2, so an even number of at least 4")
     if not 0 <= args.kill_rank < args.nproc:
         parser.error(f"--kill-rank {args.kill_rank} is not a rank of {args.nproc}")
-    return worker(args) if args.worker is not None else parent(args)
+    if args.worker is None:
+        return parent(args)
+    code = worker(args)
+    # Past its last line a worker ends at once: torch tears aborted gloo groups down at
+    # interpreter exit, which can abort the process after its result was printed.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

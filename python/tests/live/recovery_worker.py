@@ -31,8 +31,7 @@ def main() -> int:
     store = TCPStore("127.0.0.1", args.port, is_master=False, timeout=datetime.timedelta(seconds=60))
     dist.init_process_group("gloo", store=PrefixStore(pgroups.torch.default_group_prefix(0), store), rank=args.rank,
                             world_size=args.world, timeout=datetime.timedelta(seconds=args.timeout / 2))
-    if not args.no_heartbeat:
-        pgroups.torch.start_heartbeat(store, args.rank)
+    heartbeat = None if args.no_heartbeat else pgroups.torch.start_heartbeat(store, args.rank)
     mesh = {name: int(size) for name, size in (item.split("=") for item in args.mesh.split(","))}
     plan = pgroups.Plan(mesh=mesh, groups=args.groups.split(","))
     groups = pgroups.torch.create_groups(plan, timeout=args.timeout / 2)
@@ -66,9 +65,15 @@ def main() -> int:
         result["sums"] = sums
         new.destroy()
         dist.destroy_process_group()
+    if heartbeat is not None:
+        heartbeat.stop()
     print(json.dumps(result), flush=True)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    # Past its result a worker ends at once: torch tears aborted gloo groups down at
+    # interpreter exit, which can abort the process after the result was printed.
+    sys.stdout.flush()
+    os._exit(code)
