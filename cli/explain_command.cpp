@@ -8,9 +8,12 @@
 #include "output.hpp"
 #include "plan_options.hpp"
 #include "print_warnings.hpp"
+#include "recovery_options.hpp"
 #include "pgroups/report/bill_report.hpp"
 #include "pgroups/report/locality_report.hpp"
 #include "pgroups/report/plan_report.hpp"
+#include "pgroups/report/recovery_report.hpp"
+#include "pgroups/config/config_json.hpp"
 #include "subcommand.hpp"
 
 namespace pgroups::cli {
@@ -21,6 +24,7 @@ Subcommand add_explain_command(CLI::App& parent) {
     std::int64_t rank = 0;
     std::string format = "text";
     report::BillOptions bill;  // issue 17
+    RecoveryOptions recovery;
   };
   auto options = std::make_shared<Options>();
   CLI::App* app = parent.add_subcommand("explain", "Show one rank's coordinates and its group in every mode");
@@ -29,8 +33,32 @@ Subcommand add_explain_command(CLI::App& parent) {
   app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   options->plan.add_gpus_per_node_to(*app);
   add_bill_options(*app, options->bill);  // issue 17
+  options->recovery.add_to(*app);
   return {app, [options] {
-            const Layout layout(options->plan.resolve());
+            const Layout planned(options->plan.resolve());
+            const std::optional<Recovery> recovery = options->recovery.resolve(planned);
+            if (recovery) {
+              // -r names an old rank: its fate, then its answers in the survivors' layout.
+              const std::int64_t old_rank = options->rank;
+              const std::optional<std::int64_t> new_rank = recovery->new_rank(old_rank);
+              if (options->format == "json") {
+                nlohmann::json json = new_rank ? report::explain_json(recovery->layout(), *new_rank)
+                                               : nlohmann::json{{"schema_version", report::kSchemaVersion},
+                                                                {"config", config_json(recovery->layout())}};
+                json["recovery"] = report::recovery_rank_json(*recovery, old_rank);
+                if (new_rank) report::add_bill_json(json, recovery->layout(), options->bill, *new_rank);
+                write_output(json.dump(1) + '\n');
+              } else {
+                std::string text = report::recovery_rank_text(*recovery, old_rank);
+                if (new_rank) {
+                  text += '\n' + report::explain_text(recovery->layout(), *new_rank);
+                  text += '\n' + report::bill_text(recovery->layout(), options->bill, *new_rank);
+                }
+                write_output(text);
+              }
+              return 0;
+            }
+            const Layout& layout = planned;
             const std::optional<report::LocalityReport> locality = report::planned_locality(layout);
             if (options->format == "json") {
               nlohmann::json json = report::explain_json(layout, options->rank);

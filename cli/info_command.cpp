@@ -35,6 +35,7 @@ namespace {
 
 struct MpiInfo {
   std::string library;   // first line of MPI_Get_library_version
+  bool ulfm = false;     // MPIX_Comm_shrink compiled in
   std::string standard;  // "3.1"
 };
 
@@ -78,7 +79,7 @@ BuildInfo gather() {
   if (::gethostname(host.data(), host.size() - 1) == 0) info.host = host.data();
   info.launcher = detect_launcher();
 #ifdef PGROUPS_INFO_WITH_MPI
-  info.mpi = MpiInfo{ask(mpi::library_version), ask(mpi::standard_version)};
+  info.mpi = MpiInfo{ask(mpi::library_version), mpi::has_ulfm(), ask(mpi::standard_version)};
 #endif
 #ifdef PGROUPS_HAVE_NCCL
   info.nccl = NcclInfo{ask(nccl::nccl_version), nccl::nccl_compile_version(), nccl::split_available()};
@@ -123,6 +124,7 @@ nlohmann::json info_json(const BuildInfo& info) {
   if (info.mpi) {
     mpi["library"] = info.mpi->library;
     mpi["standard"] = info.mpi->standard;
+    mpi["ulfm"] = info.mpi->ulfm;
   }
   nlohmann::json nccl = {{"built", info.nccl.has_value()}};
   if (info.nccl) {
@@ -149,7 +151,9 @@ std::string info_text(const BuildInfo& info) {
   if (info.nccl) backends += backends.empty() ? "nccl" : ", nccl";
   out += fmt::format("  {:<10} {}\n", "backends:", backends.empty() ? "none (the plan and explain commands only)" : backends);
   out += fmt::format("  {:<10} {}\n", "mpi:",
-                     info.mpi ? fmt::format("{} (MPI {})", info.mpi->library, info.mpi->standard)
+                     info.mpi ? fmt::format("{} (MPI {}; ULFM MPIX_Comm_shrink {})", info.mpi->library,
+                                            info.mpi->standard,
+                                            info.mpi->ulfm ? "yes" : "no: a lost rank ends the job, see pgroups plan --lost")
                               : std::string("not built (configure with -DPGROUPS_WITH_MPI=ON)"));
   out += fmt::format("  {:<10} {}\n", "nccl:",
                      info.nccl ? fmt::format("{} (compiled against {}; ncclCommSplit {})", info.nccl->runtime,

@@ -13,9 +13,11 @@
 #include "plan_options.hpp"
 #include "plan_picture.hpp"
 #include "print_warnings.hpp"
+#include "recovery_options.hpp"
 #include "pgroups/report/bill_report.hpp"
 #include "pgroups/report/locality_report.hpp"
 #include "pgroups/report/plan_report.hpp"
+#include "pgroups/report/recovery_report.hpp"
 #include "subcommand.hpp"
 
 namespace pgroups::cli {
@@ -45,6 +47,7 @@ Subcommand add_plan_command(CLI::App& parent) {
     std::optional<std::string> svg_file;
     std::optional<std::string> html_file;
     report::BillOptions bill;
+    RecoveryOptions recovery;
   };
   auto options = std::make_shared<Options>();
   CLI::App* app = parent.add_subcommand("plan", "Print every process group of a configuration (no communication)");
@@ -53,6 +56,7 @@ Subcommand add_plan_command(CLI::App& parent) {
   options->plan.add_gpus_per_node_to(*app);
   add_picture_options(*app, options->svg_file, options->html_file);
   add_bill_options(*app, options->bill);
+  options->recovery.add_to(*app);
   return {app, [options] {
             // Outputs are checked against the inputs and each other before anything is read or written.
             std::vector<NamedFile> outputs;
@@ -61,13 +65,19 @@ Subcommand add_plan_command(CLI::App& parent) {
             std::vector<NamedFile> inputs;
             if (const std::string* config = options->plan.config_path()) inputs.push_back({"--config", *config});
             check_outputs(outputs, inputs);
-            const Layout layout(options->plan.resolve());
+            const Layout planned(options->plan.resolve());
+            // After a loss the plan shown is the survivors', its groups in new ranks.
+            const std::optional<Recovery> recovery = options->recovery.resolve(planned);
+            const Layout& layout = recovery ? recovery->layout() : planned;
             const std::optional<report::LocalityReport> locality = report::planned_locality(layout);
             write_pictures(layout, locality, options->svg_file, options->html_file);
             if (options->format == "json") {
-              write_output(report::plan_document_json(layout, locality, options->bill).dump() + '\n');
+              nlohmann::json json = report::plan_document_json(layout, locality, options->bill);
+              if (recovery) json.update(report::recovery_json(*recovery, options->bill));
+              write_output(json.dump() + '\n');
             } else {
-              write_output(report::plan_document_text(layout, locality, options->bill));
+              const std::string text = report::plan_document_text(layout, locality, options->bill);
+              write_output(recovery ? report::recovery_text(*recovery, options->bill) + '\n' + text : text);
             }
             if (locality) print_warnings(report::locality_report_warnings(layout, *locality));
             return 0;

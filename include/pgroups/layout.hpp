@@ -18,4 +18,5 @@
 #include "pgroups/layout/parallel_mode.hpp"  // IWYU pragma: export
 #include "pgroups/layout/partition_key.hpp"  // IWYU pragma: export
 #include "pgroups/layout/rank_view.hpp"  // IWYU pragma: export
+#include "pgroups/layout/recovery.hpp"  // IWYU pragma: export
 #include "pgroups/layout/timeout.hpp"  // IWYU pragma: export

@@ -21,7 +21,7 @@ from ._pgroups import (
     TimeoutError,
 )
 from ._modes import ParallelMode
-from ._plan import Mesh, Plan
+from ._plan import Mesh, Plan, Recovery
 from ._context import ParallelContext
 
 __version__ = "0.1.0"
@@ -37,6 +37,7 @@ __all__ = [
     "ParallelMode",
     "ParseError",
     "Plan",
+    "Recovery",
     "StateError",
     "TimeoutError",
 ]

@@ -474,3 +474,9 @@ def device_mesh(source: Union[Plan, TorchGroups], device_type: str = "cpu", *, t
 # What _torch_mesh needs of this module, handed to it rather than imported by it.
 _FRONT = types.SimpleNamespace(create_groups=_create_groups, singleton=_singleton, timeout_seconds=_timeout_seconds,
                                agree_on=agree_on, plan_fields=plan_fields, reject=reject)
+
+
+# Rebuilding after a lost rank (docs/recovery.md): a module of its own, which imports this
+# one only when a recovery runs.
+from ._torch_recovery import Heartbeat, Recovered, default_group_prefix, recover, start_heartbeat  # noqa: E402
+__all__ += ["Heartbeat", "Recovered", "default_group_prefix", "recover", "start_heartbeat"]

@@ -22,5 +22,6 @@ void bind_context(pybind11::module_& m);
 void bind_bill(pybind11::module_& m);
 /// RankView and PartitionKey (pgroups/layout/rank_view.hpp).
 void bind_view(pybind11::module_& m);
+void bind_recovery(pybind11::module_& m);
 
 }  // namespace pgroups::python

@@ -55,4 +55,5 @@ PYBIND11_MODULE(_pgroups, m) {
   pgroups::python::bind_context(m);
   pgroups::python::bind_bill(m);
   pgroups::python::bind_view(m);
+  pgroups::python::bind_recovery(m);
 }

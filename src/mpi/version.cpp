@@ -1,6 +1,9 @@
 #include "pgroups/mpi/version.hpp"
 
 #include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
 
 #include <fmt/format.h>
 
@@ -9,6 +12,14 @@
 #include "pgroups/mpi/error.hpp"
 
 namespace pgroups::mpi {
+
+bool has_ulfm() noexcept {
+#if (defined(OMPI_HAVE_MPI_EXT_FTMPI) && OMPI_HAVE_MPI_EXT_FTMPI) || defined(MPIX_ERR_PROC_FAILED)
+  return true;
+#else
+  return false;
+#endif
+}
 
 std::string library_version() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};

@@ -35,7 +35,9 @@ TEST(InfoCommand, TextNamesTheVersionTheBuildAndEachBackendWithItsLibraryVersion
   EXPECT_EQ(out.rfind(fmt::format("pgroups {}\n", PGROUPS_TEST_VERSION), 0), 0U) << out;
   EXPECT_TRUE(std::regex_search(out, std::regex("\n  build: +[^,\n]+, [A-Za-z]+ [0-9.]+\n"))) << out;
 #ifdef PGROUPS_TEST_WITH_MPI
-  EXPECT_NE(out.find(fmt::format("\n  mpi:       {} (MPI {})\n", mpi::library_version(), mpi::standard_version())),
+  EXPECT_NE(out.find(fmt::format("\n  mpi:       {} (MPI {}; ULFM MPIX_Comm_shrink {})\n", mpi::library_version(),
+                                 mpi::standard_version(),
+                                 mpi::has_ulfm() ? "yes" : "no: a lost rank ends the job, see pgroups plan --lost")),
             std::string::npos)
       << out;
 #endif
@@ -64,6 +66,7 @@ TEST(InfoCommand, JsonReportsTheSameFactsAsTheLibraries) {
   EXPECT_EQ(backends.at("mpi").at("built"), true);
   EXPECT_EQ(backends.at("mpi").at("library"), mpi::library_version());
   EXPECT_EQ(backends.at("mpi").at("standard"), mpi::standard_version());
+  EXPECT_EQ(backends.at("mpi").at("ulfm"), mpi::has_ulfm());
 #endif
 #ifdef PGROUPS_HAVE_NCCL
   const nlohmann::json& nccl = backends.at("nccl");

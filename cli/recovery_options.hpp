@@ -1,0 +1,40 @@
+#pragma once
+// The options of a recovery, shared by plan and explain: `--lost LIST` or `--alive LIST`
+// (ranks and inclusive ranges, "3,17,20-23") and `--shrink DIM`.
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pgroups/layout/recovery.hpp"
+
+namespace pgroups::cli {
+
+/// Reads "3,17,20-23" into ranks in the order given, each by the integer options' reader.
+/// Throws CLI::ValidationError naming `option` and the item for an empty item, an item
+/// that is no decimal integer, a range whose end is below its start, or more than
+/// kMaxListedRanks ranks in all.
+[[nodiscard]] std::vector<std::int64_t> parse_rank_list(const std::string& text, const std::string& option);
+
+class RecoveryOptions {
+ public:
+  void add_to(CLI::App& app);
+  /// Whether --lost or --alive was given.
+  [[nodiscard]] bool given() const;
+  /// The recovery of `layout` the options ask for; nothing without --lost or --alive
+  /// (CLI::ValidationError for --shrink alone). Throws ConfigError as Recovery does.
+  [[nodiscard]] std::optional<Recovery> resolve(const Layout& layout) const;
+
+ private:
+  std::string lost_;
+  std::string alive_;
+  std::string shrink_;
+  CLI::Option* lost_option_ = nullptr;
+  CLI::Option* alive_option_ = nullptr;
+  CLI::Option* shrink_option_ = nullptr;
+};
+
+}  // namespace pgroups::cli

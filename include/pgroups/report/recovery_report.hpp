@@ -1,0 +1,42 @@
+#pragma once
+/// \file
+/// How a recovery (pgroups/layout/recovery.hpp) is shown by `pgroups plan --lost` /
+/// `explain --lost` and by Python's Plan.after_loss: what was lost, dropped, kept and
+/// renumbered, the spares, the rank map, and the bill (communicators destroyed and created
+/// per surviving rank), in bounded time at any world size for text.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "pgroups/layout/recovery.hpp"
+#include "pgroups/report/bill_report.hpp"
+
+namespace pgroups::report {
+
+/// The recovery's keys of the plan JSON: "rank_map" (entry r the old rank of new rank r),
+/// "spares", "lost", "joining" (ascending), "shrink" {"dim", "old_size", "new_size",
+/// "replica_size", "dropped", "added"} and "recovery_bill" (recovery_bill_json). Throws
+/// ConfigError like plan_json when the new world or the spares pass kMaxJsonWorldSize.
+[[nodiscard]] nlohmann::json recovery_json(const Recovery& recovery, const BillOptions& bill);
+
+/// {"ranks": {"active", "spare", "lost", "joined", "renumbered"}, "communicators_per_rank":
+/// {"destroyed", "created"}}: a survivor destroys every communicator of the old layout
+/// (a group over a dead rank cannot be reused) and creates the new layout's (bill_report's
+/// largest per-rank `created`); every active rank keeps its process, device and the
+/// weights of its replica. O(kinds^2 x group size + |lost|).
+[[nodiscard]] nlohmann::json recovery_bill_json(const Recovery& recovery, const BillOptions& bill);
+
+/// The recovery as text, before the new plan: the shrinking dimension's old and new size,
+/// the dropped replicas with their lost ranks, the spares, what moved (the renumbered
+/// replicas, as ranges), the joiners' replicas, the rank map (elided) and the bill.
+[[nodiscard]] std::string recovery_text(const Recovery& recovery, const BillOptions& bill);
+
+/// One old rank after the recovery: "old rank R runs new rank N" (then the caller shows
+/// N in the new layout), "old rank R is a spare: ..." or "old rank R is lost".
+[[nodiscard]] std::string recovery_rank_text(const Recovery& recovery, std::int64_t old_rank);
+/// {"old_rank", "fate", "new_rank" (null unless active)}.
+[[nodiscard]] nlohmann::json recovery_rank_json(const Recovery& recovery, std::int64_t old_rank);
+
+}  // namespace pgroups::report

@@ -1,0 +1,261 @@
+"""A job that loses a rank and goes on: DDP over the dp dimension of a tp x dp mesh on torch
+gloo, one rank SIGKILLed at the start of a chosen step, the survivors rebuilt by
+pgroups.torch.recover on the layout Plan.after_loss gives them.
+
+    python python/examples/elastic_training.py --nproc 8 --kill-rank 3 --kill-step 3
+
+The parent holds the TCPStore (torchrun's agent would end every worker when one fails; an
+in-process-restart launcher keeps the store and the survivors, as this parent does) and
+starts the workers. Each worker trains a two-layer MLP whose layers are split over tp by
+hand (the first by output rows, the second by input columns, its partial outputs summed
+over tp), wrapped in DDP over its dp group. The data rule: the global batch of step k is
+samples [k*G, (k+1)*G) of one fixed data set, and replica d of D takes the d-th of D equal
+contiguous slices, so that DDP's mean of the replicas' gradients is the gradient of the
+whole global batch whatever D is (G must divide by every D the job runs). After the loss
+the survivors resume from the last step they all completed, with their own weights of that
+step; their per-step losses are compared with one process training the unsplit model on
+the same global batches. Each survivor prints its losses and `rank N: ok` (N its old rank)
+when every one matched within 1e-5 relative, or `rank N: spare` when it was left idle; the
+parent exits 0 only then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import signal
+import subprocess
+import sys
+import time
+
+GLOBAL_BATCH = 24
+IN, HIDDEN = 8, 16
+LR = 0.05
+
+
+def make_data(steps: int):
+    import torch
+
+    g = torch.Generator().manual_seed(1234)
+    x = torch.randn(steps * GLOBAL_BATCH, IN, generator=g, dtype=torch.float64)
+    w = torch.randn(IN, 1, generator=g, dtype=torch.float64)
+    y = torch.tanh(x @ w) + 0.1 * torch.randn(steps * GLOBAL_BATCH, 1, generator=g, dtype=torch.float64)
+    return x, y
+
+
+def make_weights():
+    import torch
+
+    g = torch.Generator().manual_seed(99)
+    w1 = torch.randn(HIDDEN, IN, generator=g, dtype=torch.float64) * 0.3
+    b1 = torch.zeros(HIDDEN, dtype=torch.float64)
+    w2 = torch.randn(1, HIDDEN, generator=g, dtype=torch.float64) * 0.3
+    return w1, b1, w2
+
+
+def reference_losses(steps: int):
+    """One process, the unsplit model, the whole global batch each step."""
+    import torch
+
+    x, y = make_data(steps)
+    w1, b1, w2 = (t.clone().requires_grad_(True) for t in make_weights())
+    losses = []
+    for k in range(steps):
+        xb, yb = x[k * GLOBAL_BATCH:(k + 1) * GLOBAL_BATCH], y[k * GLOBAL_BATCH:(k + 1) * GLOBAL_BATCH]
+        loss = ((torch.relu(xb @ w1.T + b1) @ w2.T - yb) ** 2).mean()
+        for p in (w1, b1, w2):
+            p.grad = None
+        loss.backward()
+        with torch.no_grad():
+            for p in (w1, b1, w2):
+                p -= LR * p.grad
+        losses.append(loss.item())
+    return losses
+
+
+def worker(args) -> int:
+    import torch
+    import torch.distributed as dist
+    from torch.distributed import PrefixStore, TCPStore
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    import pgroups
+    import pgroups.torch
+
+    identity = args.worker
+    store = TCPStore("127.0.0.1", args.port, is_master=False, timeout=datetime.timedelta(seconds=args.timeout * 3))
+    collective_timeout = datetime.timedelta(seconds=args.timeout / 2)
+    dist.init_process_group("gloo", store=PrefixStore(pgroups.torch.default_group_prefix(0), store), rank=identity,
+                            world_size=args.nproc, timeout=collective_timeout)
+    heartbeat = pgroups.torch.start_heartbeat(store, identity)
+    plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp", tp=2, dp=args.nproc // 2), groups=["tp", "dp"])
+    # Collectives time out in half the recovery's timeout: a rank blocked on a dead peer
+    # fails and joins the survivors' agreement in time.
+    groups = pgroups.torch.create_groups(plan, timeout=args.timeout / 2)
+
+    class SumOverTp(torch.autograd.Function):
+        # Forward: the row-parallel layer's partial outputs summed over tp; backward: every
+        # tp rank's partial output gets the whole output's gradient.
+        @staticmethod
+        def forward(ctx, partial, group):
+            out = partial.clone()
+            dist.all_reduce(out, group=group)
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad, None
+
+    class ShardedMlp(torch.nn.Module):
+        def __init__(self, tp_rank: int, tp_size: int, tp_group):
+            super().__init__()
+            w1, b1, w2 = make_weights()
+            rows = slice(tp_rank * HIDDEN // tp_size, (tp_rank + 1) * HIDDEN // tp_size)
+            self.w1 = torch.nn.Parameter(w1[rows].clone())
+            self.b1 = torch.nn.Parameter(b1[rows].clone())
+            self.w2 = torch.nn.Parameter(w2[:, rows].clone())
+            self.tp_group = tp_group
+
+        def forward(self, x):
+            return SumOverTp.apply(torch.relu(x @ self.w1.T + self.b1) @ self.w2.T, self.tp_group)
+
+    x, y = make_data(args.steps)
+    losses = {}
+    snapshots = {}
+
+    def build(groups):
+        model = ShardedMlp(groups.get_local_rank("tp"), groups.get_world_size("tp"), groups.get_group("tp"))
+        ddp = DDP(model, process_group=groups.get_group("dp"))
+        return model, ddp
+
+    model, ddp = build(groups)
+    snapshots[0] = [p.detach().clone() for p in model.parameters()]
+    step = 0
+    recovered = False
+    since_loss = 0.0
+    while step < args.steps:
+        if identity == args.kill_rank and step == args.kill_step and not recovered:
+            print(f"rank {identity}: killing itself at the start of step {step}", flush=True)
+            store.set("example/killed_at", repr(time.time()))
+            os.kill(os.getpid(), signal.SIGKILL)
+        try:
+            dp, dp_rank = groups.get_world_size("dp"), groups.get_local_rank("dp")
+            if GLOBAL_BATCH % dp:
+                raise pgroups.ConfigError(f"global batch {GLOBAL_BATCH} does not divide by dp {dp}")
+            share = GLOBAL_BATCH // dp
+            first = step * GLOBAL_BATCH + dp_rank * share
+            xb, yb = x[first:first + share], y[first:first + share]
+            loss = ((ddp(xb) - yb) ** 2).mean()
+            ddp.zero_grad()
+            loss.backward()
+            with torch.no_grad():
+                for p in model.parameters():
+                    p -= LR * p.grad
+                total = loss.detach().clone()
+                dist.all_reduce(total, group=groups.get_group("dp"))
+            losses[step] = total.item() / dp
+            step += 1
+            snapshots[step] = [p.detach().clone() for p in model.parameters()]
+            print(f"rank {identity}: step {step - 1} loss {losses[step - 1]:.12f} (dp {dp})", flush=True)
+        except RuntimeError as failure:
+            if recovered:
+                raise
+            started = time.monotonic()
+            print(f"rank {identity}: {time.time():.2f} step {step} failed ({str(failure).splitlines()[0][:80]}); recovering", flush=True)
+            # The agreement ends as soon as every survivor joined (about the collective
+            # timeout after the loss); the new world's groups get the whole timeout.
+            outcome = pgroups.torch.recover(groups, store=store, step=step, timeout=args.timeout)
+            recovered = True
+            since_loss = time.time() - float(store.get("example/killed_at").decode())
+            print(f"rank {identity}: recovered {since_loss:.2f} s after the loss ({time.monotonic() - started:.2f} s "
+                  f"after its own failure): {outcome.fate}, new rank "
+                  f"{outcome.rank}, resume at step {outcome.step}, {outcome.plan.describe()}, lost {outcome.recovery.lost}, "
+                  f"spares {outcome.recovery.spares}", flush=True)
+            if outcome.fate == "spare":
+                heartbeat.stop()
+                print(f"rank {identity}: spare", flush=True)
+                return 0
+            groups = outcome.groups
+            step = outcome.step
+            model, ddp = build(groups)
+            with torch.no_grad():
+                for p, saved in zip(model.parameters(), snapshots[step]):
+                    p.copy_(saved)
+            for later in [k for k in losses if k >= step]:
+                del losses[later]
+    expected = reference_losses(args.steps)
+    bad = [k for k in range(args.steps) if abs(losses[k] - expected[k]) > 1e-5 * abs(expected[k])]
+    if recovered and since_loss > args.timeout + 5:
+        print(f"rank {identity}: recovered {since_loss:.2f} s after the loss, past the timeout {args.timeout} s + 5 s",
+              flush=True)
+        bad.append(-1)
+    for k in bad:
+        print(f"rank {identity}: step {k} loss {losses[k]!r} differs from the reference {expected[k]!r}", flush=True)
+    heartbeat.stop()
+    groups.destroy()
+    dist.destroy_process_group()
+    print(f"rank {identity}: {'ok' if not bad else 'MISMATCH'}", flush=True)
+    return 0 if not bad else 1
+
+
+def parent(args) -> int:
+    from torch.distributed import TCPStore
+
+    store = TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False,
+                     timeout=datetime.timedelta(seconds=args.timeout * 3))
+    env = dict(os.environ, OMP_NUM_THREADS="1", GLOO_SOCKET_IFNAME=os.environ.get("GLOO_SOCKET_IFNAME", "lo"))
+    workers = [subprocess.Popen([sys.executable, __file__, "--worker", str(r), "--port", str(store.port),
+                                 "--nproc", str(args.nproc), "--kill-rank", str(args.kill_rank), "--kill-step",
+                                 str(args.kill_step), "--steps", str(args.steps), "--timeout", str(args.timeout)],
+                                env=env) for r in range(args.nproc)]
+    limit = time.monotonic() + args.timeout * 6 + 120
+    codes = {}
+    lost_at = None
+    while len(codes) < len(workers) and time.monotonic() < limit:
+        for r, proc in enumerate(workers):
+            if r not in codes and proc.poll() is not None:
+                codes[r] = proc.returncode
+                if r == args.kill_rank:
+                    lost_at = time.monotonic()
+        time.sleep(0.1)
+    if lost_at is not None:
+        print(f"parent: the survivors ended {time.monotonic() - lost_at:.1f} s after rank {args.kill_rank} died "
+              f"(recovery timeout {args.timeout} s)", flush=True)
+    for r, proc in enumerate(workers):
+        if r not in codes:
+            proc.kill()
+            codes[r] = "killed after the time limit"
+    ok = all(code == (-signal.SIGKILL if r == args.kill_rank else 0) for r, code in codes.items())
+    print(f"parent: worker exits {codes}: {'ok' if ok else 'FAILED'}", flush=True)
+    return 0 if ok else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nproc", type=int, default=8)
+    parser.add_argument("--kill-rank", type=int, default=3)
+    parser.add_argument("--kill-step", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=6)
+    parser.add_argument("--timeout", type=float, default=10.0,
+                        help="the recovery's timeout in seconds (the collectives before the loss get half, so that "
+                             "a rank blocked on the dead one fails and joins in time)")
+    parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.nproc % 2 or args.nproc < 4:
+        parser.error(f"--nproc {args.nproc}: the mesh is tp=2 x dp=nproc/2, so an even number of at least 4")
+    if not 0 <= args.kill_rank < args.nproc:
+        parser.error(f"--kill-rank {args.kill_rank} is not a rank of {args.nproc}")
+    if args.worker is None:
+        return parent(args)
+    code = worker(args)
+    # Past its last line a worker ends at once: torch tears aborted gloo groups down at
+    # interpreter exit, which can abort the process after its result was printed.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""One worker of test_torch_recovery.py: joins the parent's store, creates a plan's groups,
+dies by SIGKILL when it is the one to, or else waits for a collective to fail, recovers, and
+prints what it ended with as one JSON line."""
+
+import argparse
+import datetime
+import json
+import os
+import signal
+import sys
+
+import torch
+import torch.distributed as dist
+from torch.distributed import PrefixStore, TCPStore
+
+import pgroups
+import pgroups.torch
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rank", type=int, required=True)
+    parser.add_argument("--world", type=int, required=True)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--mesh", required=True, help="tp=2,dp=2 (fastest first)")
+    parser.add_argument("--groups", required=True)
+    parser.add_argument("--kill", type=int, required=True)
+    parser.add_argument("--timeout", type=float, default=6.0)
+    parser.add_argument("--no-heartbeat", action="store_true")
+    args = parser.parse_args()
+    store = TCPStore("127.0.0.1", args.port, is_master=False, timeout=datetime.timedelta(seconds=60))
+    dist.init_process_group("gloo", store=PrefixStore(pgroups.torch.default_group_prefix(0), store), rank=args.rank,
+                            world_size=args.world, timeout=datetime.timedelta(seconds=args.timeout / 2))
+    heartbeat = None if args.no_heartbeat else pgroups.torch.start_heartbeat(store, args.rank)
+    mesh = {name: int(size) for name, size in (item.split("=") for item in args.mesh.split(","))}
+    plan = pgroups.Plan(mesh=mesh, groups=args.groups.split(","))
+    groups = pgroups.torch.create_groups(plan, timeout=args.timeout / 2)
+    dist.barrier()
+    if args.rank == args.kill:
+        os.kill(os.getpid(), signal.SIGKILL)
+    try:
+        for _ in range(100):
+            dist.all_reduce(torch.ones(1))
+        raise AssertionError("the collectives went on without the killed rank")
+    except RuntimeError:
+        pass
+    try:
+        outcome = pgroups.torch.recover(groups, store=store, step=7 + args.rank, timeout=args.timeout)
+    except pgroups.Error as error:
+        print(json.dumps({"rank": args.rank, "error": type(error).__name__, "message": str(error)}), flush=True)
+        return 0
+    result = {"rank": args.rank, "fate": outcome.fate, "new_rank": outcome.rank, "step": outcome.step,
+              "rank_map": outcome.recovery.rank_map, "spares": outcome.recovery.spares,
+              "world": outcome.plan.world_size, "generation": outcome.generation}
+    if outcome.fate == "active":
+        new = outcome.groups
+        result["members"] = {kind: [outcome.recovery.rank_map[r] for r in new.get_ranks_in_group(kind)]
+                             for kind in new.kinds}
+        # Every new group works: a sum over it of the old ranks.
+        sums = {}
+        for kind in new.kinds:
+            value = torch.tensor([float(args.rank)])
+            dist.all_reduce(value, group=new.get_group(kind))
+            sums[kind] = value.item()
+        result["sums"] = sums
+        new.destroy()
+        dist.destroy_process_group()
+    if heartbeat is not None:
+        heartbeat.stop()
+    print(json.dumps(result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    code = main()
+    # Past its result a worker ends at once: torch tears aborted gloo groups down at
+    # interpreter exit, which can abort the process after the result was printed.
+    sys.stdout.flush()
+    os._exit(code)

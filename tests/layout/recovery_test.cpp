@@ -1,0 +1,294 @@
+// Recovery (pgroups/layout/recovery.hpp): the survivors' layout over presets and meshes, every
+// new group mapped back onto the surviving replicas' old groups, spares, joiners, the errors,
+// and a world of 2^40 ranks answered at once.
+
+#include "pgroups/layout/recovery.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/mesh_config.hpp"
+#include "support/error_message.hpp"
+
+namespace pgroups {
+namespace {
+
+using test::message_of;
+
+Layout mesh_layout(const std::string& dims, std::vector<std::string> groups = {}) {
+  ParallelConfig config;
+  config.mesh = MeshConfig{parse_mesh_dims(dims), std::move(groups)};
+  return Layout(config);
+}
+
+Layout preset_layout(std::int64_t world, std::int64_t pipeline, std::int64_t tensor, TensorMode mode = TensorMode::tensor_1d,
+                     std::optional<std::int64_t> depth = std::nullopt, bool legacy = false) {
+  ParallelConfig config;
+  config.world_size = world;
+  config.pipeline = pipeline;
+  config.tensor_size = tensor;
+  config.tensor_mode = mode;
+  config.depth = depth;
+  config.legacy_sequence_dp = legacy;
+  return Layout(config);
+}
+
+Recovery lose(const Layout& layout, std::vector<std::int64_t> lost, std::string shrink = {}) {
+  return Recovery(layout, RecoveryRequest{std::move(lost), {}, std::move(shrink)});
+}
+
+bool varies(const GroupKind& kind, const std::string& dim) {
+  return std::find(kind.dims.begin(), kind.dims.end(), dim) != kind.dims.end();
+}
+
+// Every group of every new kind, mapped through the rank map, is the old group of its first
+// member with only the active ranks kept; a kind that does not vary the shrinking dimension
+// keeps its old group whole. The rank map is a bijection onto the active ranks, and every
+// old rank is active, spare or lost, as the counts say.
+void expect_replicas_keep_their_groups(const Recovery& recovery) {
+  const Layout& before = recovery.old_layout();
+  const Layout& after = recovery.layout();
+  const std::vector<std::int64_t> map = recovery.rank_map();
+  ASSERT_EQ(static_cast<std::int64_t>(map.size()), after.world_size());
+  for (std::int64_t r = 0; r < after.world_size(); ++r) {
+    ASSERT_EQ(recovery.new_rank(map[r]), r) << "new rank " << r;
+    if (r > 0 && map[r - 1] < before.world_size() && map[r] < before.world_size()) {
+      EXPECT_LT(map[r - 1], map[r]) << "the rank map is monotone";
+    }
+  }
+  std::int64_t active = 0, spare = 0, lost = 0;
+  for (std::int64_t old = 0; old < before.world_size(); ++old) {
+    switch (recovery.fate(old)) {
+      case RankFate::active: ++active; break;
+      case RankFate::spare: ++spare; break;
+      case RankFate::lost: ++lost; break;
+    }
+  }
+  for (std::int64_t id : recovery.joining()) recovery.fate(id) == RankFate::active ? ++active : ++spare;
+  EXPECT_EQ(active, after.world_size());
+  EXPECT_EQ(spare, recovery.spare_count());
+  EXPECT_EQ(lost, static_cast<std::int64_t>(recovery.lost().size()));
+  EXPECT_EQ(static_cast<std::int64_t>(recovery.spares().size()), recovery.spare_count());
+  for (const GroupKind& kind : after.group_kinds()) {
+    const std::size_t new_kind = after.group_kind_index(kind.name);
+    const std::size_t old_kind = before.group_kind_index(kind.name);
+    const bool whole = !varies(kind, recovery.shrink_dim()) && !(kind.name == "sequence_dp" && before.config().legacy_sequence_dp);
+    for (const std::vector<std::int64_t>& group : after.groups(new_kind)) {
+      std::vector<std::int64_t> mapped;
+      for (std::int64_t r : group) mapped.push_back(map[r]);
+      if (mapped.front() >= before.world_size()) continue;  // a joiners' replica: no old group
+      std::vector<std::int64_t> expected;
+      for (std::int64_t old : before.group_of(mapped.front(), old_kind)) {
+        if (recovery.fate(old) == RankFate::active) expected.push_back(old);
+      }
+      std::vector<std::int64_t> old_only;
+      std::copy_if(mapped.begin(), mapped.end(), std::back_inserter(old_only),
+                   [&](std::int64_t id) { return id < before.world_size(); });
+      EXPECT_EQ(old_only, expected) << "kind " << kind.name;
+      if (whole) {
+        EXPECT_EQ(mapped, before.group_of(mapped.front(), old_kind)) << "kind " << kind.name << " kept whole";
+      }
+    }
+  }
+}
+
+TEST(Recovery, LossInOneReplicaDropsItAndMakesItsHealthyRanksSpares) {
+  const Layout layout = mesh_layout("tp=2,dp=4,pp=2", {"tp", "dp", "pp", "tp-dp"});
+  const Recovery recovery = lose(layout, {3});  // tp 1, dp 1, pp 0
+  EXPECT_EQ(recovery.shrink_dim(), "dp");
+  EXPECT_EQ(recovery.layout().world_size(), 12);
+  EXPECT_EQ(recovery.layout().data_parallel_size(), 3);
+  EXPECT_EQ(recovery.layout().config().mesh->dims[1], (MeshDim{"dp", 3}));
+  EXPECT_EQ(std::vector<std::int64_t>(recovery.dropped_replicas().begin(), recovery.dropped_replicas().end()),
+            std::vector<std::int64_t>{1});
+  EXPECT_EQ(recovery.spares(), (std::vector<std::int64_t>{2, 10, 11}));
+  EXPECT_EQ(recovery.rank_map(), (std::vector<std::int64_t>{0, 1, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15}));
+  EXPECT_EQ(recovery.fate(3), RankFate::lost);
+  EXPECT_EQ(recovery.fate(10), RankFate::spare);
+  EXPECT_EQ(recovery.new_rank(12), 8);
+  expect_replicas_keep_their_groups(recovery);
+}
+
+TEST(Recovery, LossesInOneReplicaDropOnlyIt) {
+  const Recovery recovery = lose(mesh_layout("tp=2,dp=4,pp=2"), {10, 3, 2});
+  EXPECT_EQ(recovery.layout().world_size(), 12);
+  EXPECT_EQ(recovery.spares(), (std::vector<std::int64_t>{11}));
+  EXPECT_EQ(std::vector<std::int64_t>(recovery.lost().begin(), recovery.lost().end()),
+            (std::vector<std::int64_t>{2, 3, 10}));
+  expect_replicas_keep_their_groups(recovery);
+}
+
+TEST(Recovery, LossesInSeveralReplicasDropEach) {
+  const Recovery recovery = lose(mesh_layout("tp=2,dp=4,pp=2", {"tp", "dp", "pp", "tp-dp", "dp-pp"}), {3, 12});
+  EXPECT_EQ(recovery.layout().config().mesh->dims[1].size, 2);
+  EXPECT_EQ(recovery.rank_map(), (std::vector<std::int64_t>{0, 1, 6, 7, 8, 9, 14, 15}));
+  EXPECT_EQ(recovery.spares(), (std::vector<std::int64_t>{2, 4, 5, 10, 11, 13}));
+  expect_replicas_keep_their_groups(recovery);
+}
+
+TEST(Recovery, LossInEveryReplicaNamesTheReplicasAndWhy) {
+  const Layout layout = mesh_layout("tp=2,dp=2,pp=2");
+  const std::string message = message_of<ConfigError>([&] { (void)lose(layout, {0, 3, 7}); });
+  EXPECT_NE(message.find("no layout remains: every replica of dp lost a rank"), std::string::npos) << message;
+  EXPECT_NE(message.find("dp=0: lost rank 0"), std::string::npos) << message;
+  EXPECT_NE(message.find("dp=1: lost ranks 3, 7"), std::string::npos) << message;
+}
+
+TEST(Recovery, WholeNodeOfAPresetIsOneReplica) {
+  // data 2 x pipeline 2 x tensor 4: a node of 8 GPUs is one data replica.
+  const Layout layout = preset_layout(16, 2, 4, TensorMode::tensor_2d);
+  const Recovery recovery = lose(layout, {8, 9, 10, 11, 12, 13, 14, 15});
+  EXPECT_EQ(recovery.layout().config().world_size, 8);
+  EXPECT_EQ(recovery.layout().data_parallel_size(), 1);
+  EXPECT_EQ(recovery.spare_count(), 0);
+  EXPECT_EQ(recovery.rank_map(), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  expect_replicas_keep_their_groups(recovery);
+}
+
+TEST(Recovery, WholeNodeOfAMeshAcrossReplicas) {
+  // tp=4,dp=2,pp=2 on nodes of 8: node 1 (ranks 8-15) is pp stage 1 of both replicas.
+  const Layout layout = mesh_layout("tp=4,dp=2,pp=2");
+  const std::string message = message_of<ConfigError>([&] { (void)lose(layout, {8, 9, 10, 11, 12, 13, 14, 15}); });
+  EXPECT_NE(message.find("every replica of dp lost a rank (dp=0: lost ranks 8, 9, 10, 11; dp=1: lost ranks 12, 13, 14, 15)"),
+            std::string::npos)
+      << message;
+  // Shrinking pp instead keeps both data replicas on the surviving node.
+  const Recovery recovery = lose(layout, {8, 9, 10, 11, 12, 13, 14, 15}, "pp");
+  EXPECT_EQ(recovery.layout().world_size(), 8);
+  EXPECT_EQ(recovery.layout().pipeline_size(), 1);
+  expect_replicas_keep_their_groups(recovery);
+}
+
+TEST(Recovery, EveryPresetModeKeepsItsGroups) {
+  const std::vector<Layout> layouts = {
+      preset_layout(16, 2, 2, TensorMode::tensor_1d), preset_layout(32, 2, 4, TensorMode::tensor_2d),
+      preset_layout(32, 1, 8, TensorMode::tensor_2p5d, 2), preset_layout(24, 1, 8, TensorMode::tensor_3d),
+      preset_layout(16, 2, 2, TensorMode::sequence), preset_layout(16, 2, 2, TensorMode::sequence, std::nullopt, true),
+      preset_layout(12, 3, 1, TensorMode::none)};
+  for (const Layout& layout : layouts) {
+    SCOPED_TRACE(describe(layout.config()));
+    const std::int64_t w = layout.world_size();
+    const Recovery recovery = lose(layout, {1, w - 1});
+    EXPECT_EQ(recovery.layout().config().pipeline, layout.config().pipeline);
+    EXPECT_EQ(recovery.layout().config().tensor_size, layout.config().tensor_size);
+    expect_replicas_keep_their_groups(recovery);
+  }
+}
+
+TEST(Recovery, PresetShrinksItsPipelineOrTensorWhenAsked) {
+  const Recovery pipe = lose(preset_layout(24, 3, 2, TensorMode::tensor_1d), {3}, "pp");
+  EXPECT_EQ(pipe.shrink_dim(), "pipe");
+  EXPECT_EQ(pipe.layout().config().pipeline, 2);
+  EXPECT_EQ(pipe.layout().config().world_size, 16);
+  expect_replicas_keep_their_groups(pipe);
+  const Recovery tensor = lose(preset_layout(16, 2, 4, TensorMode::tensor_1d), {5}, "tp");
+  EXPECT_EQ(tensor.layout().config().tensor_size, 3);
+  expect_replicas_keep_their_groups(tensor);
+}
+
+TEST(Recovery, MeshWithEmbeddingGroupsKeepsThem) {
+  const Recovery recovery = lose(mesh_layout("tp=2,cp=2,dp=3,pp=2", {"tp", "cp", "dp", "pp", "embd", "pos_embd", "tp-cp-dp"}), {5});
+  expect_replicas_keep_their_groups(recovery);
+}
+
+TEST(Recovery, JoinersFillWholeNewReplicasAndTheRestAreSpares) {
+  const Layout layout = mesh_layout("tp=2,dp=4,pp=2", {"tp", "dp", "pp", "tp-dp"});
+  const Recovery recovery(layout, RecoveryRequest{{3}, {21, 16, 17, 18, 19, 20}, {}});
+  EXPECT_EQ(recovery.added_replicas(), 1);
+  EXPECT_EQ(recovery.layout().config().mesh->dims[1].size, 4);
+  EXPECT_EQ(recovery.spares(), (std::vector<std::int64_t>{2, 10, 11, 20, 21}));
+  // The new replica is dp=3: its tp pairs at pp 0 and pp 1 are the joiners in order.
+  const std::vector<std::int64_t> map = recovery.rank_map();
+  EXPECT_EQ(map[6], 16);
+  EXPECT_EQ(map[7], 17);
+  EXPECT_EQ(map[14], 18);
+  EXPECT_EQ(map[15], 19);
+  EXPECT_EQ(recovery.fate(20), RankFate::spare);
+  expect_replicas_keep_their_groups(recovery);
+}
+
+TEST(Recovery, JoinersAloneGrowThePreset) {
+  const Recovery recovery(preset_layout(8, 2, 2), RecoveryRequest{{}, {8, 9, 10, 11}, {}});
+  EXPECT_EQ(recovery.layout().config().world_size, 12);
+  EXPECT_EQ(recovery.layout().data_parallel_size(), 3);
+  EXPECT_EQ(recovery.old_rank(11), 11);
+  expect_replicas_keep_their_groups(recovery);
+}
+
+TEST(Recovery, JoinersCanReplaceEveryDroppedReplica) {
+  const Recovery recovery(mesh_layout("tp=2,dp=1"), RecoveryRequest{{1}, {2, 3}, {}});
+  EXPECT_EQ(recovery.rank_map(), (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(recovery.spares(), (std::vector<std::int64_t>{0}));
+}
+
+TEST(Recovery, AliveListGivesLostAndJoining) {
+  const std::vector<std::int64_t> alive = {9, 0, 1, 2, 4, 5, 6, 7, 8};
+  const RecoveryRequest request = recovery_request_from_alive(8, alive);
+  EXPECT_EQ(request.lost, std::vector<std::int64_t>{3});
+  EXPECT_EQ(request.joining, (std::vector<std::int64_t>{8, 9}));
+  EXPECT_NE(message_of<ConfigError>([] {
+              const std::vector<std::int64_t> twice = {1, 1};
+              (void)recovery_request_from_alive(8, twice);
+            }).find("rank 1 is listed twice as alive"),
+            std::string::npos);
+}
+
+TEST(Recovery, NoLossKeepsTheLayout) {
+  const Layout layout = mesh_layout("tp=2,dp=2");
+  const Recovery recovery = lose(layout, {});
+  EXPECT_EQ(recovery.layout().config(), layout.config());
+  EXPECT_EQ(recovery.rank_map(), (std::vector<std::int64_t>{0, 1, 2, 3}));
+}
+
+TEST(Recovery, BadInputNamesTheValueAndTheRule) {
+  const Layout layout = mesh_layout("tp=2,dp=4");
+  EXPECT_EQ(message_of<ConfigError>([&] { (void)lose(layout, {8}); }),
+            "lost rank 8 is outside the world of 8 ranks: a lost rank is in [0, 8)");
+  EXPECT_EQ(message_of<ConfigError>([&] { (void)lose(layout, {-1}); }),
+            "lost rank -1 is outside the world of 8 ranks: a lost rank is in [0, 8)");
+  EXPECT_EQ(message_of<ConfigError>([&] { (void)lose(layout, {2, 2}); }),
+            "rank 2 is listed twice as lost: each rank may be named once");
+  EXPECT_EQ(message_of<ConfigError>([&] { (void)Recovery(layout, RecoveryRequest{{}, {7}, {}}); }),
+            "joining rank 7 is not a new process: the old world has ranks [0, 8), joining ranks are numbered from 8");
+  EXPECT_EQ(message_of<ConfigError>([&] { (void)lose(layout, {1}, "pd"); }),
+            "shrinking dimension 'pd' is not a dimension of the mesh: its dimensions are tp, dp (did you mean dp?)");
+  EXPECT_EQ(message_of<ConfigError>([&] { (void)lose(mesh_layout("tp=2,pp=2"), {1}); }),
+            "shrinking dimension 'dp' is not a dimension of the mesh: its dimensions are tp, pp");
+  EXPECT_EQ(message_of<ConfigError>([&] { (void)lose(preset_layout(8, 1, 4, TensorMode::tensor_2d), {1}, "tensor"); }),
+            "the tensor of mode 2d cannot shrink: it is a grid of several dimensions, not one (shrink data or pipe)");
+  EXPECT_EQ(message_of<ConfigError>([&] { (void)lose(preset_layout(8, 1, 4), {1}, "row"); }),
+            "shrinking dimension 'row' is not one of this preset's: data (dp), pipe (pp), tensor (tp)");
+  const Recovery recovery = lose(layout, {1});
+  EXPECT_EQ(message_of<ConfigError>([&] { (void)recovery.new_rank(8); }),
+            "rank 8 is neither a rank of the old world [0, 8) nor a joining rank");
+  EXPECT_EQ(message_of<ConfigError>([&] { (void)recovery.old_rank(6); }), "new rank 6 is outside the new world of 6 ranks");
+}
+
+TEST(Recovery, AnswersAtOnceAtTwoToTheFortyRanks) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::int64_t w = std::int64_t{1} << 40;
+  const Layout preset = preset_layout(w, 8, 8, TensorMode::tensor_1d);
+  const Recovery recovery = lose(preset, {5, (w >> 1) + 7, w - 1});
+  EXPECT_EQ(recovery.layout().world_size(), w - 3 * 64);
+  EXPECT_EQ(recovery.spare_count(), 3 * 64 - 3);
+  EXPECT_EQ(recovery.old_rank(0), 64);
+  EXPECT_EQ(recovery.old_rank(recovery.layout().world_size() - 1), w - 65);
+  EXPECT_EQ(recovery.new_rank(w - 65), recovery.layout().world_size() - 1);
+  EXPECT_EQ(recovery.fate((w >> 1) + 8), RankFate::spare);
+  const Layout mesh = mesh_layout("tp=8,dp=1073741824,pp=128");
+  const Recovery shrunk = lose(mesh, {9, 8 * 1073741824LL * 100 + 3});
+  EXPECT_EQ(shrunk.layout().config().mesh->dims[1].size, 1073741824LL - 2);
+  for (std::int64_t r : {std::int64_t{0}, std::int64_t{12345678901}, shrunk.layout().world_size() - 1}) {
+    EXPECT_EQ(shrunk.new_rank(shrunk.old_rank(r)), r);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+}
+
+}  // namespace
+}  // namespace pgroups
