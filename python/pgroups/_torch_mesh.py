@@ -85,11 +85,12 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
     if groups is None:
         if missing:
             # One creation for the plan's kinds and the mesh's missing dimensions.
-            plan = Plan(mesh=plan.mesh, groups=plan.group_kinds + missing)
+            plan = Plan(mesh=plan.mesh, groups=plan.group_kinds + missing, rank_map=plan.rank_map)
             missing = []
         groups = front.create_groups(plan, timeout=timeout, method=method, share=share)
     elif missing:
-        backing.append(front.create_groups(Plan(mesh=plan.mesh, groups=missing), timeout=timeout, method=method,
+        backing.append(front.create_groups(Plan(mesh=plan.mesh, groups=missing, rank_map=plan.rank_map),
+                                           timeout=timeout, method=method,
                                            share=share))
     backing.insert(0, groups)
     rank = dist.get_rank()
@@ -108,7 +109,11 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
         extra.append(single)
         handles.append(single)
     sizes = [size for _, size in dims]
-    layout = torch.arange(plan.world_size, dtype=torch.int).reshape(sizes)
+    # Mesh rank r is the flat index of its coordinates (slowest first); under a rank map the
+    # mesh holds the launcher rank running it.
+    mapped = plan.rank_map
+    layout = (torch.arange(plan.world_size, dtype=torch.int) if mapped is None
+              else torch.tensor(mapped, dtype=torch.int)).reshape(sizes)
     names = tuple(name for name, _ in dims)
     mesh = DeviceMesh.from_group(handles, device_type, mesh=layout, mesh_dim_names=names)
     _flatten_kinds(mesh, groups, layout, names)
