@@ -12,6 +12,8 @@
 #include "output.hpp"
 #include "output_file.hpp"
 #include "plan_options.hpp"
+#include "plan_picture.hpp"
+#include "pgroups/report/locality_report.hpp"
 #include "pgroups/config/cluster_reader.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/layout/placement.hpp"
@@ -31,6 +33,8 @@ Subcommand add_place_command(CLI::App& parent) {
     std::optional<std::string> level_costs;
     std::optional<std::string> rankfile;
     std::optional<std::string> hostfile;
+    std::optional<std::string> svg_file;
+    std::optional<std::string> html_file;
   };
   auto options = std::make_shared<Options>();
   CLI::App* app = parent.add_subcommand(
@@ -52,10 +56,16 @@ Subcommand add_place_command(CLI::App& parent) {
   app->add_option("--rankfile", options->rankfile, "Also write an Open MPI rankfile that runs the placement to FILE");
   app->add_option("--hostfile", options->hostfile,
                   "Also write a Slurm hostfile (srun --distribution=arbitrary) that runs the placement to FILE");
+  app->add_option("--svg", options->svg_file,
+                  "Also write a picture of the placement as SVG to FILE: the levels as nested outlines, the groups "
+                  "crossing each marked");
+  app->add_option("--html", options->html_file, "Also write the picture as a self-contained HTML page to FILE");
   return {app, [options] {
             std::vector<NamedFile> outputs;
             if (options->rankfile) outputs.push_back({"--rankfile", *options->rankfile});
             if (options->hostfile) outputs.push_back({"--hostfile", *options->hostfile});
+            if (options->svg_file) outputs.push_back({"--svg", *options->svg_file});
+            if (options->html_file) outputs.push_back({"--html", *options->html_file});
             std::vector<NamedFile> inputs;
             if (const std::string* config = options->plan.config_path()) inputs.push_back({"--config", *config});
             if (options->cluster_file) inputs.push_back({"--cluster", *options->cluster_file});
@@ -103,7 +113,34 @@ Subcommand add_place_command(CLI::App& parent) {
             const Layout layout(config);
             const PlacementResult result = place(layout, described);
             std::vector<std::int64_t> map;
-            if (options->rankfile || options->hostfile) map = placement_rank_map(layout, described, result.best);
+            const bool drawn = options->svg_file || options->html_file;
+            if (options->rankfile || options->hostfile || drawn) map = placement_rank_map(layout, described, result.best);
+            std::string svg;
+            std::string html;
+            if (drawn) {
+              // The placed plan, nodes and levels as the launcher numbers them.
+              ParallelConfig placed = config;
+              placed.rank_map = map;
+              placed.gpus_per_node = described.gpus_per_node;
+              const Layout drawn_layout(placed);
+              std::vector<std::int64_t> position(static_cast<std::size_t>(described.node_count));
+              for (std::size_t i = 0; i < position.size(); ++i) position[i] = static_cast<std::int64_t>(i);
+              for (std::size_t i = 0; i < described.node_order.size(); ++i) {
+                position[static_cast<std::size_t>(described.node_order[i])] = static_cast<std::int64_t>(i);
+              }
+              std::vector<PictureLevel> levels;
+              for (const ClusterLevel& level : described.levels) {
+                PictureLevel drawn_level{level.name, {}};
+                for (std::int64_t r = 0; r < drawn_layout.world_size(); ++r) {
+                  drawn_level.unit_of_rank.push_back(position[static_cast<std::size_t>(r / described.gpus_per_node)] /
+                                                     level.nodes);
+                }
+                levels.push_back(std::move(drawn_level));
+              }
+              const auto locality = report::planned_locality(drawn_layout);
+              if (options->svg_file) svg = plan_svg(drawn_layout, locality, levels);
+              if (options->html_file) html = plan_html(drawn_layout, locality, levels);
+            }
             const std::string rankfile = options->rankfile ? report::openmpi_rankfile(described, map) : std::string();
             const std::string hostfile = options->hostfile ? report::slurm_hostfile(described, map) : std::string();
             const std::string out = options->format == "json"
@@ -111,6 +148,8 @@ Subcommand add_place_command(CLI::App& parent) {
                                         : report::placement_text(layout, described, result);
             if (options->rankfile) write_file({"--rankfile", *options->rankfile}, rankfile);
             if (options->hostfile) write_file({"--hostfile", *options->hostfile}, hostfile);
+            if (options->svg_file) write_file({"--svg", *options->svg_file}, svg);
+            if (options->html_file) write_file({"--html", *options->html_file}, html);
             write_output(out);
             return 0;
           }};

@@ -132,6 +132,35 @@ TEST(PlaceCommand, BadInputsAreOneLineErrors) {
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "r"));
 }
 
+// Counts `needle` in the panel of `mode` of an SVG picture.
+std::size_t count_in_panel(const std::string& svg, const std::string& mode, const std::string& needle) {
+  const std::size_t start = svg.find(fmt::format("<g class=\"panel\" data-mode=\"{}\"", mode));
+  if (start == std::string::npos) return 0;
+  const std::size_t end = std::min(svg.find("<g class=\"panel\"", start + 1), svg.size());
+  std::size_t count = 0;
+  for (std::size_t at = svg.find(needle, start); at != std::string::npos && at < end; at = svg.find(needle, at + 1)) ++count;
+  return count;
+}
+
+TEST(PlaceCommand, ThePictureDrawsTheLevelsAndMarksTheGroupsCrossingEach) {
+  test::TempDir dir;
+  const auto cluster =
+      dir.write("s.toml", "[cluster]\ngpus_per_node = 2\nnodes = 8\nlevels = [{name = \"switch\", nodes = 2, cost = 4}]\n");
+  const auto result = run_command(fmt::format("{} place --cluster {} --order dp-tp-pp --dp 4 --tp 2 --pp 2 --svg {}",
+                                              PGROUPS_CLI, cluster.string(), (dir.path() / "p.svg").string()));
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.out.find("placement: node: tp 2 | switch: dp 2 | rest: dp 2 x pp 2"), std::string::npos) << result.out;
+  const std::string svg = dir.read("p.svg");
+  // Each panel outlines the nodes and, around them, the switches.
+  EXPECT_EQ(count_in_panel(svg, "tp", "<path class=\"level\" data-level=\"switch\""), 1U);
+  EXPECT_EQ(count_in_panel(svg, "tp", "<path class=\"node\""), 1U);
+  // tp stays inside the nodes, dp's groups (4 ranks over 2 switches) all cross the switch level.
+  EXPECT_EQ(count_in_panel(svg, "tp", "class=\"crossing\" data-level=\"switch\""), 0U);
+  EXPECT_EQ(count_in_panel(svg, "dp", "class=\"crossing\" data-level=\"switch\""), 16U);
+  EXPECT_EQ(count_in_panel(svg, "pp", "class=\"crossing\" data-level=\"switch\""), 16U);
+  EXPECT_EQ(count_in_panel(svg, "tp", "class=\"across\""), 0U);  // no tensor group across nodes
+}
+
 TEST(RankMapOption, BadMapsAreOneLineErrors) {
   test::TempDir dir;
   const auto duplicate = dir.write("d.json", "[0, 1, 1, 2]");
