@@ -7,14 +7,14 @@ What the ranks compare is the MPI context's own: a record of named fields
 ``judge_records``, so that a mismatch or a carried error reads, and is of the class, the
 same on torch as on MPI (pgroups/layout/agreement_record.hpp).
 
-The transport is a handful of store operations per rank (no collective over the world):
-each rank publishes that it arrived and its record, compares its digest with the first one
-stored, and marks a mismatch or its own error before counting itself in; the last to
-arrive opens the gate, and everyone waits for the gate with the timeout. Because each rank
-marks before it counts, the marks are complete when the gate opens, so every rank takes
-the same branch, and on a failure reads every record from the store. A rank that waits
-past the timeout names the ranks that never arrived and leaves a note, so a rank that
-comes later still gives up at once instead of waiting alone.
+The transport is four store operations per rank (the last one: five) when the ranks agree (no collective over
+the world, no record sent): each rank publishes its digest under its own key and counts
+itself in; the last to arrive reads every digest at once and opens the gate with the
+verdict, which everyone else waits for with the timeout. Only on a mismatch or an error
+do the ranks publish their records, and every rank reads them all, so that every rank
+raises the same error. A rank that waits past the timeout names the ranks that never
+arrived and closes the gate as abandoned, so a rank that comes later gives up at once
+instead of waiting alone.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ import datetime
 import os
 import sys
 import threading
-from typing import Any, Optional, Sequence, Tuple
+import time
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import _pgroups
 
@@ -62,33 +63,70 @@ def agree(generation: int, fields: Sequence[Tuple[str, str]], error: Optional[Ba
     prefix = f"pgroups/torch/{generation}/"
     record = record_of(fields, error)
     digest = str(_pgroups.settings_digest(record))
-    # Store.add(key, 0) reads a counter (0 when absent): torch 1.x stores have no check().
-    if int(store.add(prefix + "abandoned", 0)):
+    wait_for = datetime.timedelta(seconds=timeout) if timeout else _NO_TIMEOUT
+    store.set(f"{prefix}rank/{rank}", digest)
+    if int(store.add(prefix + "arrived", 1)) == world:
+        digests = _read(store, [f"{prefix}rank/{r}" for r in range(world)])
+        verdict = _OPEN if all(d == digests[0] for d in digests) else _DIFFER
+        # compare_set keeps an earlier "abandoned": a gate closed by a rank that gave up stays
+        # closed. torch 1.x's compare_set wakes no waiter, so the opener sets the gate again.
+        gate = _text(store.compare_set(prefix + "gate", "", verdict))
+        if gate == verdict:
+            store.set(prefix + "gate", verdict)
+    else:
+        try:
+            store.wait([prefix + "gate"], wait_for)
+        except RuntimeError:
+            store.compare_set(prefix + "gate", "", _ABANDONED)
+            missing = [r for r in range(world) if not _present(store, f"{prefix}rank/{r}")]
+            raise _pgroups.TimeoutError(
+                _pgroups.timeout_message(timeout or 0.0, AGREEMENT, "agreement", rank, world, missing)) from None
+        gate = _text(store.get(prefix + "gate"))
+    if gate == _ABANDONED:
         raise _pgroups.TimeoutError(
             f"the other ranks stopped waiting at {AGREEMENT} before this rank arrived (step 'agreement', rank "
             f"{rank} of {world})")
+    if gate == _OPEN:
+        if error is not None:
+            # Every rank carried this same error: the records are equal, so judge them here.
+            _pgroups.judge_records([record] * world, WHAT)
+        return
+    # A mismatch or an error: every rank publishes its record and judges them all, as MPI's ranks do.
     store.set(f"{prefix}record/{rank}", record)
-    store.add(f"{prefix}rank/{rank}", 1)
-    if error is not None:
-        store.add(prefix + "errors", 1)
-    held = store.compare_set(prefix + "digest", "", digest)
-    if (held.decode() if isinstance(held, (bytes, bytearray)) else str(held)) != digest:
-        store.add(prefix + "mismatch", 1)
-    if int(store.add(prefix + "arrived", 1)) == world:
-        store.set(prefix + "gate", "1")
+    keys = [f"{prefix}record/{r}" for r in range(world)]
     try:
-        store.wait([prefix + "gate"], datetime.timedelta(seconds=timeout) if timeout else _NO_TIMEOUT)
+        store.wait(keys, wait_for)
     except RuntimeError:
-        store.add(prefix + "abandoned", 1)
-        missing = [r for r in range(world) if not int(store.add(f"{prefix}rank/{r}", 0))]
+        missing = [r for r in range(world) if not _present(store, keys[r])]
         raise _pgroups.TimeoutError(
             _pgroups.timeout_message(timeout or 0.0, AGREEMENT, "agreement", rank, world, missing)) from None
-    if int(store.add(prefix + "errors", 0)) or int(store.add(prefix + "mismatch", 0)):
-        # Every rank has published its record: judge them all, as MPI's ranks do.
-        records = [bytes(store.get(f"{prefix}record/{r}")) for r in range(world)]
-        _pgroups.judge_records(records, WHAT)
-        # Different digests of equal records cannot happen; fail loudly rather than go on.
-        raise _pgroups.MismatchError(f"{WHAT} mismatch across {world} ranks: the digests differ")
+    _pgroups.judge_records([bytes(value) for value in _read(store, keys, raw=True)], WHAT)
+    # Different digests of equal records cannot happen; fail loudly rather than go on.
+    raise _pgroups.MismatchError(f"{WHAT} mismatch across {world} ranks: the digests differ")
+
+
+_OPEN, _DIFFER, _ABANDONED = "open", "differ", "abandoned"
+_PROBE = "\x00pgroups-absent"  # no digest, record or gate value
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, (bytes, bytearray)) else str(value)
+
+
+def _present(store: Any, key: str) -> bool:
+    """Whether ``key`` is set. torch 1.x stores have no check(), and a wait that times out
+    there leaves the server's answer to it in the connection, to be read as the answer to
+    the next operation; compare_set with an expected value no key holds sets nothing and
+    answers that value only where the key is absent."""
+    if hasattr(store, "check"):
+        return bool(store.check([key]))
+    return _text(store.compare_set(key, _PROBE, _PROBE)) != _PROBE
+
+
+def _read(store: Any, keys: List[str], raw: bool = False) -> List[Any]:
+    """The values of ``keys``, in one operation where the store has it (torch >= 2.3)."""
+    values = store.multi_get(keys) if hasattr(store, "multi_get") else [store.get(key) for key in keys]
+    return list(values) if raw else [_text(value) for value in values]
 
 
 class Watchdog:
@@ -103,11 +141,8 @@ class Watchdog:
         self._rank = rank
         self._world = world
         self._timeout = timeout
-        self._timer: Optional[threading.Timer] = None
         if timeout:
-            self._timer = threading.Timer(timeout + WATCHDOG_GRACE_SECONDS, self._fire)
-            self._timer.daemon = True
-            self._timer.start()
+            _Watcher.arm(self, time.monotonic() + timeout + WATCHDOG_GRACE_SECONDS)
 
     def enter(self, step: str, what: str) -> None:
         """The step now running: its short name and what it waits for."""
@@ -129,5 +164,38 @@ class Watchdog:
         os._exit(WATCHDOG_EXIT_STATUS)
 
     def cancel(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
+        _Watcher.disarm(self)
+
+
+class _Watcher:
+    """The one thread of a process that fires its Watchdogs: started with the first and
+    kept, since a thread per call costs milliseconds on a busy host, at every call."""
+
+    _lock = threading.Condition()
+    _armed: Dict[int, Tuple[float, Watchdog]] = {}
+    _thread: Optional[threading.Thread] = None
+
+    @classmethod
+    def arm(cls, dog: Watchdog, deadline: float) -> None:
+        with cls._lock:
+            cls._armed[id(dog)] = (deadline, dog)
+            if cls._thread is None or not cls._thread.is_alive():
+                cls._thread = threading.Thread(target=cls._run, name="pgroups-watchdog", daemon=True)
+                cls._thread.start()
+            cls._lock.notify()
+
+    @classmethod
+    def disarm(cls, dog: Watchdog) -> None:
+        with cls._lock:
+            cls._armed.pop(id(dog), None)
+
+    @classmethod
+    def _run(cls) -> None:
+        with cls._lock:
+            while True:
+                now = time.monotonic()
+                due = [dog for deadline, dog in cls._armed.values() if deadline <= now]
+                if due:
+                    due[0]._fire()
+                soonest = min((deadline for deadline, _ in cls._armed.values()), default=None)
+                cls._lock.wait(None if soonest is None else max(soonest - now, 0.0))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import uuid
 import weakref
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -13,7 +15,15 @@ from ._checks import check_token
 from ._plan import Plan
 from ._torch_groups import TorchGroups
 
-_BACKING: Dict[int, Any] = {}
+# The TorchGroups behind each mesh, by a key the mesh carries as an attribute: a copy
+# (deepcopy, pickle) keeps the key, so it finds the same groups.
+_BACKING: Dict[str, Any] = {}
+_KEY = "_pgroups_key"
+
+# torchrun's env:// variables, and the backend a device type's default group takes when
+# device_mesh initialises it (as init_device_mesh does).
+_ENV = ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE")
+_BACKENDS = {"cpu": "gloo", "cuda": "nccl"}
 
 
 def mesh_dims(plan: Plan) -> List[Tuple[str, int]]:
@@ -43,16 +53,20 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
     handed over by pgroups.torch: this module imports nothing of pgroups.torch, which
     imports it, so there is no import cycle."""
     if not dist.is_initialized():
-        raise _pgroups.StateError("pgroups.torch.device_mesh needs torch.distributed.init_process_group first")
-    # Every check runs before the mesh's own agreement and its failure is carried into it,
-    # so that one rank's rejection reaches every rank (a TorchGroups source creates nothing
-    # else collectively to meet the others in).
+        _init_default_group(device_type)
+    # Every check runs before the call's one agreement and its failure is carried into it,
+    # so that one rank's rejection reaches every rank.
+    error: Optional[BaseException] = None
+    plan: Optional[Plan] = None
+    groups: Optional[TorchGroups] = None
+    seconds: Optional[float] = None
     try:
+        seconds = front.timeout_seconds(timeout)
         DeviceMesh = _require_device_mesh()
         device_type = check_token("device_type", device_type)
-        seconds = front.timeout_seconds(timeout)
+        check_device_type(device_type)
         if isinstance(source, TorchGroups):
-            groups: Optional[TorchGroups] = source
+            groups = source
             plan = source.plan
             if source.destroyed:
                 raise _pgroups.StateError(
@@ -61,37 +75,39 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
             _check_dims_alive(source, mesh_dims(plan))
         elif isinstance(source, Plan):
             plan = source
-            groups = None
         else:
             raise TypeError(f"source must be a pgroups.Plan or pgroups.torch.TorchGroups, not "
                             f"{type(source).__name__} {source!r}")
-    except Exception as error:
+    except Exception as caught:
+        error = caught
+    if plan is None:
         front.reject(error, None)
-    front.agree_on(front.plan_fields(plan, mesh="device_mesh", device_type=device_type,
-                                     source="groups" if groups is not None else "plan"), None, seconds)
-    backing: List[TorchGroups] = []
+    door = (("mesh", "device_mesh"), ("device_type", str(device_type)),
+            ("source", "groups" if groups is not None else "plan"))
     dims = mesh_dims(plan)
     # Dimensions of more than one rank that the plan has no kind for need groups of their
     # own; only a named mesh can lack one (a preset has a kind for each such dimension).
     # A one-rank dimension is backed below by this rank's own group.
     missing = [name for name, size in dims if size > 1 and not plan.has_mode(name)]
-    if missing and plan.mesh is None:  # not reached: a preset has a kind for each such dimension
-        raise _pgroups.StateError(f"pgroups.torch.device_mesh: {plan!r} has no kind for the dimensions "
-                                  f"{', '.join(missing)}")
-    if groups is not None and not missing and device_type in groups._meshes:
-        # A second mesh over the same groups is the first: torch registers a mesh's groups
-        # by name, so a second one over them would collide.
-        return groups._meshes[device_type]
+    backing: List[TorchGroups] = []
     if groups is None:
-        if missing:
-            # One creation for the plan's kinds and the mesh's missing dimensions.
-            plan = Plan(mesh=plan.mesh, groups=plan.group_kinds + missing, rank_map=plan.rank_map)
-            missing = []
-        groups = front.create_groups(plan, timeout=timeout, method=method, share=share)
+        # One creation, one agreement: the plan's kinds and the mesh's missing dimensions.
+        wanted = (Plan(mesh=plan.mesh, groups=plan.group_kinds + missing, rank_map=plan.rank_map) if missing
+                  else plan)
+        groups = front.create_groups(wanted, timeout=timeout, method=method, share=share, door=door,
+                                     door_error=error)
     elif missing:
         backing.append(front.create_groups(Plan(mesh=plan.mesh, groups=missing, rank_map=plan.rank_map),
-                                           timeout=timeout, method=method,
-                                           share=share))
+                                           timeout=timeout, method=method, share=share, door=door,
+                                           door_error=error))
+    else:
+        if error is not None:
+            front.reject(error, None)
+        front.agree_on(front.plan_fields(plan, **dict(door)), None, seconds)
+        if device_type in groups._meshes:
+            # A second mesh over the same groups is the first: torch registers a mesh's groups
+            # by name, so a second one over them would collide.
+            return groups._meshes[device_type]
     backing.insert(0, groups)
     rank = dist.get_rank()
     extra: List[Any] = []
@@ -118,11 +134,53 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
     mesh = DeviceMesh.from_group(handles, device_type, mesh=layout, mesh_dim_names=names)
     _flatten_kinds(mesh, groups, layout, names)
     # Kept beside the mesh, not on it: DTensor and FSDP copy meshes (deepcopy, pickle), and
-    # the groups' plan is no picklable object.
-    _BACKING[id(mesh)] = (backing, extra)
-    weakref.finalize(mesh, _BACKING.pop, id(mesh), None)
+    # the groups' plan is no picklable object; the mesh carries only the key (unique across
+    # processes, so an unpickled mesh finds nothing rather than another process's groups).
+    key = uuid.uuid4().hex
+    setattr(mesh, _KEY, key)
+    _BACKING[key] = (backing, extra)
+    weakref.finalize(mesh, _BACKING.pop, key, None)
     groups._meshes[device_type] = mesh
     return mesh
+
+
+def check_device_type(device_type: str) -> None:
+    """ConfigError naming the device type where this torch cannot run it: a device index
+    (DeviceMesh takes the type alone), a type torch does not know, or one without a usable
+    device (``"cuda"`` on a CPU-only torch)."""
+    if ":" in device_type:
+        raise _pgroups.ConfigError(f"device_type '{device_type}' names a device index; a DeviceMesh takes the "
+                                   f"device type alone ('{device_type.split(':')[0]}')")
+    if device_type == "cpu":
+        return
+    handle = getattr(torch, device_type, None)
+    available = getattr(handle, "is_available", None)
+    if not callable(available):
+        raise _pgroups.ConfigError(f"device_type '{device_type}' is no device type torch {torch.__version__} knows "
+                                   f"(a DeviceMesh takes 'cpu', 'cuda', ...)")
+    if not available():
+        raise _pgroups.ConfigError(f"device_type '{device_type}' cannot run here: torch {torch.__version__} has no "
+                                   f"usable {device_type} device (torch.{device_type}.is_available() is False)")
+
+
+def _init_default_group(device_type: Any) -> None:
+    """torch's default group from torchrun's env:// variables, as init_device_mesh makes it
+    when there is none (gloo for "cpu", NCCL for "cuda", torch's choice otherwise), the
+    CUDA device set from LOCAL_RANK as it sets it; StateError saying what is missing
+    outside torchrun. The device type is checked first: no backend the torch lacks is
+    asked for."""
+    _require_device_mesh()  # torch 1.x: that error, without a default group made for nothing
+    missing = [name for name in _ENV if name not in os.environ]
+    if missing:
+        raise _pgroups.StateError(
+            f"pgroups.torch.device_mesh needs torch.distributed's default group: call "
+            f"torch.distributed.init_process_group first, or run under torchrun (env:// needs {', '.join(_ENV)}; "
+            f"{', '.join(missing)} not set)")
+    device_type = check_token("device_type", device_type)
+    check_device_type(device_type)
+    if device_type == "cuda" and "LOCAL_RANK" in os.environ and not torch.cuda.is_initialized():
+        torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    dist.init_process_group(backend=_BACKENDS.get(device_type))
 
 
 def _check_dims_alive(groups: TorchGroups, dims: List[Tuple[str, int]]) -> None:
@@ -140,7 +198,7 @@ def _check_dims_alive(groups: TorchGroups, dims: List[Tuple[str, int]]) -> None:
 def mesh_groups(mesh: Any) -> List[TorchGroups]:
     """The TorchGroups behind a mesh made by :func:`device_mesh`: the plan's, then any
     created for dimensions the plan lacked."""
-    found = _BACKING.get(id(mesh))
+    found = _BACKING.get(getattr(mesh, _KEY, None))  # type: ignore[arg-type]
     if found is None:
         raise _pgroups.StateError("this DeviceMesh was not made by pgroups.torch.device_mesh")
     return list(found[0])
@@ -167,4 +225,8 @@ def _flatten_kinds(mesh: Any, groups: TorchGroups, layout: torch.Tensor, names: 
             group = groups.get_group(kind)
             flat._dim_group_names = [group.group_name]
             mesh._pg_registry[group.group_name] = group
+            # Under the kind's name and under the name torch's own _flatten() gives these
+            # dimensions ("dp_tp" for mesh["dp", "tp"]._flatten()), so that either reaches
+            # this group and torch creates no second one.
             mesh._flatten_mapping[kind] = flat
+            mesh._flatten_mapping.setdefault("_".join(names[first:end]), flat)

@@ -126,15 +126,17 @@ class ProcessGroupInitializer:
         argument one rank got wrong raises on every rank, carried by the agreement."""
         if not dist.is_initialized():
             self._check_arguments()  # no agreement without torch.distributed: raise here
-        try:
-            self._check_arguments()
-        except Exception as error:
-            reject(error, None)
-        groups = create_groups(pipeline=self.pipeline_parallel_size, tensor=self.tensor_parallel_size,
-                               mode=self.tensor_mode, depth=self.depth,
-                               legacy_sequence_dp=self.legacy_sequence_dp, modes=self.modes,
-                               # Colossal-AI's destroy() destroys every kind's group itself.
-                               share=False)
+        groups = _job.groups_for(self) if _job is not None else None
+        if groups is None:
+            try:
+                self._check_arguments()
+            except Exception as error:
+                reject(error, None)
+            groups = create_groups(pipeline=self.pipeline_parallel_size, tensor=self.tensor_parallel_size,
+                                   mode=self.tensor_mode, depth=self.depth,
+                                   legacy_sequence_dp=self.legacy_sequence_dp, modes=self.modes,
+                                   # Colossal-AI's destroy() destroys every kind's group itself.
+                                   share=False)
         self.groups = groups
         # Every answer from the one per-rank view (Colossal-AI's presets have no partial kind).
         view = groups.view
@@ -224,6 +226,82 @@ class Initializer_3D(ProcessGroupInitializer):
 
 # Colossal-AI's own code on pgroups' groups --------------------------------------------
 
+class _Job:
+    """The initializers of one Colossal-AI ``init_parallel_groups()`` call, which all get
+    the context's sizes and config: the first of them creates the groups of every
+    initializer the call runs, under one agreement, and the others take theirs. (An
+    agreement per initializer is a barrier over the world per initializer.)"""
+
+    def __init__(self) -> None:
+        self.groups: Any = None
+        self.sizes: Optional[Tuple[int, ...]] = None
+
+    @staticmethod
+    def _tensor_settings(config: Any) -> Tuple[Optional[str], Optional[int]]:
+        parallel = config.get("parallel") if hasattr(config, "get") else None
+        tensor = parallel.get("tensor") if hasattr(parallel, "get") else None
+        if not hasattr(tensor, "get"):
+            return None, None
+        return tensor.get("mode"), tensor.get("depth")
+
+    def _modes(self, initializer: "ProcessGroupInitializer", mode: Optional[str]) -> List[str]:
+        # Which initializers the call runs, as Colossal-AI's init_parallel_groups() chooses them.
+        mapping = _colossal("constants").INITIALIZER_MAPPING
+        runs = ["data", "model"] + (["pipeline"] if initializer.pipeline_parallel_size > 1 else []) + ["tensor"]
+        runs += [str(mode).lower()] if mode is not None else []
+        modes: List[str] = []
+        for run in runs:
+            cls = REGISTERED.get(mapping.get(run, ""))
+            modes += [m for m in (cls.modes if cls is not None else ()) if m not in modes]
+        return modes
+
+    def groups_for(self, initializer: "ProcessGroupInitializer") -> Any:
+        """The job's groups for ``initializer``; None where it is not one of the job's
+        (its own create_groups then)."""
+        sizes = (initializer.rank, initializer.world_size, initializer.data_parallel_size,
+                 initializer.pipeline_parallel_size, initializer.tensor_parallel_size)
+        if self.groups is None:
+            error: Optional[BaseException] = None
+            modes: List[str] = []
+            mode = depth = None
+            try:
+                initializer._check_arguments()
+                mode, depth = self._tensor_settings(initializer.config)
+                modes = self._modes(initializer, mode)
+                if not set(initializer.modes) <= set(modes):
+                    return None
+            except Exception as caught:  # carried into the job's one agreement
+                error = caught
+            self.groups = _front._create_groups(
+                pipeline=initializer.pipeline_parallel_size, tensor=initializer.tensor_parallel_size, mode=mode,
+                depth=depth, legacy_sequence_dp=initializer.legacy_sequence_dp, modes=modes, share=False,
+                door=(("door", "colossal.init_parallel_groups"),), door_error=error)
+            self.sizes = sizes
+            return self.groups
+        if sizes != self.sizes or not all(self.groups.is_initialized(m) for m in initializer.modes):
+            return None
+        initializer._check_arguments()  # the same arguments the job agreed on: raises alike on every rank
+        return self.groups
+
+
+_job: Optional[_Job] = None
+
+
+def _one_job(original: Any) -> Any:
+    # Colossal-AI's init_parallel_groups(), its initializers made one job (see _Job).
+    def init_parallel_groups(self: Any, *args: Any, **kwargs: Any) -> Any:
+        global _job
+        _job = _Job()
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            _job = None
+
+    init_parallel_groups.__wrapped__ = original  # type: ignore[attr-defined]
+    init_parallel_groups.__doc__ = original.__doc__
+    return init_parallel_groups
+
+
 _REGISTERED_NAMES = ("Initializer_Data", "Initializer_Model", "Initializer_Pipeline", "Initializer_Tensor",
                      "Initializer_1D", "Initializer_2D", "Initializer_2p5D", "Initializer_3D", "Initializer_Sequence",
                      "Initializer_Sequence_DP")
@@ -231,11 +309,18 @@ _saved: Dict[str, Any] = {}
 
 
 def _colossal(module: str) -> Any:
-    """``colossalai.legacy.<module>``, or ImportError saying what is missing."""
+    """``colossalai.legacy.<module>``, or ImportError saying what is missing: Colossal-AI
+    itself, or one of the packages it imports (named, with Colossal-AI installed)."""
     name = f"colossalai.legacy.{module}"
     try:
         return importlib.import_module(name)
     except ImportError as error:
+        missing = getattr(error, "name", None) or ""
+        if isinstance(error, ModuleNotFoundError) and missing and missing.split(".")[0] != "colossalai":
+            raise ImportError(
+                f"pgroups.colossal.register() needs Colossal-AI's {name}, which cannot be imported: Colossal-AI is "
+                f"installed, but the package {missing!r} it imports is missing ({error}); install "
+                f"{missing.split('.')[0]!r}") from error
         raise ImportError(
             f"pgroups.colossal.register() needs Colossal-AI's {name}, which cannot be imported ({error}); install "
             f"colossalai (pgroups is tested with colossalai==0.5.0, installed with --no-deps)") from error
@@ -383,9 +468,13 @@ REGISTERED = {name: _registered_class(name) for name in _REGISTERED_NAMES}
 def register() -> None:
     """Puts pgroups' initializers into ``colossalai.legacy.registry.DIST_GROUP_INITIALIZER``
     under Colossal-AI's class names, replacing Colossal-AI's (its registry refuses a name
-    twice, so they are replaced in place and kept for :func:`unregister`). A second call
-    does nothing. ImportError, saying so, when Colossal-AI cannot be imported."""
+    twice, so they are replaced in place and kept for :func:`unregister`). Works before or
+    after Colossal-AI's legacy context is imported: Colossal-AI's own initializers, which
+    register themselves when their module is first imported, are loaded first, so none of
+    them arrives later to collide with pgroups'. A second call does nothing. ImportError,
+    naming what is missing, when Colossal-AI cannot be imported."""
     registry = _colossal("registry").DIST_GROUP_INITIALIZER
+    _colossal("context.process_group_initializer")
     for name, cls in REGISTERED.items():
         held = registry._registry.get(name)
         if held is cls:
@@ -395,6 +484,8 @@ def register() -> None:
     context = _parallel_context_class()
     if context is not None and not hasattr(context.destroy, "__wrapped__"):
         context.destroy = _destroying_cpu_groups(context.destroy)
+    if context is not None and not hasattr(context.init_parallel_groups, "__wrapped__"):
+        context.init_parallel_groups = _one_job(context.init_parallel_groups)
 
 
 def unregister() -> None:
@@ -406,6 +497,8 @@ def unregister() -> None:
     context = _parallel_context_class()
     if context is not None and hasattr(context.destroy, "__wrapped__"):
         context.destroy = context.destroy.__wrapped__
+    if context is not None and hasattr(context.init_parallel_groups, "__wrapped__"):
+        context.init_parallel_groups = context.init_parallel_groups.__wrapped__
     for name, held in _saved.items():
         if held is None:
             registry._registry.pop(name, None)

@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch.distributed as dist
 
-from . import _pgroups
+from . import _mcore, _pgroups
 from ._checks import check_bool, check_int, check_token
 from ._plan import Mesh, Plan
 from . import torch as _front
@@ -73,6 +73,7 @@ class _State:
         self.seconds = 0.0
         self.plans: Dict[str, Plan] = {}
         self.views: Dict[str, Any] = {}  # "dense", "expert" -> the plan's view of this rank
+        self.mcore: Any = None  # megatron-core's parallel_state, when its globals hold these groups
 
 
 _state = _State()
@@ -125,6 +126,7 @@ def initialize_model_parallel(
                                   "init_process_group first")
     # Every check below runs before the first agreement and its failure is carried into it
     # (pgroups.torch.reject), so that one rank's rejection reaches every rank at once.
+    mcore = None
     try:
         given = dict(pipeline_model_parallel_comm_backend=pipeline_model_parallel_comm_backend, use_sharp=use_sharp,
                      hierarchical_context_parallel_sizes=hierarchical_context_parallel_sizes,
@@ -176,6 +178,9 @@ def initialize_model_parallel(
             raise _pgroups.ConfigError(
                 f"order '{order}' does not end with pp, so the expert data parallel size {world // expert} must equal "
                 f"the data parallel size {world // model}")
+        mcore = _mcore.parallel_state()
+        if mcore is not None:
+            _mcore.check(mcore)
     except Exception as error:  # every class a check raises is carried, as it is
         reject(error, None)
 
@@ -230,6 +235,10 @@ def initialize_model_parallel(
     state.seconds = time.perf_counter() - start
     if vpp is not None:
         state.virtual_size, state.virtual_rank = vpp, 0
+    if mcore is not None:
+        _mcore.install(mcore, state.groups, state.ranks, state.gloo, state.created, state.virtual_size,
+                       state.virtual_rank, destroy_model_parallel)
+        state.mcore = mcore
     global _state
     _state = state
 
@@ -299,6 +308,8 @@ def destroy_model_parallel() -> None:
     them; never torch's default group (with tp = pp = 1 the data parallel group is it), so
     initialize_model_parallel works again after it."""
     global _state
+    if _state.mcore is not None:
+        _mcore.clear(_state.mcore)
     for made in _state.made:
         made.destroy()
     _state = _State()
@@ -379,33 +390,41 @@ def get_intra_distributed_optimizer_instance_group(check_initialized: bool = Tru
 
 
 # World sizes and ranks ------------------------------------------------------------------
-def _setter(key: str) -> Callable[[Optional[int]], None]:
-    """megatron-core's set_* override: the getter answers the value set (None: the group's)."""
+def _setter(key: str, name: str) -> Callable[[Optional[int]], None]:
+    """megatron-core's set_* override: the getter answers the value set (None: the group's),
+    megatron-core's own getter too while its globals hold pgroups' groups."""
 
     def set_value(value: Optional[int]) -> None:
         # Named as megatron-core names the setter's one argument.
         _state.overrides[key] = check_int("world_size" if key.endswith("_size") else "rank", value, allow_none=True)
+        if _state.mcore is not None:
+            getattr(_state.mcore, name)(value)
 
+    set_value.__name__ = set_value.__qualname__ = name
     return set_value
 
 
-set_tensor_model_parallel_world_size = _setter("tp_size")
-set_pipeline_model_parallel_world_size = _setter("pp_size")
-set_tensor_model_parallel_rank = _setter("tp_rank")
-set_pipeline_model_parallel_rank = _setter("pp_rank")
-set_data_parallel_rank = _setter("dp_rank")
-set_expert_model_parallel_world_size = _setter("ep_size")
-set_expert_model_parallel_rank = _setter("ep_rank")
-set_expert_tensor_parallel_world_size = _setter("etp_size")
-set_expert_tensor_parallel_rank = _setter("etp_rank")
+set_tensor_model_parallel_world_size = _setter("tp_size", "set_tensor_model_parallel_world_size")
+set_pipeline_model_parallel_world_size = _setter("pp_size", "set_pipeline_model_parallel_world_size")
+set_tensor_model_parallel_rank = _setter("tp_rank", "set_tensor_model_parallel_rank")
+set_pipeline_model_parallel_rank = _setter("pp_rank", "set_pipeline_model_parallel_rank")
+set_data_parallel_rank = _setter("dp_rank", "set_data_parallel_rank")
+set_expert_model_parallel_world_size = _setter("ep_size", "set_expert_model_parallel_world_size")
+set_expert_model_parallel_rank = _setter("ep_rank", "set_expert_model_parallel_rank")
+set_expert_tensor_parallel_world_size = _setter("etp_size", "set_expert_tensor_parallel_world_size")
+set_expert_tensor_parallel_rank = _setter("etp_rank", "set_expert_tensor_parallel_rank")
 
 
 def set_virtual_pipeline_model_parallel_world_size(world_size: Optional[int]) -> None:
     _state.virtual_size = check_int("world_size", world_size, allow_none=True)
+    if _state.mcore is not None:
+        _state.mcore.set_virtual_pipeline_model_parallel_world_size(world_size)
 
 
 def set_virtual_pipeline_model_parallel_rank(rank: Optional[int]) -> None:
     _state.virtual_rank = check_int("rank", rank, allow_none=True)
+    if _state.mcore is not None:
+        _state.mcore.set_virtual_pipeline_model_parallel_rank(rank)
 
 
 def get_tensor_model_parallel_world_size() -> int:

@@ -12,22 +12,32 @@ import types
 from typing import Any, Optional
 
 
+def stub() -> bool:
+    """Puts the stub packages in place (nothing of Colossal-AI's imported yet); False when
+    Colossal-AI is not installed."""
+    if "colossalai.legacy" in sys.modules:
+        return True
+    try:
+        spec = importlib.util.find_spec("colossalai")
+    except (ImportError, ValueError):
+        return False
+    if spec is None or spec.origin is None:
+        return False
+    root = os.path.dirname(spec.origin)
+    for name, folder in (("colossalai", root), ("colossalai.legacy", os.path.join(root, "legacy"))):
+        if name not in sys.modules:
+            package = types.ModuleType(name)
+            package.__path__ = [folder]  # type: ignore[attr-defined]
+            sys.modules[name] = package
+    return True
+
+
 def load() -> Optional[Any]:
     """colossalai.legacy.context, or None when Colossal-AI is not installed."""
     if "colossalai.legacy.context" in sys.modules:
         return sys.modules["colossalai.legacy.context"]
-    try:
-        spec = importlib.util.find_spec("colossalai")
-    except (ImportError, ValueError):
+    if not stub():
         return None
-    if spec is None or spec.origin is None:
-        return None
-    root = os.path.dirname(spec.origin)
-    for name, folder in (("colossalai", root), ("colossalai.legacy", os.path.join(root, "legacy"))):
-        if name not in sys.modules:
-            stub = types.ModuleType(name)
-            stub.__path__ = [folder]  # type: ignore[attr-defined]
-            sys.modules[name] = stub
     import colossalai.legacy.context as context
 
     return context

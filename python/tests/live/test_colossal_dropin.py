@@ -119,6 +119,15 @@ def test_init_parallel_groups_on_pgroups_matches_colossal(parallel):
         assert ours[key] == own[key], key
 
 
+def test_one_init_parallel_groups_agrees_once_for_all_its_initializers():
+    import pgroups.torch as pgt
+
+    before = pgt._generation
+    seen = run(CONFIGS[0], registered=True)  # data, model, pipeline, tensor and 2d: five initializers
+    assert len(seen) > 5
+    assert pgt._generation == before + 1
+
+
 def test_register_replaces_and_unregister_restores_colossal_entries():
     own = DIST_GROUP_INITIALIZER.get_module("Initializer_2D")
     colossal.register()

@@ -14,7 +14,7 @@ import torch.distributed as dist  # noqa: E402
 from mpi4py import MPI  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
-from torch_world import init_gloo  # noqa: E402
+from torch_world import CountingStore, init_gloo  # noqa: E402
 
 import pgroups  # noqa: E402
 import pgroups.torch as pgt  # noqa: E402
@@ -102,8 +102,10 @@ def test_a_rank_map_that_breaks_a_kinds_order_is_refused_on_every_rank():
 
 
 def test_method_is_the_fastest_this_torch_offers():
-    expected = "new_group_local" if "use_local_synchronization" in inspect.signature(dist.new_group).parameters \
-        else "new_group"
+    if "use_local_synchronization" in inspect.signature(dist.new_group).parameters:
+        expected = "new_group_local"
+    else:
+        expected = "gloo_direct" if pgt.gloo_direct_available() else "new_group"
     assert pgt.available_method("gloo") == expected
 
 
@@ -165,9 +167,8 @@ def test_gloo_direct_groups_work_like_new_group_ones(plan_args):
         dist.get_rank(tensor_group)
 
 
-def test_gloo_direct_must_be_asked_for_and_backed():
-    if pgt.gloo_direct_available():
-        assert pgt.available_method("gloo") != "gloo_direct"
+def test_gloo_direct_is_never_chosen_for_another_backend_and_unknown_methods_are_refused():
+    assert pgt.available_method("mpi") != "gloo_direct"
     with pytest.raises(pgroups.ConfigError, match="creation method 'nope' is unknown"):
         pgt.create_groups(method="nope")
 
@@ -440,3 +441,46 @@ def test_megatron_gloo_groups_are_gloo_where_the_default_group_is_not(nccl_defau
         finally:
             mpu.destroy_model_parallel()
         assert _all_reduce_ranks(dist.group.WORLD) == sum(range(SIZE))
+
+
+def _store_ops(create):
+    """The default store's operations on this rank during ``create()``, and what it made."""
+    from torch.distributed import distributed_c10d as c10d
+
+    default = c10d._get_default_group()
+    backend, store = c10d._world.pg_map[default]
+    counter = CountingStore(store)
+    c10d._world.pg_map[default] = (backend, counter)
+    try:
+        made = create()
+    finally:
+        c10d._world.pg_map[default] = (backend, store)
+    return counter.ops, made
+
+
+@pytest.mark.skipif(not hasattr(dist.TCPStore, "multi_get"), reason="torch 1.x stores read one key at a time")
+def test_creation_costs_four_store_operations_per_agreement_and_three_per_gloo_group():
+    plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp-pp", tp=2, dp=SIZE // 4, pp=2))
+    ops, groups = _store_ops(lambda: pgt.create_groups(plan))
+    try:
+        check_groups(groups)
+        # The agreement: 4 (5 on the rank that opens the gate); each group: gloo's set, one
+        # wait and one read of every member's address. A plain new_group costs 1 + 2n.
+        assert ops <= 5 + 3 * 3, ops
+        loop_ops = sum(1 + 2 * plan.group_size(kind) for kind in plan.group_kinds)
+        assert ops < loop_ops
+    finally:
+        groups.destroy()
+
+
+@pytest.mark.skipif(not hasattr(dist.TCPStore, "multi_get"), reason="torch 1.x stores read one key at a time")
+def test_device_mesh_agrees_once():
+    plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp-pp", tp=2, dp=SIZE // 4, pp=2))
+    before = pgt._generation
+    ops, mesh = _store_ops(lambda: pgt.device_mesh(plan, "cpu"))
+    try:
+        assert pgt._generation == before + 1
+        assert ops <= 5 + 3 * 3, ops
+    finally:
+        for groups in pgt.mesh_groups(mesh):
+            groups.destroy()

@@ -33,6 +33,16 @@ for kind in ("tp", "dp", "pp"):
 assert mesh["tp-dp"].get_group() is groups.get_group("tp-dp")
 assert mesh["dp", "tp"].mesh.flatten().tolist() == plan.group_of(RANK, "tp-dp")
 assert pgt.mesh_groups(mesh) == [groups]
+# torch's own flattening reaches the kind's group, under torch's name or the kind's, with
+# no second group and no deprecation warning.
+import warnings  # noqa: E402
+
+held = live_groups()
+with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    assert mesh["dp", "tp"]._flatten().get_group() is groups.get_group("tp-dp")
+    assert mesh["dp", "tp"]._flatten("tp-dp").get_group() is groups.get_group("tp-dp")
+assert live_groups() == held, "_flatten() created a second group"
 
 # DTensor on the mesh: a tensor sharded over tp, gathered back.
 from torch.distributed.tensor import Shard, distribute_tensor  # noqa: E402

@@ -81,3 +81,75 @@ def test_megatron_setters_take_ints_only():
         mpu.set_tensor_model_parallel_world_size("2")
     with pytest.raises(pgroups.ConfigError, match="^rank 18446744073709551616 does not fit in a 64-bit integer$"):
         mpu.set_virtual_pipeline_model_parallel_rank(2 ** 64)
+
+
+def test_register_with_a_dependency_of_colossal_missing_names_that_dependency():
+    """Colossal-AI installed, one of the packages its import needs missing (in the torch 2.x
+    venv, colossalai==0.5.0 installed with --no-deps lacks peft): register() names that
+    package, not Colossal-AI. In a fresh interpreter, without the tests' stub packages."""
+    import importlib.util
+    import subprocess
+
+    try:
+        installed = importlib.util.find_spec("colossalai") is not None
+    except (ImportError, ValueError):
+        installed = False
+    if not installed:
+        pytest.skip("Colossal-AI is not installed in this interpreter")
+    code = """
+import sys
+try:
+    import colossalai.legacy.registry
+except ModuleNotFoundError as error:
+    missing = error.name
+else:
+    print("IMPORTS")
+    sys.exit(0)
+from pgroups import colossal
+try:
+    colossal.register()
+except ImportError as error:
+    print(repr(missing))
+    print(error)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    if done.stdout.startswith("IMPORTS"):
+        pytest.skip("Colossal-AI and every package it imports are installed here")
+    missing, message = done.stdout.split("\n", 1)
+    assert f"the package {missing} it imports is missing" in message
+    assert "install colossalai" not in message
+
+
+def test_device_mesh_without_a_default_group_outside_torchrun_says_what_is_missing(monkeypatch):
+    import pgroups.torch as pgt
+    from pgroups import _torch_mesh
+
+    for name in _torch_mesh._ENV:
+        monkeypatch.delenv(name, raising=False)
+    plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp", tp=2, dp=2), groups=["tp", "dp"])
+    try:
+        _torch_mesh._require_device_mesh()
+    except pgroups.ConfigError:
+        with pytest.raises(pgroups.ConfigError, match="needs torch >= 2.4"):
+            pgt.device_mesh(plan, "cpu")
+        return
+    with pytest.raises(pgroups.StateError, match=r"call torch.distributed.init_process_group first, or run under "
+                                                 r"torchrun \(env:// needs MASTER_ADDR, MASTER_PORT, RANK, "
+                                                 r"WORLD_SIZE; MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE not set\)"):
+        pgt.device_mesh(plan, "cpu")
+
+
+def test_device_types_this_torch_cannot_run_are_named():
+    import torch
+    from pgroups import _torch_mesh
+
+    _torch_mesh.check_device_type("cpu")
+    with pytest.raises(pgroups.ConfigError, match=r"device_type 'cuda:0' names a device index; .* \('cuda'\)"):
+        _torch_mesh.check_device_type("cuda:0")
+    with pytest.raises(pgroups.ConfigError, match=r"device_type 'gpu' is no device type torch .* knows"):
+        _torch_mesh.check_device_type("gpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(pgroups.ConfigError, match=r"device_type 'cuda' cannot run here: .*is_available\(\) is "
+                                                      r"False"):
+            _torch_mesh.check_device_type("cuda")

@@ -38,3 +38,17 @@ def test_a_cancelled_watchdog_ends_nothing():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=50,
                           env=dict(os.environ))
     assert done.returncode == 0 and "alive" in done.stdout
+
+
+def test_one_thread_watches_every_call_and_still_fires_after_cancelled_ones():
+    script = ("import threading, time\n"
+              "from pgroups._torch_agree import Watchdog\n"
+              "for _ in range(50):\n"
+              "    Watchdog(30.0, 0, 2).cancel()\n"
+              "print('threads', sum(t.name == 'pgroups-watchdog' for t in threading.enumerate()), flush=True)\n"
+              "dog = Watchdog(0.3, 1, 2)\n"
+              "time.sleep(60)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=50,
+                          env=dict(os.environ))
+    assert "threads 1" in done.stdout
+    assert done.returncode == 8 and "rank 1 of 2" in done.stderr
