@@ -189,14 +189,14 @@ def create_groups(
     """
     return _create_groups(plan, pipeline=pipeline, tensor=tensor, mode=mode, depth=depth,
                           legacy_sequence_dp=legacy_sequence_dp, modes=modes, backend=backend, timeout=timeout,
-                          method=method, share=share)
+                          method=method, share=share, rank_map=rank_map)
 
 
 def _create_groups(plan: Optional[Plan] = None, *, pipeline: int = 1, tensor: int = 1, mode: Optional[str] = None,
                    depth: Optional[int] = None, legacy_sequence_dp: bool = False,
                    modes: Optional[Iterable[ModeLike]] = None, backend: Optional[str] = None, timeout: Any = None,
                    method: Optional[str] = None, share: bool = True, door: Tuple[Tuple[str, str], ...] = (),
-                   door_error: Optional[BaseException] = None) -> TorchGroups:
+                   door_error: Optional[BaseException] = None, rank_map: Any = None) -> TorchGroups:
     """create_groups, also for a front door that creates groups as one step of its own
     call (device_mesh, the drop-ins): ``door`` is the door's own settings and
     ``door_error`` the error its checks hit, both carried by this one agreement, so that
