@@ -4,6 +4,7 @@
 
 #include "pgroups/config/config_merge.hpp"
 #include "pgroups/config/config_reader.hpp"
+#include "pgroups/config/rank_map_file.hpp"
 #include "integer_option.hpp"
 #include "pgroups/layout/error.hpp"
 
@@ -23,6 +24,10 @@ void PlanOptions::add_to(CLI::App& app, bool with_world_size) {
   seed_option_ = add_integer_option(app, "--seed", seed_, "Base random seed (default 1024)");
   app.add_flag("--legacy-sequence-dp", legacy_sequence_dp_,
                "Build Colossal-AI's contiguous sequence_dp blocks instead of one group per pipeline stage");
+  rank_map_option_ = app.add_option(
+      "--rank-map", rank_map_file_,
+      "JSON file: the rank map (entry r is the launcher rank that runs mesh rank r), as a list or an object with "
+      "rank_map (pgroups place --format json); replaces the config file's parallel.rank_map");
   add_mesh_to(app);
 }
 
@@ -50,6 +55,10 @@ ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_
   if (seed_option_->count()) overrides.seed = seed_;
   if (gpus_per_node_option_ != nullptr && gpus_per_node_option_->count()) overrides.gpus_per_node = gpus_per_node_;
   if (legacy_sequence_dp_) overrides.legacy_sequence_dp = true;
+  if (rank_map_option_ != nullptr && rank_map_option_->count()) {
+    if (rank_map_file_.empty()) throw IoError("--rank-map was given an empty path: name a JSON file");
+    overrides.rank_map = read_rank_map_file(rank_map_file_);
+  }
   apply_mesh(overrides);
   if (world_size_from_runtime) {
     const std::int64_t given = overrides.world_size.value_or(file.world_size);

@@ -72,6 +72,8 @@ class PlanOptions {
   CLI::Option* seed_option_ = nullptr;
   std::int64_t gpus_per_node_ = 0;
   CLI::Option* gpus_per_node_option_ = nullptr;
+  std::string rank_map_file_;
+  CLI::Option* rank_map_option_ = nullptr;
 };
 
 }  // namespace pgroups::cli

@@ -131,9 +131,15 @@ Geometry geometry(const std::vector<Dim>& dims, std::int64_t world, std::size_t 
   return g;
 }
 
-// The outline of every node, in grid coordinates: an edge wherever two neighbouring
-// cells sit on different nodes, and around the grid.
-std::string node_outline(const NodeMap& nodes, const Geometry& g) {
+// The levels' colours, innermost first (the node's outline is black).
+constexpr std::array<std::string_view, 4> kLevelColours = {"#1b6ac9", "#2e9e44", "#c96a1b", "#8e3bb0"};
+
+std::string level_colour(std::size_t level) { return std::string(kLevelColours[level % kLevelColours.size()]); }
+
+// The outline of every unit of one partition of the ranks, in grid coordinates: an edge
+// wherever two neighbouring cells sit in different units, and around the grid.
+template <class UnitOf>
+std::string unit_outline(UnitOf unit_of, const Geometry& g) {
   std::string path;
   const std::int64_t world = g.rows * g.columns;
   for (std::int64_t r = 0; r < world; ++r) {
@@ -141,13 +147,11 @@ std::string node_outline(const NodeMap& nodes, const Geometry& g) {
     const std::int64_t row = r / g.columns;
     const double x = static_cast<double>(col) * g.cell;
     const double y = static_cast<double>(row) * g.cell;
-    const std::int64_t node = nodes.node_of(r);
+    const std::int64_t unit = unit_of(r);
     if (col == 0) path += fmt::format("M{:g} {:g}v{:g}", x, y, g.cell);
     if (row == 0) path += fmt::format("M{:g} {:g}h{:g}", x, y, g.cell);
-    if (col == g.columns - 1 || nodes.node_of(r + 1) != node) {
-      path += fmt::format("M{:g} {:g}v{:g}", x + g.cell, y, g.cell);
-    }
-    if (row == g.rows - 1 || nodes.node_of(r + g.columns) != node) {
+    if (col == g.columns - 1 || unit_of(r + 1) != unit) path += fmt::format("M{:g} {:g}v{:g}", x + g.cell, y, g.cell);
+    if (row == g.rows - 1 || unit_of(r + g.columns) != unit) {
       path += fmt::format("M{:g} {:g}h{:g}", x, y + g.cell, g.cell);
     }
   }
@@ -173,7 +177,8 @@ std::string row_label(const std::vector<Dim>& dims, const Geometry& g, std::int6
 
 void panel(std::string& out, const Layout& layout, std::size_t mode, const std::vector<Dim>& dims,
            const Geometry& g, double left, double top, const std::optional<LocalityReport>& locality,
-           const std::string& outline) {
+           const std::string& outline, const std::vector<PictureLevel>& levels,
+           const std::vector<std::string>& level_outlines) {
   const std::string& name = layout.group_kinds()[mode].name;
   const std::int64_t count = layout.group_count(mode);
   const std::int64_t size = layout.group_size(mode);
@@ -225,6 +230,21 @@ void panel(std::string& out, const Layout& layout, std::size_t mode, const std::
   }
   out += '\n';
 
+  // Which of the kind's groups span more than one unit of each level: once per group.
+  std::vector<std::vector<bool>> crosses(levels.size(), std::vector<bool>(static_cast<std::size_t>(count), false));
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    for (std::int64_t group = 0; group < count; ++group) {
+      const std::int64_t leader = layout.group_leader(mode, group);
+      const std::int64_t unit = levels[l].unit_of_rank[static_cast<std::size_t>(leader)];
+      const std::int64_t members = static_cast<std::int64_t>(layout.group_of(leader, mode).size());
+      for (std::int64_t i = 1; i < members; ++i) {
+        if (levels[l].unit_of_rank[static_cast<std::size_t>(layout.group_member(leader, mode, i))] != unit) {
+          crosses[l][static_cast<std::size_t>(group)] = true;
+          break;
+        }
+      }
+    }
+  }
   out += fmt::format("<g transform=\"translate({:g},{:g})\">\n", gx, gy);
   for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
     const double cx = static_cast<double>(rank % g.columns) * g.cell;
@@ -261,6 +281,14 @@ void panel(std::string& out, const Layout& layout, std::size_t mode, const std::
                            g.cell, g.cell);
       }
     }
+    const double bar = std::max(1.5, g.cell / 8);
+    for (std::size_t l = 0; l < levels.size(); ++l) {
+      if (!crosses[l][static_cast<std::size_t>(group)]) continue;
+      out += fmt::format("<rect class=\"crossing\" data-level=\"{}\" x=\"{:g}\" y=\"{:g}\" width=\"{:g}\" "
+                         "height=\"{:g}\" fill=\"{}\"/>",
+                         escape(levels[l].name), cx, cy + g.cell - bar * static_cast<double>(l + 1), g.cell, bar,
+                         level_colour(l));
+    }
     if (g.font > 0) {
       out += fmt::format("<text class=\"label\" x=\"{:g}\" y=\"{:g}\">{}</text>", cx + g.cell / 2, cy + g.cell / 2,
                          rank);
@@ -268,6 +296,10 @@ void panel(std::string& out, const Layout& layout, std::size_t mode, const std::
     out += '\n';
   }
   if (!outline.empty()) out += fmt::format("<path class=\"node\" d=\"{}\"/>\n", outline);
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    out += fmt::format("<path class=\"level\" data-level=\"{}\" stroke=\"{}\" stroke-width=\"{:g}\" d=\"{}\"/>\n",
+                       escape(levels[l].name), level_colour(l), 3.6 + 1.4 * static_cast<double>(l), level_outlines[l]);
+  }
   out += "</g>\n</g>\n";
 }
 
@@ -281,7 +313,8 @@ std::string title_of(const Layout& layout, const std::optional<LocalityReport>& 
 
 }  // namespace
 
-std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& locality) {
+std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& locality,
+                     const std::vector<PictureLevel>& levels) {
   const std::int64_t world = layout.world_size();
   if (world > kMaxPictureWorldSize) {
     throw ConfigError(fmt::format("world size {} is too large to draw (at most {} ranks); use --format json, or "
@@ -304,7 +337,15 @@ std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& 
   for (std::size_t k = 0; k < g.column_dims; ++k) column_names.push_back(dims[k].name);
   std::vector<std::string> row_names;
   for (std::size_t k = dims.size(); k-- > g.column_dims;) row_names.push_back(dims[k].name);
-  const std::string outline = locality ? node_outline(locality->nodes, g) : std::string();
+  const std::string outline =
+      locality ? unit_outline([&](std::int64_t r) { return locality->nodes.node_of(r); }, g) : std::string();
+  std::vector<std::string> level_outlines;
+  for (const PictureLevel& level : levels) {
+    if (static_cast<std::int64_t>(level.unit_of_rank.size()) != world) {
+      throw ConfigError(fmt::format("level {} gives units for {} ranks, not {}", level.name, level.unit_of_rank.size(), world));
+    }
+    level_outlines.push_back(unit_outline([&](std::int64_t r) { return level.unit_of_rank[static_cast<std::size_t>(r)]; }, g));
+  }
 
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:g}\" height=\"{:g}\" viewBox=\"0 0 {:g} {:g}\" "
@@ -323,6 +364,8 @@ std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& 
       ".cell{{stroke:#ffffff;stroke-width:{:g}}}\n"
       ".label{{font-size:{:.1f}px;fill:#111;text-anchor:middle;dominant-baseline:central;pointer-events:none}}\n"
       ".node{{fill:none;stroke:#111;stroke-width:2.6;stroke-linecap:square}}\n"
+      ".level{{fill:none;stroke-linecap:square;stroke-opacity:0.8}}\n"
+      ".crossing{{pointer-events:none}}\n"
       ".across{{fill:url(#across);pointer-events:none}}\n"
       "</style>\n"
       "<defs><pattern id=\"across\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
@@ -342,24 +385,29 @@ std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& 
   if (locality) {
     out += " <tspan fill=\"#b00020\">Hatched red: a tensor-parallel group across nodes.</tspan>";
   }
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    out += fmt::format(" <tspan fill=\"{}\">{} outline; a {} bar: the group crosses {}.</tspan>", level_colour(l),
+                       escape(levels[l].name), escape(levels[l].name), escape(levels[l].name));
+  }
   out += "</text>\n";
 
   for (std::size_t i = 0; i < modes.size(); ++i) {
     const auto line = static_cast<double>(i / static_cast<std::size_t>(g.panels_per_line));
     const auto slot = static_cast<double>(i % static_cast<std::size_t>(g.panels_per_line));
     panel(out, layout, i, dims, g, kPad + slot * (g.panel_width + kGap),
-          kTitleHeight + line * (g.panel_height + kGap), locality, outline);
+          kTitleHeight + line * (g.panel_height + kGap), locality, outline, levels, level_outlines);
   }
   out += "</svg>\n";
   return out;
 }
 
-std::string plan_html(const Layout& layout, const std::optional<LocalityReport>& locality) {
+std::string plan_html(const Layout& layout, const std::optional<LocalityReport>& locality,
+                      const std::vector<PictureLevel>& levels) {
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n"
       "<style>\nbody{{margin:0;background:#fff}}\nsvg{{display:block;width:100%;height:auto}}\n"
       "rect.cell:hover{{stroke:#000;stroke-width:2}}\n</style>\n</head>\n<body>\n{}</body>\n</html>\n",
-      escape(title_of(layout, locality)), plan_svg(layout, locality));
+      escape(title_of(layout, locality)), plan_svg(layout, locality, levels));
 }
 
 }  // namespace pgroups::cli

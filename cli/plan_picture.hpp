@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "pgroups/report/locality_report.hpp"
 #include "pgroups/layout/layout.hpp"
@@ -33,10 +34,21 @@ inline constexpr std::int64_t kMaxPictureWorldSize = 16384;
 /// report::kMaxOutputBytes (pgroups/report/output_size.hpp) before drawing.
 inline constexpr std::int64_t kPictureBytesPerCell = 256;
 
+/// A level of the cluster above the node (`pgroups place --svg`): the unit each rank is in.
+/// Drawn as an outline around each unit, nested around the nodes' (thicker, in the level's
+/// colour), and a bar in that colour across the foot of each cell whose group spans more
+/// than one of the level's units (`<rect class="crossing" data-level="NAME">`).
+struct PictureLevel {
+  std::string name;
+  std::vector<std::int64_t> unit_of_rank;
+};
+
 /// The picture as an SVG document. Throws ConfigError above kMaxPictureWorldSize.
-[[nodiscard]] std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& locality);
+[[nodiscard]] std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& locality,
+                                   const std::vector<PictureLevel>& levels = {});
 
 /// The same picture in a self-contained HTML page (the SVG inline, scaled to the window).
-[[nodiscard]] std::string plan_html(const Layout& layout, const std::optional<LocalityReport>& locality);
+[[nodiscard]] std::string plan_html(const Layout& layout, const std::optional<LocalityReport>& locality,
+                                    const std::vector<PictureLevel>& levels = {});
 
 }  // namespace pgroups::cli

@@ -20,6 +20,7 @@ struct Subcommand {
 
 Subcommand add_plan_command(CLI::App& parent);
 Subcommand add_explain_command(CLI::App& parent);
+Subcommand add_place_command(CLI::App& parent);
 /// In every build; lives in pgroups_cli_info.
 Subcommand add_info_command(CLI::App& parent);
 /// Only in builds with MPI (PGROUPS_CLI_WITH_MPI); lives in pgroups_cli_mpi.

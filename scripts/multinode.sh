@@ -138,6 +138,69 @@ print(f"multinode:   {len(report['modes'])} modes OK; {n['nodes']} nodes {n['hos
 sys.exit(1 if problems else 0)
 EOF
 
+# --- 1b. a placement: tp inside the nodes where the mesh order spreads it -------------
+# dp runs fastest, so the mesh order puts each tp group's ranks on every node; place
+# proposes a rank map that keeps each tp group in one node, verify shows it live, and the
+# rankfile place writes, given to mpirun instead, gives the same groups by host and slot.
+if [[ $nodes -ge 2 && $((ranks % 2)) -eq 0 ]]; then
+  placed=(--order dp-tp --dp "$nodes" --tp "$ranks")
+  printf '[cluster]\ngpus_per_node = %d\nnodes = [%s]\n' "$ranks" \
+    "$(for ((i = 0; i < nodes; i++)); do printf '%s"node%d"' "$([[ $i -gt 0 ]] && echo ', ')" "$i"; done)" >"$work/cluster.toml"
+  "$pgroups" place --cluster "$work/cluster.toml" "${placed[@]}" --format json --rankfile "$work/rankfile" \
+    >"$work/place.json" || fail "place exited with status $?"
+  # Open MPI 4.1 refuses, without a word, rankfile slots past the machine's cores: fold them.
+  cores=$(nproc)
+  python3 - "$work/rankfile" "$cores" <<'EOF2'
+import re, sys
+path, cores = sys.argv[1], int(sys.argv[2])
+lines = [re.sub(r"slot=(\d+)", lambda m: f"slot={int(m.group(1)) % cores}", l) for l in open(path)]
+open(path, "w").writelines(lines)
+EOF2
+  step "placement: $(python3 -c "import json; d=json.load(open('$work/place.json')); print(d['placement'], 'cost', d['cost'], 'identity', d['identity_cost'])")"
+  for run in identity mapped rankfile; do
+    extra=()
+    flags=("${mpi_flags[@]}")
+    [[ $run == mapped ]] && extra=(--rank-map "$work/place.json")
+    if [[ $run == rankfile ]]; then
+      flags=("${mpi_flags[@]:0:4}" --rankfile "$work/rankfile" "${mpi_flags[@]:6}")
+    fi
+    on_node0 mpirun "${flags[@]}" "$pgroups" verify "${placed[@]}" "${extra[@]}" --timeout 60 --format json \
+      >"$work/verify-$run.json" 2>"$work/verify-$run.err" || { cat "$work/verify-$run.err" >&2; fail "verify ($run) exited with status $?"; }
+  done
+  python3 - "$work" "$nodes" <<'EOF2' || fail "the placement is not what verify shows"
+import json, sys
+work, nodes = sys.argv[1], int(sys.argv[2])
+load = lambda run: json.load(open(f"{work}/verify-{run}.json"))
+identity, mapped, rankfile = load("identity"), load("mapped"), load("rankfile")
+problems = []
+for name, report in (("identity", identity), ("mapped", mapped), ("rankfile", rankfile)):
+    if not report["ok"]:
+        problems.append(f"{name}: verify is not ok")
+tp = lambda report: report["nodes"]["modes"]["tp"]
+if tp(identity)["groups_across_nodes"] != nodes:  # every tp group crosses in the mesh order
+    problems.append(f"identity: tp groups {tp(identity)}")
+if tp(mapped) != {"groups_within_node": nodes, "groups_across_nodes": 0}:
+    problems.append(f"mapped: tp groups {tp(mapped)}")
+# Each kind's groups as sets of (host, node-local rank): under the map a group is its mesh
+# ranks' launcher ranks, under the rankfile its mesh ranks themselves, placed by the file.
+def places(report):
+    n = report["nodes"]
+    where = lambda launcher: (n["hosts"][n["node_of_rank"][launcher]], n["local_rank_on_node"][launcher])
+    out = {}
+    for kind, entry in report["modes"].items():
+        out[kind] = sorted(sorted(where(launcher) for launcher in group) for group in entry["groups"])
+    return out
+if places(mapped) != places(rankfile):
+    problems.append(f"the rankfile's groups differ from the map's: {places(mapped)} vs {places(rankfile)}")
+for line in problems:
+    print("multinode:   " + line, file=sys.stderr)
+print(f"multinode:   tp groups crossing nodes: identity {tp(identity)['groups_across_nodes']}, "
+      f"with the rank map {tp(mapped)['groups_across_nodes']}, with the rankfile {tp(rankfile)['groups_across_nodes']}; "
+      "the rankfile's groups by host and node-local rank are the map's")
+sys.exit(1 if problems else 0)
+EOF2
+fi
+
 # --- 2. cut a node's link during creation ----------------------------------------------
 last=$((nodes - 1))
 stalled=$((world - 1))

@@ -4,6 +4,7 @@
 /// also the old path of Layout's header, now pgroups/layout/layout.hpp, and keeps serving it.
 
 #include "pgroups/layout/agreement_record.hpp"  // IWYU pragma: export
+#include "pgroups/layout/cluster.hpp"  // IWYU pragma: export
 #include "pgroups/layout/communicator_sharing.hpp"  // IWYU pragma: export
 #include "pgroups/layout/creation_cost.hpp"  // IWYU pragma: export
 #include "pgroups/layout/creation_steps.hpp"  // IWYU pragma: export
@@ -17,6 +18,8 @@
 #include "pgroups/layout/parallel_config.hpp"  // IWYU pragma: export
 #include "pgroups/layout/parallel_mode.hpp"  // IWYU pragma: export
 #include "pgroups/layout/partition_key.hpp"  // IWYU pragma: export
+#include "pgroups/layout/placement.hpp"  // IWYU pragma: export
+#include "pgroups/layout/rank_map.hpp"  // IWYU pragma: export
 #include "pgroups/layout/rank_view.hpp"  // IWYU pragma: export
 #include "pgroups/layout/recovery.hpp"  // IWYU pragma: export
 #include "pgroups/layout/timeout.hpp"  // IWYU pragma: export

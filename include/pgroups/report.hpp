@@ -7,5 +7,6 @@
 #include "pgroups/report/elided_list.hpp"  // IWYU pragma: export
 #include "pgroups/report/locality_report.hpp"  // IWYU pragma: export
 #include "pgroups/report/output_size.hpp"  // IWYU pragma: export
+#include "pgroups/report/placement_report.hpp"  // IWYU pragma: export
 #include "pgroups/report/plan_report.hpp"  // IWYU pragma: export
 #include "pgroups/report/verify_report.hpp"  // IWYU pragma: export

@@ -13,6 +13,8 @@ from __future__ import annotations
 import datetime
 import numbers
 import operator
+import os
+from collections.abc import Mapping
 from typing import Any, List, Optional
 
 from . import _pgroups
@@ -56,6 +58,20 @@ def check_int(name: str, value: Any, *, minimum: Optional[int] = None, allow_non
     if minimum is not None and result < minimum:
         raise _pgroups.ConfigError(f"{name} {result} is invalid: it must be at least {minimum}")
     return result
+
+
+def check_rank_map(name: str, value: Any) -> Optional[List[int]]:
+    """A rank map as C++ takes it: None; a path (str or os.PathLike) of a JSON rank map file,
+    read by the CLI's own reader (``--rank-map FILE``); or a sequence of ints (entry r is the
+    launcher rank that runs mesh rank r). Whether it is a permutation that keeps each
+    one-dimension kind's order is the C++ Layout's rule."""
+    if value is None:
+        return None
+    if isinstance(value, (str, os.PathLike)):
+        return list(_pgroups.read_rank_map_file(os.fsencode(value)))
+    if isinstance(value, (bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be a list of ints or the path of a JSON rank map file, not {_shown(value)}")
+    return [check_int(f"{name}[{i}]", entry) for i, entry in enumerate(value)]  # type: ignore[misc]
 
 
 def check_bool(name: str, value: Any) -> bool:

@@ -74,6 +74,7 @@ class ParallelContext:
         mesh: Any = None,
         groups: Optional[List[str]] = None,
         share_communicators: bool = True,
+        rank_map: Any = None,
     ) -> None:
         if not getattr(_pgroups, "with_mpi", False):
             raise _pgroups.ConfigError(
@@ -88,7 +89,8 @@ class ParallelContext:
             if timeout is not None:
                 # None from the check is "no timeout", which the C++ layer reads as 0.
                 checked_timeout = check_timeout("timeout", timeout) or 0.0
-            overrides = _checked_overrides(pipeline, tensor, mode, depth, legacy_sequence_dp, seed, mesh, groups)
+            overrides = _checked_overrides(pipeline, tensor, mode, depth, legacy_sequence_dp, seed, mesh, groups,
+                                           rank_map=rank_map)
             if strategy is not None and not isinstance(strategy, str):
                 raise TypeError(f"strategy must be a string such as 'create_group', not {strategy!r}")
             if strategy is not None:

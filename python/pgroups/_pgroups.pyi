@@ -29,6 +29,7 @@ class ParallelConfig:
     seed: int
     mesh: Optional[List[Tuple[str, int]]]  # fastest first
     groups: List[str]
+    rank_map: List[int]  # entry r: the launcher rank of mesh rank r; empty for none
 
 class ConfigOverrides:
     """pgroups/config/config_merge.hpp: each setting None leaves the file's (or the default)."""
@@ -36,9 +37,12 @@ class ConfigOverrides:
                  tensor: Optional[int] = ..., mode: Optional[str] = ..., depth: Optional[int] = ...,
                  legacy_sequence_dp: Optional[bool] = ..., seed: Optional[int] = ...,
                  gpus_per_node: Optional[int] = ..., mesh: Optional[MeshDims] = ...,
-                 groups: Optional[Sequence[str]] = ..., rest_dimension: Optional[str] = ...) -> None: ...
+                 groups: Optional[Sequence[str]] = ..., rest_dimension: Optional[str] = ...,
+                 rank_map: Optional[Sequence[int]] = ...) -> None: ...
 
 def read_config_file(path: Union[str, PathLike[str]]) -> ParallelConfig: ...
+def read_rank_map_file(path: Union[str, bytes, PathLike[str]]) -> List[int]:
+    """pgroups/config/rank_map_file.hpp: a JSON list, or an object with rank_map."""
 def resolve_config(path: Optional[Union[str, bytes]], overrides: ConfigOverrides,
                    world_size_hint: Optional[str] = ...) -> ParallelConfig:
     """The one crossing: read_config_file (or the defaults), merge_config with the overrides

@@ -7,7 +7,7 @@ import os
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _pgroups
-from ._checks import check_bool, check_int, check_token, check_tokens
+from ._checks import check_bool, check_int, check_rank_map, check_token, check_tokens
 from ._modes import ModeLike, ParallelMode, mode_value
 
 DimsLike = Union[str, Sequence[str]]
@@ -42,6 +42,10 @@ class Plan:
     ``gpus_per_node=G`` (as ``pgroups plan --gpus-per-node G``) puts nodes of G consecutive
     ranks under the plan: ``to_json()`` then holds the ``locality`` object, and
     ``locality()`` / ``locality_warnings()`` need no argument.
+
+    ``rank_map`` (a list, or the path of a JSON file as ``pgroups plan --rank-map FILE``
+    takes) says where each mesh rank runs: entry r is the launcher rank that runs mesh rank
+    r, and every rank the plan takes or answers is a launcher rank (docs/placement.md).
     """
 
     def __init__(
@@ -57,6 +61,7 @@ class Plan:
         mesh: Union["Mesh", Mapping[str, int], Iterable[Tuple[str, int]], None] = None,
         groups: Optional[Iterable[str]] = None,
         gpus_per_node: Optional[int] = None,
+        rank_map: Any = None,
     ) -> None:
         # The arguments over the defaults by the one C++ merge rule, which refuses a world
         # size below 1 and groups without a mesh as the CLI's flags are refused; one
@@ -67,7 +72,8 @@ class Plan:
             mode=_tensor_mode(mode), depth=check_int("depth", depth, allow_none=True),
             legacy_sequence_dp=check_bool("legacy_sequence_dp", legacy_sequence_dp),
             seed=check_int("seed", seed), gpus_per_node=check_int("gpus_per_node", gpus_per_node, allow_none=True),
-            mesh=_mesh_dims(mesh), groups=None if groups is None else check_tokens("groups", groups))
+            mesh=_mesh_dims(mesh), groups=None if groups is None else check_tokens("groups", groups),
+            rank_map=check_rank_map("rank_map", rank_map))
         self._layout = _pgroups.resolve_layout(None, overrides)
 
     @classmethod
@@ -75,7 +81,7 @@ class Plan:
                     pipeline: Optional[int] = None, tensor: Optional[int] = None, mode: Optional[str] = None,
                     depth: Optional[int] = None, legacy_sequence_dp: Optional[bool] = None,
                     seed: Optional[int] = None, mesh: Any = None, groups: Optional[Sequence[str]] = None,
-                    gpus_per_node: Optional[int] = None) -> "Plan":
+                    gpus_per_node: Optional[int] = None, rank_map: Any = None) -> "Plan":
         """The plan of a configuration file: ``.toml``, ``.json`` or a Colossal-AI ``.py``
         config (read as literals, never executed). ``world_size`` and every other argument
         given override the file's values by the CLI's own rule (``pgroups plan --config``
@@ -85,7 +91,7 @@ class Plan:
         and column). The file's ``gpus_per_node`` (or the argument) stays with the plan, so
         that ``to_json()`` holds the CLI's ``locality`` object too."""
         overrides = _checked_overrides(pipeline, tensor, mode, depth, legacy_sequence_dp, seed, mesh, groups,
-                                       world_size=world_size, gpus_per_node=gpus_per_node)
+                                       world_size=world_size, gpus_per_node=gpus_per_node, rank_map=rank_map)
         return cls._from_layout(_pgroups.resolve_layout(_path("path", path), overrides, "world_size="))
 
     @classmethod
@@ -130,6 +136,13 @@ class Plan:
         """The GPUs (ranks) per node the configuration gives (``gpus_per_node=``, or the
         file's), None when it gives none: the nodes of ``locality()`` and ``to_json()``."""
         return self._layout.config().gpus_per_node
+
+    @property
+    def rank_map(self) -> Optional[List[int]]:
+        """Where each mesh rank runs (entry r: the launcher rank of mesh rank r), None when
+        every mesh rank runs on the launcher rank of its number."""
+        entries = self._layout.config().rank_map
+        return list(entries) if entries and entries != list(range(len(entries))) else None
 
     @property
     def config(self) -> Dict[str, object]:
@@ -409,7 +422,7 @@ def _dim_pairs(name: str, dims: object) -> List[Tuple[str, int]]:
 
 def _checked_overrides(pipeline: object, tensor: object, mode: object, depth: object, legacy_sequence_dp: object,
                        seed: object, mesh: object, groups: object, *, world_size: object = None,
-                       gpus_per_node: object = None) -> "_pgroups.ConfigOverrides":
+                       gpus_per_node: object = None, rank_map: object = None) -> "_pgroups.ConfigOverrides":
     """The settings given beside a config file, type-checked, as the C++ ConfigOverrides
     of the one merge (``_pgroups.resolve_layout`` / ``resolve_config``); None for each one
     not given."""
@@ -424,6 +437,7 @@ def _checked_overrides(pipeline: object, tensor: object, mode: object, depth: ob
         gpus_per_node=check_int("gpus_per_node", gpus_per_node, allow_none=True),
         mesh=_mesh_dims(mesh),
         groups=None if groups is None else check_tokens("groups", groups),
+        rank_map=check_rank_map("rank_map", rank_map),
     )
 
 

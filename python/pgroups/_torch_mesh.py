@@ -92,12 +92,14 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
     backing: List[TorchGroups] = []
     if groups is None:
         # One creation, one agreement: the plan's kinds and the mesh's missing dimensions.
-        wanted = Plan(mesh=plan.mesh, groups=plan.group_kinds + missing) if missing else plan
+        wanted = (Plan(mesh=plan.mesh, groups=plan.group_kinds + missing, rank_map=plan.rank_map) if missing
+                  else plan)
         groups = front.create_groups(wanted, timeout=timeout, method=method, share=share, door=door,
                                      door_error=error)
     elif missing:
-        backing.append(front.create_groups(Plan(mesh=plan.mesh, groups=missing), timeout=timeout, method=method,
-                                           share=share, door=door, door_error=error))
+        backing.append(front.create_groups(Plan(mesh=plan.mesh, groups=missing, rank_map=plan.rank_map),
+                                           timeout=timeout, method=method, share=share, door=door,
+                                           door_error=error))
     else:
         if error is not None:
             front.reject(error, None)
@@ -123,7 +125,11 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
         extra.append(single)
         handles.append(single)
     sizes = [size for _, size in dims]
-    layout = torch.arange(plan.world_size, dtype=torch.int).reshape(sizes)
+    # Mesh rank r is the flat index of its coordinates (slowest first); under a rank map the
+    # mesh holds the launcher rank running it.
+    mapped = plan.rank_map
+    layout = (torch.arange(plan.world_size, dtype=torch.int) if mapped is None
+              else torch.tensor(mapped, dtype=torch.int)).reshape(sizes)
     names = tuple(name for name, _ in dims)
     mesh = DeviceMesh.from_group(handles, device_type, mesh=layout, mesh_dim_names=names)
     _flatten_kinds(mesh, groups, layout, names)

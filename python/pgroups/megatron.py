@@ -79,7 +79,7 @@ class _State:
 _state = _State()
 
 
-def _mesh_plan(order: str, sizes: Dict[str, int], kinds: Tuple[str, ...]) -> Plan:
+def _mesh_plan(order: str, sizes: Dict[str, int], kinds: Tuple[str, ...], rank_map: Any = None) -> Plan:
     dims = order.split("-")
     for name in ("tp", "cp", "ep", "dp", "pp"):
         if name not in dims:
@@ -89,7 +89,7 @@ def _mesh_plan(order: str, sizes: Dict[str, int], kinds: Tuple[str, ...]) -> Pla
                     f"must be in the order")
             dims.append(name)  # as Megatron-LM's RankGenerator appends it
     mesh = Mesh.from_order("-".join(dims), **{name: sizes.get(name, 1) for name in dims})
-    return Plan(mesh=mesh, groups=list(kinds))
+    return Plan(mesh=mesh, groups=list(kinds), rank_map=rank_map)
 
 
 def initialize_model_parallel(
@@ -113,12 +113,14 @@ def initialize_model_parallel(
     high_priority_stream_groups: Optional[List[str]] = None,
     sharp_enabled_group: Optional[str] = None,
     create_all_gather_group: Optional[bool] = False,
+    rank_map: Any = None,
 ) -> None:
     """megatron-core's initialize_model_parallel: every group of its parallel_state, for
     the same arguments. Collective over the default group. Raises ConfigError naming the
     argument for one that pgroups accepts only with its default, for a size that is not a
     positive integer or does not divide the world; MismatchError when ranks disagree; all
-    on every rank and before the first group."""
+    on every rank and before the first group. ``rank_map`` (pgroups' own, not Megatron-LM's)
+    runs mesh rank r on torch rank ``rank_map[r]`` in the dense and expert meshes alike."""
     if not dist.is_initialized():
         raise _pgroups.StateError("pgroups.megatron.initialize_model_parallel needs torch.distributed "
                                   "init_process_group first")
@@ -170,8 +172,8 @@ def initialize_model_parallel(
         if model_parallel_is_initialized():
             raise _pgroups.StateError("pgroups.megatron: model parallel groups are already initialized; call "
                                       "destroy_model_parallel() first")
-        dense_plan = _mesh_plan(order, dict(tp=tp, cp=cp, ep=1, dp=world // model, pp=pp), _DENSE)
-        expert_plan = _mesh_plan(order, dict(tp=etp, cp=1, ep=ep, dp=world // expert, pp=pp), _EXPERT)
+        dense_plan = _mesh_plan(order, dict(tp=tp, cp=cp, ep=1, dp=world // model, pp=pp), _DENSE, rank_map)
+        expert_plan = _mesh_plan(order, dict(tp=etp, cp=1, ep=ep, dp=world // expert, pp=pp), _EXPERT, rank_map)
         if not order.endswith("pp") and pp > 1 and world // expert != world // model:
             raise _pgroups.ConfigError(
                 f"order '{order}' does not end with pp, so the expert data parallel size {world // expert} must equal "

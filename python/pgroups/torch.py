@@ -179,13 +179,15 @@ def create_groups(
     timeout: Any = None,
     method: Optional[str] = None,
     share: bool = True,
+    rank_map: Any = None,
 ) -> TorchGroups:
     """Creates the torch process groups of ``plan`` (or of the plan of ``pipeline``,
     ``tensor``, ``mode``, ``depth`` over the default group's world), for ``modes`` (default:
     every kind of the plan, in creation order). Collective over the default group: every
     rank must call it with the same arguments. ``backend`` goes to torch; ``timeout`` is
     seconds or a timedelta (see the module); ``method`` forces one of METHODS;
-    ``share=False`` gives every kind its own torch group.
+    ``share=False`` gives every kind its own torch group. ``rank_map`` (with the sizes; a
+    plan carries its own) says which torch rank runs each mesh rank (``pgroups.Plan``).
 
     Raises, on every rank and before any group is created: MismatchError when ranks
     disagree (the message lists which ranks hold what), ConfigError for an invalid plan, a
@@ -195,14 +197,14 @@ def create_groups(
     """
     return _create_groups(plan, pipeline=pipeline, tensor=tensor, mode=mode, depth=depth,
                           legacy_sequence_dp=legacy_sequence_dp, modes=modes, backend=backend, timeout=timeout,
-                          method=method, share=share)
+                          method=method, share=share, rank_map=rank_map)
 
 
 def _create_groups(plan: Optional[Plan] = None, *, pipeline: int = 1, tensor: int = 1, mode: Optional[str] = None,
                    depth: Optional[int] = None, legacy_sequence_dp: bool = False,
                    modes: Optional[Iterable[ModeLike]] = None, backend: Optional[str] = None, timeout: Any = None,
                    method: Optional[str] = None, share: bool = True, door: Tuple[Tuple[str, str], ...] = (),
-                   door_error: Optional[BaseException] = None) -> TorchGroups:
+                   door_error: Optional[BaseException] = None, rank_map: Any = None) -> TorchGroups:
     """create_groups, also for a front door that creates groups as one step of its own
     call (device_mesh, the drop-ins): ``door`` is the door's own settings and
     ``door_error`` the error its checks hit, both carried by this one agreement, so that
@@ -224,7 +226,9 @@ def _create_groups(plan: Optional[Plan] = None, *, pipeline: int = 1, tensor: in
         _check_method(chosen, backend or str(dist.get_backend()))
         if plan is None:
             # Plan checks the types, and C++ the sizes, with the CLI's messages.
-            plan = Plan(world, pipeline, tensor, mode, depth, legacy_sequence_dp)
+            plan = Plan(world, pipeline, tensor, mode, depth, legacy_sequence_dp, rank_map=rank_map)
+        elif rank_map is not None:
+            raise TypeError("rank_map= goes with the sizes; a plan carries its own (pgroups.Plan(..., rank_map=...))")
         elif not isinstance(plan, Plan):
             raise TypeError(f"plan must be a pgroups.Plan, not {type(plan).__name__} {plan!r}")
         elif plan.world_size != world:

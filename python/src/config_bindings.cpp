@@ -15,6 +15,7 @@
 #include "bindings.hpp"
 #include "pgroups/config/config_merge.hpp"
 #include "pgroups/config/config_reader.hpp"
+#include "pgroups/config/rank_map_file.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/layout/layout.hpp"
 #include "pgroups/layout/mesh_config.hpp"
@@ -74,6 +75,7 @@ void bind_config(py::module_& m) {
       .def_readonly("depth", &ParallelConfig::depth)
       .def_readonly("legacy_sequence_dp", &ParallelConfig::legacy_sequence_dp)
       .def_readonly("seed", &ParallelConfig::seed)
+      .def_readonly("rank_map", &ParallelConfig::rank_map)
       .def_property_readonly("mesh", &dim_list)
       .def_property_readonly("groups",
                              [](const ParallelConfig& c) {
@@ -91,7 +93,8 @@ void bind_config(py::module_& m) {
                        std::optional<std::int64_t> depth, std::optional<bool> legacy_sequence_dp,
                        std::optional<std::int64_t> seed, std::optional<std::int64_t> gpus_per_node,
                        const std::optional<DimList>& mesh, std::optional<std::vector<std::string>> groups,
-                       std::optional<std::string> rest_dimension) {
+                       std::optional<std::string> rest_dimension,
+                       std::optional<std::vector<std::int64_t>> rank_map) {
              ConfigOverrides o;
              o.world_size = world_size;
              o.pipeline = pipeline;
@@ -104,13 +107,16 @@ void bind_config(py::module_& m) {
              if (mesh) o.mesh = mesh_dims(*mesh);
              o.groups = std::move(groups);
              o.rest_dimension = std::move(rest_dimension);
+             o.rank_map = std::move(rank_map);
              return o;
            }),
            py::kw_only(), py::arg("world_size") = py::none(), py::arg("pipeline") = py::none(),
            py::arg("tensor") = py::none(), py::arg("mode") = py::none(), py::arg("depth") = py::none(),
            py::arg("legacy_sequence_dp") = py::none(), py::arg("seed") = py::none(),
            py::arg("gpus_per_node") = py::none(), py::arg("mesh") = py::none(), py::arg("groups") = py::none(),
-           py::arg("rest_dimension") = py::none());
+           py::arg("rest_dimension") = py::none(), py::arg("rank_map") = py::none());
+  m.def("read_rank_map_file", [](const std::filesystem::path& path) { return read_rank_map_file(path); },
+        py::arg("path"));
 
   m.def("read_config_file", [](const std::filesystem::path& path) { return read_config_file(path); },
         py::arg("path"));

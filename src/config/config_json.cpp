@@ -5,7 +5,19 @@
 
 namespace pgroups {
 
+namespace {
+nlohmann::json settings_json(const ParallelConfig& config);
+}
+
 nlohmann::json config_json(const ParallelConfig& config) {
+  nlohmann::json json = settings_json(config);
+  // Only a map that moves a rank is shown: the JSON of a plan without one is unchanged.
+  if (!config.rank_map.empty() && !is_identity_map(config.rank_map)) json["rank_map"] = config.rank_map;
+  return json;
+}
+
+namespace {
+nlohmann::json settings_json(const ParallelConfig& config) {
   if (config.mesh) {
     nlohmann::json sizes = nlohmann::json::object();
     for (const MeshDim& dim : config.mesh->dims) sizes[dim.name] = dim.size;
@@ -21,6 +33,7 @@ nlohmann::json config_json(const ParallelConfig& config) {
   if (config.legacy_sequence_dp) json["legacy_sequence_dp"] = true;
   return json;
 }
+}  // namespace
 
 nlohmann::json config_json(const Layout& layout) {
   nlohmann::json json = config_json(layout.config());

@@ -52,6 +52,7 @@ ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& override
   if (overrides.legacy_sequence_dp) base.legacy_sequence_dp = *overrides.legacy_sequence_dp;
   if (overrides.seed) base.seed = *overrides.seed;
   if (overrides.gpus_per_node) base.gpus_per_node = *overrides.gpus_per_node;
+  if (overrides.rank_map) base.rank_map = *overrides.rank_map;
   if (overrides.mesh) {
     std::vector<std::string> groups = base.mesh ? std::move(base.mesh->groups) : std::vector<std::string>{};
     base.mesh = MeshConfig{*overrides.mesh, std::move(groups)};

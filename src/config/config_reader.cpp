@@ -27,6 +27,9 @@ bool is_blank(std::string_view text) { return text.find_first_not_of(" \t\r\n\f\
 // control character) can garble the line or empty a Python exception's message.
 std::string quoted_path(const std::string& path) { return quoted_excerpt(path, '\'', 400); }
 
+}  // namespace
+
+namespace detail {
 std::string read_whole_file(const std::filesystem::path& path) {
   const std::string name = quoted_path(path.string());
   std::error_code error;
@@ -68,7 +71,29 @@ std::string read_whole_file(const std::filesystem::path& path) {
   return text;
 }
 
-}  // namespace
+ConfigValue read_tree_file(const std::filesystem::path& path, std::string& source) {
+  if (path.empty()) throw IoError("the file path is empty: name a .toml, .json or .py file");
+  if (path.native().find('\0') != std::string::npos) {
+    throw IoError(fmt::format("file path {} holds a NUL byte, which no file name can", quoted_path(path.string())));
+  }
+  const auto format = config_format_from_path(path);
+  source = printable_excerpt(path.string(), 400);
+  if (!format) {
+    const std::string extension = path.extension().string();
+    throw ParseError(fmt::format(
+        "{}: cannot tell the format from {}; use .toml, .json or .py", source,
+        extension.empty() ? std::string("a name without extension") : fmt::format("the extension {}", quoted_excerpt(extension))));
+  }
+  const std::string text = read_whole_file(path);
+  if (is_blank(text)) throw ParseError(fmt::format("{}: the file is empty", source));
+  switch (*format) {
+    case ConfigFormat::toml: return read_toml_tree(text, source);
+    case ConfigFormat::json: return read_json_tree(text, source);
+    case ConfigFormat::python: break;
+  }
+  return read_python_tree(text, source);
+}
+}  // namespace detail
 
 std::optional<ConfigFormat> config_format_from_path(const std::filesystem::path& path) {
   const std::string extension = path.extension().string();
@@ -108,7 +133,7 @@ ParallelConfig read_config_file(const std::filesystem::path& path) {
         "{}: cannot tell the configuration format from {}; use .toml, .json or .py", printable_excerpt(path.string(), 400),
         extension.empty() ? std::string("a name without extension") : fmt::format("the extension {}", quoted_excerpt(extension))));
   }
-  const std::string text = read_whole_file(path);
+  const std::string text = detail::read_whole_file(path);
   return parse_config(text, *format, printable_excerpt(path.string(), 400));
 }
 

@@ -3,6 +3,8 @@
 // parallel_table.hpp then reads the settings from it. Internal to pgroups::config.
 
 #include <cstddef>
+#include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "value_tree.hpp"
@@ -27,5 +29,11 @@ inline constexpr std::size_t kMaxTomlValues = 10'000;
 /// The Python literal subset of python_literal_parser.hpp; the top level is a table of
 /// the assigned names.
 [[nodiscard]] ConfigValue read_python_tree(std::string_view text, std::string_view source);
+
+/// A file's whole text, with read_config_file's checks and IoErrors (at most 64 MiB).
+[[nodiscard]] std::string read_whole_file(const std::filesystem::path& path);
+
+/// A .toml, .json or .py file's value tree; `source` is set to the name messages give it.
+[[nodiscard]] ConfigValue read_tree_file(const std::filesystem::path& path, std::string& source);
 
 }  // namespace pgroups::detail

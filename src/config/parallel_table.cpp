@@ -14,8 +14,8 @@
 namespace pgroups::detail {
 namespace {
 
-constexpr std::array<std::string_view, 6> kParallelKeys = {"pipeline", "tensor", "world_size", "legacy_sequence_dp",
-                                                           "seed", "gpus_per_node"};
+constexpr std::array<std::string_view, 7> kParallelKeys = {"pipeline", "tensor", "world_size", "legacy_sequence_dp",
+                                                           "seed", "gpus_per_node", "rank_map"};
 constexpr std::array<std::string_view, 3> kTensorKeys = {"size", "mode", "depth"};
 constexpr std::array<std::string_view, 1> kPipelineKeys = {"size"};
 constexpr std::array<std::string_view, 2> kMeshKeys = {"order", "groups"};
@@ -57,7 +57,9 @@ class TableReader {
     const bool has_parallel = root.find(kParallelKey) != nullptr;
     // In source order, so that the first mistake in the file is the one named.
     for (const ConfigEntry& entry : root.entries) {
-      if (entry.key == kMeshKey) {
+      if (entry.key == kClusterKey) {
+        // A cluster description (cluster_reader.hpp) may share the file; it is no setting.
+      } else if (entry.key == kMeshKey) {
         config.mesh = read_mesh(entry.value);
       } else if (entry.key == kParallelKey) {
         read_parallel(entry.value, config);
@@ -81,7 +83,7 @@ class TableReader {
   // mistake, most often a setting of parallel written outside it (in TOML, a key above
   // the first [table] header is a top-level key).
   [[noreturn]] void unknown_top_level_key(const ConfigEntry& entry) const {
-    constexpr std::array<std::string_view, 2> kTopLevelKeys = {kParallelKey, kMeshKey};
+    constexpr std::array<std::string_view, 3> kTopLevelKeys = {kParallelKey, kMeshKey, kClusterKey};
     std::string hint;
     if (std::find(kParallelKeys.begin(), kParallelKeys.end(), entry.key) != kParallelKeys.end()) {
       hint = format_ == ConfigFormat::toml
@@ -94,7 +96,7 @@ class TableReader {
       hint = did_you_mean(entry.key, kTopLevelKeys);
       if (hint.empty()) hint = "; a training run's other settings belong in a file of their own";
     }
-    fail(entry.key_position, fmt::format("unknown top-level key {}: a {} configuration holds parallel and mesh only{}",
+    fail(entry.key_position, fmt::format("unknown top-level key {}: a {} configuration holds parallel, mesh and cluster only{}",
                                          quoted_excerpt(entry.key), format_ == ConfigFormat::toml ? "TOML" : "JSON",
                                          hint));
   }
@@ -120,6 +122,8 @@ class TableReader {
         config.seed = integer(entry.value, "parallel.seed");
       } else if (entry.key == "gpus_per_node") {
         config.gpus_per_node = integer(entry.value, "parallel.gpus_per_node");
+      } else if (entry.key == "rank_map") {
+        config.rank_map = read_rank_map(entry.value);
       } else {
         unknown_key(entry, "parallel", kParallelKeys);
       }
@@ -164,6 +168,27 @@ class TableReader {
       throw ConfigError(located(source_, order->position, error.what()));
     }
     return mesh;
+  }
+
+  // `rank_map = [3, 0, 1, 2]`: entry r is the launcher rank that runs mesh rank r; whether it
+  // is a permutation of the world is Layout's rule (rank_map.hpp).
+  std::vector<std::int64_t> read_rank_map(const ConfigValue& value) const {
+    if (value.kind != ValueKind::array) {
+      wrong_type(value, "parallel.rank_map",
+                 fmt::format("{} of integers", words_.array == "list" ? "a list" : "an array"));
+    }
+    if (value.integer > static_cast<std::int64_t>(kMaxRankMapEntries)) {
+      fail(value.position, fmt::format("parallel.rank_map has {} entries; at most {} are read from a configuration "
+                                       "file (give a larger map by --rank-map FILE)",
+                                       value.integer, kMaxRankMapEntries));
+    }
+    std::vector<std::int64_t> map;
+    map.reserve(value.entries.size());
+    for (std::size_t i = 0; i < value.entries.size(); ++i) {
+      const ConfigValue& element = value.entries[i].value;
+      map.push_back(integer(element, fmt::format("parallel.rank_map[{}]", i)));
+    }
+    return map;
   }
 
   void read_mesh_groups(const ConfigValue& value, MeshConfig& mesh) const {

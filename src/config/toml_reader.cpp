@@ -356,7 +356,7 @@ ConfigValue read_toml_tree(std::string_view text, std::string_view source) {
   IntegerSpellings spellings(text, source);
   for (const auto& [key, value] : in_source_order(document)) {
     builder.key(key->str(), position_of(key->source()));
-    if (key->str() == kParallelKey || key->str() == kMeshKey) {
+    if (key->str() == kParallelKey || key->str() == kMeshKey || key->str() == kClusterKey) {
       emit(*value, builder, spellings);
     } else {
       ConfigValue bare;

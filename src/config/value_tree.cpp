@@ -58,12 +58,16 @@ void ValueTreeBuilder::begin(ValueKind container, SourcePosition position) {
   }
   ConfigValue* node = place_value(position);
   if (node) node->kind = container;
+  const bool in_cluster =
+      (open_.size() == 1 && pending_key_ == kClusterKey) || (!open_.empty() && open_.back().in_cluster);
   // Depth 1 is the top level, 2 `parallel`, 3 `parallel.tensor`: nothing deeper can hold
   // a setting, so deeper tables are kept as a kind alone. An array directly under a kept
-  // table (`mesh.groups`) keeps its elements.
+  // table (`mesh.groups`) keeps its elements. A cluster's levels and host lists nest deeper.
   const bool keeps_entries = node != nullptr && (container == ValueKind::table || container == ValueKind::array) &&
-                             open_.size() < 3;
-  open_.push_back(Frame{node, keeps_entries, keeps_entries ? std::move(path) : std::string()});
+                             open_.size() < (in_cluster ? kMaxClusterDepth : 3);
+  std::size_t cap = in_cluster ? kMaxClusterValues : kMaxKeptEntries;
+  if (container == ValueKind::array && path == "parallel.rank_map") cap = kMaxRankMapEntries;
+  open_.push_back(Frame{node, keeps_entries, keeps_entries ? std::move(path) : std::string(), cap, in_cluster});
 }
 
 void ValueTreeBuilder::end() {
@@ -90,7 +94,7 @@ ConfigValue* ValueTreeBuilder::place_value(SourcePosition position) {
   // in a file of pgroups' settings alone the first one, which is a mistake; in a training
   // config, which holds many unrelated settings, a misspelling of `parallel`, which would
   // otherwise silently give the defaults.
-  if (open_.size() == 1 && pending_key_ != kParallelKey && pending_key_ != kMeshKey) {
+  if (open_.size() == 1 && pending_key_ != kParallelKey && pending_key_ != kMeshKey && pending_key_ != kClusterKey) {
     if (!other_key_kept_ && (others_ == OtherTopLevelKeys::refused || is_misspelled_parallel(pending_key_))) {
       other_key_kept_ = true;
       ConfigEntry& kept = entries.emplace_back(ConfigEntry{pending_key_, pending_key_position_, ConfigValue{}});
@@ -101,8 +105,11 @@ ConfigValue* ValueTreeBuilder::place_value(SourcePosition position) {
   // A kept container counts all its entries, kept or not, so that a reader can tell
   // that some were dropped.
   ++parent.node->integer;
+  if (parent.in_cluster && ++cluster_values_ > kMaxClusterValues) {
+    throw_parse_error(source_, position, fmt::format("cluster holds more than {} values", kMaxClusterValues));
+  }
   if (parent.node->kind == ValueKind::array) {
-    if (entries.size() >= kMaxKeptEntries) return nullptr;
+    if (entries.size() >= parent.cap) return nullptr;
     entries.push_back(ConfigEntry{std::string(), position, ConfigValue{}});
     entries.back().value.position = position;
     return &entries.back().value;
@@ -118,7 +125,7 @@ ConfigValue* ValueTreeBuilder::place_value(SourcePosition position) {
   // Past this many distinct keys a table must hold unknown ones among those kept (a
   // table has at most five known keys), so it is rejected all the same; dropping the
   // rest bounds memory against a hostile file of millions of keys.
-  if (entries.size() >= kMaxKeptEntries) return nullptr;
+  if (entries.size() >= parent.cap) return nullptr;
   entries.push_back(ConfigEntry{pending_key_, pending_key_position_, ConfigValue{}});
   ConfigValue& value = entries.back().value;
   value.position = position;

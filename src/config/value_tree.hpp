@@ -23,6 +23,15 @@ inline constexpr std::string_view kParallelKey = "parallel";
 /// The top-level entry that holds a named mesh (ParallelConfig::mesh).
 inline constexpr std::string_view kMeshKey = "mesh";
 
+/// The top-level entry that describes a cluster (pgroups/config/cluster_reader.hpp); kept
+/// whole, to a depth of kMaxClusterDepth, by every reader, and ignored by the settings.
+inline constexpr std::string_view kClusterKey = "cluster";
+inline constexpr std::size_t kMaxClusterDepth = 7;
+/// The most values a cluster table keeps (host names, levels, traffic entries).
+inline constexpr std::size_t kMaxClusterValues = std::size_t{1} << 20;
+/// The most entries `parallel.rank_map` keeps; a larger map is given by --rank-map FILE.
+inline constexpr std::size_t kMaxRankMapEntries = std::size_t{1} << 20;
+
 /// Whether a top-level key other than `parallel` is close enough to it to be a typo
 /// ("parallell", "Parallel", "paralel"); never `mesh`. O(1): keys outside 6..12 bytes are never close.
 [[nodiscard]] bool is_misspelled_parallel(std::string_view key);
@@ -125,7 +134,10 @@ class ValueTreeBuilder {
     ConfigValue* node;   // nullptr when this container is not kept
     bool keeps_entries;  // whether entries are stored in node->entries
     std::string path;    // dotted path of a kept table, for duplicate-key messages
+    std::size_t cap = 0;     // the most entries kept
+    bool in_cluster = false;  // inside the top-level `cluster` table
   };
+  std::size_t cluster_values_ = 0;
 
   // Where the next value goes: a new kept node, or nullptr when it is dropped.
   ConfigValue* place_value(SourcePosition position);

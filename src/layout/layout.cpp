@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <bit>
+
 #include "lowering.hpp"
 #include "pgroups/layout/error.hpp"
 #include "world_rank.hpp"
@@ -16,7 +19,7 @@ using detail::find_dim;
 using detail::printable;
 
 void validate(const ParallelConfig& config) {
-  if (config.mesh) {
+  if (config.mesh || !config.rank_map.empty()) {
     (void)Layout(config);
   } else {
     (void)detail::check_preset(config);
@@ -25,7 +28,18 @@ void validate(const ParallelConfig& config) {
 
 Layout::Layout(const ParallelConfig& config) : Layout(config.mesh ? lower_mesh(config) : lower_presets(config)) {}
 
-Layout::Layout(Lowered lowered) : lowered_(std::move(lowered)) {
+Layout::Layout(Lowered lowered)
+    : lowered_(std::move(lowered)), rank_map_(lowered_.config.rank_map, lowered_.config.world_size) {
+  for (std::size_t k = 0; k < lowered_.shapes.size(); ++k) {
+    const KindShape& s = lowered_.shapes[k];
+    const Mesh& mesh = mesh_of(s);
+    int varying = 0;
+    for (std::size_t d = 0; d < mesh.dims().size(); ++d) {
+      if ((s.varying >> d & 1U) != 0 && mesh.dims()[d].size > 1) ++varying;
+    }
+    ordered_.push_back(varying <= 1);
+  }
+  if (!rank_map_.identity()) check_map_order();
   mode_kinds_.fill(kNoKind);
   for (std::size_t k = 0; k < lowered_.kinds.size(); ++k) {
     if (const auto mode = lowered_.kinds[k].mode) {
@@ -93,11 +107,55 @@ PartitionKey Layout::partition_key(std::size_t kind) const {
   const PartitionKey::Pick pick = s.pick == KindShape::Pick::all     ? PartitionKey::Pick::all
                                   : s.pick == KindShape::Pick::first ? PartitionKey::Pick::first
                                                                      : PartitionKey::Pick::first_and_last;
-  return partition_key_of(mesh_of(s), s.varying, pick);
+  PartitionKey key = partition_key_of(mesh_of(s), s.varying, pick);
+  key.rank_map = rank_map_.fingerprint();
+  return key;
 }
 
 void Layout::check_rank(std::int64_t rank) const {
   detail::check_world_rank(rank, lowered_.config.world_size);
+}
+
+std::int64_t Layout::mesh_rank(std::int64_t rank) const {
+  check_rank(rank);
+  return rank_map_.mesh_rank(rank);
+}
+
+std::vector<std::int64_t> Layout::mapped_group(std::int64_t mesh_rank, const KindShape& s) const {
+  std::vector<std::int64_t> group = mesh_of(s).group_of(mesh_rank, s.varying);
+  for (std::int64_t& member : group) member = rank_map_.launcher_rank(member);
+  std::sort(group.begin(), group.end());
+  return group;
+}
+
+// A kind of one dimension is numbered by its coordinate everywhere (the pipeline stage, a
+// DeviceMesh coordinate, a shard index) and by its ascending launcher ranks in torch and MPI:
+// under a map they must be the same order. Each step of each such dimension is one
+// comparison, so the whole check is O(world size) per kind.
+void Layout::check_map_order() const {
+  for (std::size_t k = 0; k < lowered_.shapes.size(); ++k) {
+    const KindShape& s = lowered_.shapes[k];
+    const Mesh& mesh = mesh_of(s);
+    for (std::size_t d = 0; d < mesh.dims().size(); ++d) {
+      if ((s.varying >> d & 1U) == 0 || mesh.dims()[d].size <= 1) continue;
+      if (!ordered_[k]) break;
+      const std::int64_t stride = mesh.stride(d);
+      const std::int64_t size = mesh.dims()[d].size;
+      for (std::int64_t r = 0; r < mesh.size(); ++r) {
+        if (mesh.coordinate(r, d) == size - 1) continue;
+        // The block mesh of legacy sequence_dp is a reshaping of the same ranks.
+        if (rank_map_.launcher_rank(r) < rank_map_.launcher_rank(r + stride)) continue;
+        std::vector<std::int64_t> group = mesh.group_of(r, s.varying);
+        for (std::int64_t& member : group) member = rank_map_.launcher_rank(member);
+        throw ConfigError(fmt::format(
+            "rank map breaks the order of kind '{}': its group of mesh ranks {} runs on launcher ranks {}, which do not "
+            "ascend along {}; torch and MPI number a group by ascending rank, so a kind of one dimension must keep its "
+            "mesh order (the pipeline stage, the DeviceMesh coordinate and the group rank would disagree)",
+            lowered_.kinds[k].name, rank_list_excerpt(mesh.group_of(r, s.varying)), rank_list_excerpt(group),
+            mesh.dims()[d].name));
+      }
+    }
+  }
 }
 
 void Layout::check_member(std::int64_t rank, std::size_t kind) const {
@@ -109,8 +167,8 @@ void Layout::check_member(std::int64_t rank, std::size_t kind) const {
   }
 }
 
-std::vector<Coordinate> Layout::coordinates(std::int64_t rank) const {
-  check_rank(rank);
+std::vector<Coordinate> Layout::coordinates(std::int64_t launcher_rank) const {
+  const std::int64_t rank = mesh_rank(launcher_rank);
   if (is_mesh()) {
     std::vector<Coordinate> coords;
     const auto dims = lowered_.mesh.dims();
@@ -159,18 +217,23 @@ std::int64_t Layout::group_count(std::size_t kind) const {
   return mesh_of(s).group_count(s.varying);
 }
 
-bool Layout::is_member(std::int64_t rank, std::size_t kind) const {
+bool Layout::is_member(std::int64_t launcher_rank, std::size_t kind) const {
   const KindShape& s = shape(kind);
-  check_rank(rank);
+  const std::int64_t rank = mesh_rank(launcher_rank);
   if (s.pick == KindShape::Pick::all) return true;
   const std::int64_t position = lowered_.mesh.local_rank(rank, s.varying);
   const std::int64_t last = lowered_.mesh.group_size(s.varying) - 1;
   return position == 0 || (s.pick == KindShape::Pick::first_and_last && position == last);
 }
 
-std::int64_t Layout::local_rank(std::int64_t rank, std::size_t kind) const {
+std::int64_t Layout::local_rank(std::int64_t launcher_rank, std::size_t kind) const {
   const KindShape& s = shape(kind);
-  check_member(rank, kind);
+  check_member(launcher_rank, kind);
+  const std::int64_t rank = rank_map_.mesh_rank(launcher_rank);
+  if (!keeps_order(kind)) {
+    const std::vector<std::int64_t> group = mapped_group(rank, s);
+    return std::lower_bound(group.begin(), group.end(), launcher_rank) - group.begin();
+  }
   const std::int64_t position = mesh_of(s).local_rank(rank, s.varying);
   return s.pick == KindShape::Pick::all ? position : (position == 0 ? 0 : 1);
 }
@@ -178,29 +241,45 @@ std::int64_t Layout::local_rank(std::int64_t rank, std::size_t kind) const {
 std::int64_t Layout::group_index(std::int64_t rank, std::size_t kind) const {
   const KindShape& s = shape(kind);
   check_member(rank, kind);
-  return mesh_of(s).group_index(rank, s.varying);
+  return mesh_of(s).group_index(rank_map_.mesh_rank(rank), s.varying);
 }
 
 std::int64_t Layout::group_leader(std::size_t kind, std::int64_t group_index) const {
   const KindShape& s = shape(kind);
-  return mesh_of(s).group_leader(group_index, s.varying);
+  const std::int64_t leader = mesh_of(s).group_leader(group_index, s.varying);
+  if (keeps_order(kind)) return rank_map_.launcher_rank(leader);
+  return mapped_group(leader, s).front();
 }
 
-std::int64_t Layout::group_member(std::int64_t rank, std::size_t kind, std::int64_t index) const {
+std::int64_t Layout::group_member(std::int64_t launcher_rank, std::size_t kind, std::int64_t index) const {
   const KindShape& s = shape(kind);
-  check_member(rank, kind);
-  if (s.pick == KindShape::Pick::all) return mesh_of(s).group_member(rank, s.varying, index);
+  check_member(launcher_rank, kind);
+  const std::int64_t rank = rank_map_.mesh_rank(launcher_rank);
+  if (!keeps_order(kind)) {
+    const std::int64_t size = group_size(kind);
+    if (index < 0 || index >= size) {
+      throw ConfigError(fmt::format("member index {} is outside a group of {} ranks", index, size));
+    }
+    return mapped_group(rank, s)[static_cast<std::size_t>(index)];
+  }
+  if (s.pick == KindShape::Pick::all) {
+    return rank_map_.launcher_rank(mesh_of(s).group_member(rank, s.varying, index));
+  }
   const std::int64_t size = group_size(kind);
   if (index < 0 || index >= size) {
     throw ConfigError(fmt::format("member index {} is outside a group of {} ranks", index, size));
   }
-  return lowered_.mesh.group_member(rank, s.varying, index == 0 ? 0 : lowered_.mesh.group_size(s.varying) - 1);
+  return rank_map_.launcher_rank(
+      lowered_.mesh.group_member(rank, s.varying, index == 0 ? 0 : lowered_.mesh.group_size(s.varying) - 1));
 }
 
 std::vector<std::int64_t> Layout::group_of(std::int64_t rank, std::size_t kind) const {
   const KindShape& s = shape(kind);
   check_member(rank, kind);
-  if (s.pick == KindShape::Pick::all) return mesh_of(s).group_of(rank, s.varying);
+  if (s.pick == KindShape::Pick::all) {
+    if (rank_map_.identity()) return mesh_of(s).group_of(rank, s.varying);
+    return mapped_group(rank_map_.mesh_rank(rank), s);
+  }
   std::vector<std::int64_t> members;
   for (std::int64_t i = 0; i < group_size(kind); ++i) members.push_back(group_member(rank, kind, i));
   return members;
@@ -209,6 +288,12 @@ std::vector<std::int64_t> Layout::group_of(std::int64_t rank, std::size_t kind) 
 std::vector<std::vector<std::int64_t>> Layout::groups(std::size_t kind) const {
   const KindShape& s = shape(kind);
   std::vector<std::vector<std::int64_t>> all = mesh_of(s).groups(s.varying);
+  if (!rank_map_.identity()) {
+    for (std::vector<std::int64_t>& group : all) {
+      for (std::int64_t& member : group) member = rank_map_.launcher_rank(member);
+      std::sort(group.begin(), group.end());
+    }
+  }
   if (s.pick == KindShape::Pick::all) return all;
   for (std::vector<std::int64_t>& group : all) {
     std::vector<std::int64_t> picked = {group.front()};
@@ -218,8 +303,8 @@ std::vector<std::vector<std::int64_t>> Layout::groups(std::size_t kind) const {
   return all;
 }
 
-std::int64_t Layout::pipeline_stage(std::int64_t rank) const {
-  check_rank(rank);
+std::int64_t Layout::pipeline_stage(std::int64_t launcher_rank) const {
+  const std::int64_t rank = mesh_rank(launcher_rank);
   return lowered_.pipeline_dim ? lowered_.mesh.coordinate(rank, *lowered_.pipeline_dim) : 0;
 }
 

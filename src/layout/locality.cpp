@@ -130,7 +130,7 @@ std::optional<ModeLocality> block_locality(const Layout& layout, std::size_t kin
   const std::int64_t w = layout.world_size();
   const std::int64_t g = gpus_per_node;
   if (steps != nullptr) ++*steps;
-  if (g < 1 || w % g != 0) return std::nullopt;
+  if (g < 1 || w % g != 0 || !layout.rank_map().identity()) return std::nullopt;
   // The precondition of the closed form: the groups are the consecutive blocks [kS,
   // (k+1)S). A kind is the set of ranks varying some mesh dimensions, so its groups are
   // translates of the first one; when the first is [0, S) they all are blocks. A partial

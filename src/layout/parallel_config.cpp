@@ -11,9 +11,11 @@
 #include "../common/did_you_mean.hpp"
 #include "pgroups/common/printable.hpp"
 #include "pgroups/layout/error.hpp"
+#include "pgroups/layout/rank_map.hpp"
 
 namespace pgroups {
 namespace {
+std::string describe_settings(const ParallelConfig& config);
 constexpr std::array<std::string_view, 6> kTensorModeNames = {"none", "1d", "2d", "2.5d", "3d", "sequence"};
 }
 
@@ -36,6 +38,13 @@ TensorMode parse_tensor_mode(std::string_view text) {
 }
 
 std::string describe(const ParallelConfig& config) {
+  std::string text = describe_settings(config);
+  if (!is_identity_map(config.rank_map)) text += " (rank map)";
+  return text;
+}
+
+namespace {
+std::string describe_settings(const ParallelConfig& config) {
   std::string text = config.world_size > 0 ? fmt::format("W={} ", config.world_size) : std::string();
   if (config.mesh) {
     // The other fields are reported too when set, so that a mixed configuration (an
@@ -53,6 +62,7 @@ std::string describe(const ParallelConfig& config) {
   if (config.legacy_sequence_dp) text += " legacy_sequence_dp";
   return text;
 }
+}  // namespace
 
 namespace {
 // "tp=2,dp=4 groups=tp,tp-dp": the order, the sizes and the tokens as given, or "-".
@@ -68,7 +78,9 @@ std::string config_setting_text(const ParallelConfig& config) {
   return fmt::format("world_size={} pipeline={} tensor={} mode={} depth={} legacy_sequence_dp={} seed={} mesh={}",
                      config.world_size, config.pipeline, config.tensor_size, tensor_mode_name(config.tensor_mode),
                      config.depth ? std::to_string(*config.depth) : std::string("-"), config.legacy_sequence_dp,
-                     config.seed, mesh_setting_text(config.mesh));
+                     config.seed, mesh_setting_text(config.mesh)) +
+         (is_identity_map(config.rank_map) ? std::string()
+                                           : fmt::format(" rank_map={}", fmt::join(config.rank_map, ",")));
 }
 
 std::vector<SettingField> config_setting_fields(const ParallelConfig& config) {
@@ -89,6 +101,11 @@ std::vector<SettingField> config_setting_fields(const ParallelConfig& config) {
     }
     fields.emplace_back("mesh.groups", std::to_string(config.mesh->groups.size()));
     for (const std::string& token : config.mesh->groups) fields.emplace_back("mesh.group", token);
+  }
+  // Only a map that moves a rank is a setting: the identity written out is no map.
+  if (!is_identity_map(config.rank_map)) {
+    fields.emplace_back("rank_map", std::to_string(config.rank_map.size()));
+    fields.emplace_back("rank_map.ranks", fmt::format("{}", fmt::join(config.rank_map, ",")));
   }
   return fields;
 }

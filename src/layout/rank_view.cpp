@@ -92,7 +92,9 @@ std::optional<std::pair<std::size_t, std::size_t>> RankView::flattened_dims(std:
     DimMask mask = DimMask{1} << (n - 1 - first);
     for (std::size_t last = first + 2; last <= n; ++last) {
       mask |= DimMask{1} << (n - last);
-      if (partition_key_of(mesh, mask) == key) return std::pair{first, last};
+      PartitionKey candidate = partition_key_of(mesh, mask);
+      candidate.rank_map = key.rank_map;  // the same map moves both alike
+      if (candidate == key) return std::pair{first, last};
     }
   }
   return std::nullopt;

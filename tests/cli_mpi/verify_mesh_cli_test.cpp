@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,35 @@ TEST(VerifyMesh, TheIssuesCommandReportsOkWithMegatronsGroups) {
   EXPECT_EQ(report.at("modes").at("dp").at("groups").get<Groups>(), (Groups{{0, 2}, {1, 3}, {4, 6}, {5, 7}}));
   EXPECT_EQ(report.at("modes").at("pp").at("groups").get<Groups>(), (Groups{{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
   EXPECT_EQ(report.at("modes").at("tp-dp").at("groups").get<Groups>(), (Groups{{0, 1, 2, 3}, {4, 5, 6, 7}}));
+}
+
+TEST(VerifyMesh, ARankMapMovesEveryLiveCommunicatorOntoTheMappedRanks) {
+  // The rank map place proposes for tp's groups to stay in nodes of 4 when dp runs fastest:
+  // checked live, every communicator against the mapped layout, on every strategy.
+  const std::filesystem::path map =
+      std::filesystem::temp_directory_path() / ("pgroups_rank_map_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(map) << R"({"rank_map": [0, 4, 1, 5, 2, 6, 3, 7]})";
+  for (const char* strategy : {"create_group", "comm_split"}) {
+    const auto result = run_command(test::pgroups_on_ranks(
+        8, fmt::format("verify --order dp-tp --dp 2 --tp 4 --group tp --group dp --group tp-dp --rank-map {} "
+                       "--strategy {} --format json",
+                       map.string(), strategy)));
+    ASSERT_EQ(result.status, 0) << result.err;
+    const nlohmann::json report = nlohmann::json::parse(result.out);
+    EXPECT_EQ(report.at("ok"), true) << strategy;
+    using Groups = std::vector<std::vector<std::int64_t>>;
+    EXPECT_EQ(report.at("modes").at("tp").at("groups").get<Groups>(), (Groups{{0, 1, 2, 3}, {4, 5, 6, 7}}));
+    EXPECT_EQ(report.at("modes").at("dp").at("groups").get<Groups>(), (Groups{{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
+    EXPECT_EQ(report.at("modes").at("tp").at("local_rank"), nlohmann::json({0, 1, 2, 3, 0, 1, 2, 3}));
+    EXPECT_EQ(report.at("config").at("rank_map"), nlohmann::json({0, 4, 1, 5, 2, 6, 3, 7}));
+  }
+  // Ranks without the map: the agreement refuses the job on every rank.
+  const auto mixed = run_command(fmt::format("{} -np 4 {} verify --order dp-tp --dp 2 --tp 4 --rank-map {} : -np 4 {} "
+                                             "verify --order dp-tp --dp 2 --tp 4",
+                                             PGROUPS_MPIEXEC, PGROUPS_CLI, map.string(), PGROUPS_CLI));
+  EXPECT_EQ(mixed.status, 7) << mixed.err;
+  EXPECT_NE(mixed.err.find("rank_map=0,4,1,5,2,6,3,7"), std::string::npos) << mixed.err;
+  std::filesystem::remove(map);
 }
 
 TEST(VerifyMesh, EmbeddingGroupsLeaveNonMembersOut) {

@@ -31,13 +31,13 @@ TEST(JsonConfigReader, PositionsFollowLinesAndColumns) {
             "<config>:1:24: parallel.seed must be an integer, found array");
   EXPECT_EQ(rejection("{\"parallel\": {\"seed\" : 1 ,  \"pipline\": 2}}"),
             "<config>:1:29: unknown key 'pipline' in parallel; the keys are pipeline, tensor, world_size, "
-            "legacy_sequence_dp, seed, gpus_per_node (did you mean pipeline?)");
+            "legacy_sequence_dp, seed, gpus_per_node, rank_map (did you mean pipeline?)");
 }
 
 TEST(JsonConfigReader, EscapedQuotesInKeysAndStringsKeepPositions) {
   EXPECT_EQ(rejection("{\"parallel\": {\"seed\": 1, \"x\\\"\": \"\\\"\"}, \"a\\\"b\": 1}"),
             "<config>:1:26: unknown key 'x\"' in parallel; the keys are pipeline, tensor, world_size, "
-            "legacy_sequence_dp, seed, gpus_per_node");
+            "legacy_sequence_dp, seed, gpus_per_node, rank_map");
   EXPECT_EQ(rejection("{\"mesh\": {\"order\": \"tp\", \"x\\\"\": \"\\\"\"}, \"a\\\"b\": 1}"),
             "<config>:1:33: mesh.x\" must be an integer (the size of dimension 'x\"'), found string \"\\\"\"; the "
             "other keys of mesh are order and groups");

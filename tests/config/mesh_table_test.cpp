@@ -46,7 +46,7 @@ TEST(MeshTable, OtherTopLevelEntriesAreIgnoredInPythonAndRefusedInToml) {
   ASSERT_TRUE(config.mesh.has_value());
   EXPECT_EQ(config.mesh->dims, (std::vector<MeshDim>{{"tp", 2}}));
   EXPECT_EQ(test::parse_error("[mesh]\norder = \"tp\"\ntp = 2\n[model]\nlayers = [\"a\"]\n", ConfigFormat::toml),
-            "<config>:4:2: unknown top-level key 'model': a TOML configuration holds parallel and mesh only; a training run's other settings belong in a file of their own");
+            "<config>:4:2: unknown top-level key 'model': a TOML configuration holds parallel, mesh and cluster only; a training run's other settings belong in a file of their own");
 }
 
 TEST(MeshTable, WrongTypesAreParseErrorsInTheFormatsOwnWords) {

@@ -104,19 +104,19 @@ TEST(ConfigParallelSettings, LayoutRulesAreLeftToLayout) {
 TEST(ConfigParallelSettings, UnknownKeySuggestsTheClosestKnownOne) {
   EXPECT_EQ(parse_error("[parallel]\npipline = 2\n", kToml),
             "<config>:2:1: unknown key 'pipline' in parallel; the keys are pipeline, tensor, world_size, "
-            "legacy_sequence_dp, seed, gpus_per_node (did you mean pipeline?)");
+            "legacy_sequence_dp, seed, gpus_per_node, rank_map (did you mean pipeline?)");
   EXPECT_EQ(parse_error(R"({"parallel": {"pipline": 2}})", kJson),
             "<config>:1:15: unknown key 'pipline' in parallel; the keys are pipeline, tensor, world_size, "
-            "legacy_sequence_dp, seed, gpus_per_node (did you mean pipeline?)");
+            "legacy_sequence_dp, seed, gpus_per_node, rank_map (did you mean pipeline?)");
   EXPECT_EQ(parse_error("parallel = dict(pipline=2)", kPython),
             "<config>:1:17: unknown key 'pipline' in parallel; the keys are pipeline, tensor, world_size, "
-            "legacy_sequence_dp, seed, gpus_per_node (did you mean pipeline?)");
+            "legacy_sequence_dp, seed, gpus_per_node, rank_map (did you mean pipeline?)");
 }
 
 TEST(ConfigParallelSettings, UnknownKeyWithNothingCloseListsTheKeysOnly) {
   EXPECT_EQ(parse_error("parallel = dict(zero=1)", kPython),
             "<config>:1:17: unknown key 'zero' in parallel; the keys are pipeline, tensor, world_size, "
-            "legacy_sequence_dp, seed, gpus_per_node");
+            "legacy_sequence_dp, seed, gpus_per_node, rank_map");
 }
 
 TEST(ConfigParallelSettings, UnknownKeyInsideTensorAndPipelineTables) {
@@ -247,7 +247,7 @@ TEST(ConfigParallelSettings, TableOfMillionsOfKeysIsRejectedAtTheFirstUnknownOne
   text += "}}";
   EXPECT_EQ(parse_error(text, kJson),
             "<config>:1:29: unknown key 'k0' in parallel; the keys are pipeline, tensor, world_size, "
-            "legacy_sequence_dp, seed, gpus_per_node");
+            "legacy_sequence_dp, seed, gpus_per_node, rank_map");
 }
 
 TEST(ConfigParallelSettings, MessagesNameTheSourceGiven) {

@@ -28,7 +28,7 @@ std::string misspelt(std::string_view key) {
 
 // A TOML or JSON file holds pgroups' settings alone, so any other top-level key is refused.
 std::string unknown(std::string_view key, std::string_view format, std::string_view hint) {
-  return fmt::format("unknown top-level key '{}': a {} configuration holds parallel and mesh only{}", key, format,
+  return fmt::format("unknown top-level key '{}': a {} configuration holds parallel, mesh and cluster only{}", key, format,
                      hint);
 }
 constexpr std::string_view kDidYouMean = " (did you mean parallel?)";

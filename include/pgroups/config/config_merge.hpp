@@ -29,6 +29,8 @@ struct ConfigOverrides {
   std::optional<bool> legacy_sequence_dp;
   std::optional<std::int64_t> seed;
   std::optional<std::int64_t> gpus_per_node;
+  /// Where each mesh rank runs (ParallelConfig::rank_map); replaces the file's map.
+  std::optional<std::vector<std::int64_t>> rank_map;
   /// The mesh's dimensions, fastest first; they replace the file's mesh, whose group
   /// tokens stay unless `groups` is given.
   std::optional<std::vector<MeshDim>> mesh;

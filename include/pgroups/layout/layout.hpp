@@ -24,6 +24,7 @@
 #include "pgroups/layout/parallel_config.hpp"
 #include "pgroups/layout/parallel_mode.hpp"
 #include "pgroups/layout/partition_key.hpp"
+#include "pgroups/layout/rank_map.hpp"
 
 namespace pgroups {
 
@@ -58,6 +59,15 @@ class Layout {
   /// ParallelConfig::mesh and MeshConfig) and throws ConfigError naming the offending
   /// values and the rule. world_size must be given (> 0), except with a mesh, where 0
   /// means the product of the mesh's sizes (config().world_size then holds it).
+  ///
+  /// With a rank map (ParallelConfig::rank_map, pgroups/layout/rank_map.hpp) every rank
+  /// taken or returned below is a launcher rank: groups are the mapped ranks, ascending, and
+  /// group indices keep the mesh's order of groups (by first mesh rank). The map must be a
+  /// permutation of the world (ConfigError naming the first bad, duplicate or missing entry)
+  /// and keep the order of every kind that varies one dimension of more than one rank
+  /// (ConfigError naming the kind and a group whose launcher ranks do not ascend along it).
+  /// O(world size x kinds) to check; queries of kinds of several dimensions then cost
+  /// O(group size log group size) instead of O(dimensions).
   explicit Layout(const ParallelConfig& config);
 
   [[nodiscard]] const ParallelConfig& config() const noexcept { return lowered_.config; }
@@ -71,6 +81,8 @@ class Layout {
   [[nodiscard]] std::int64_t tensor_grid_dim() const noexcept { return lowered_.grid_dim; }
   /// The mesh every kind is computed on (for presets: tensor sub-dimensions, pipe, data).
   [[nodiscard]] const Mesh& mesh() const noexcept { return lowered_.mesh; }
+  /// Where each mesh rank runs (the identity without ParallelConfig::rank_map).
+  [[nodiscard]] const RankMap& rank_map() const noexcept { return rank_map_; }
   /// The shape in the notation the configuration was written in, for the first line of a
   /// plan: "data 2 x pipeline 2 x tensor 4 (2d, q=2)" or "tp 2 x dp 4 (order tp-dp, first
   /// fastest)". Printers show it as it is instead of asking which notation it was.
@@ -208,8 +220,21 @@ class Layout {
   }
   void check_rank(std::int64_t rank) const;
   void check_member(std::int64_t rank, std::size_t kind) const;
+  /// The mesh rank of a launcher rank, after check_rank.
+  [[nodiscard]] std::int64_t mesh_rank(std::int64_t rank) const;
+  /// Whether the kind's groups, mapped, keep the mesh's order (always without a map).
+  [[nodiscard]] bool keeps_order(std::size_t kind) const noexcept {
+    return rank_map_.identity() || ordered_[kind];
+  }
+  /// The mapped, ascending group of mesh rank `mesh_rank` (a full kind's underlying group).
+  [[nodiscard]] std::vector<std::int64_t> mapped_group(std::int64_t mesh_rank, const KindShape& shape) const;
+  void check_map_order() const;
 
   Lowered lowered_;
+  RankMap rank_map_;
+  /// Per kind: it varies at most one dimension of more than one rank, so a valid map keeps
+  /// its order and mapped answers are the mesh's answers mapped.
+  std::vector<bool> ordered_;
   /// The preset kinds' modes, in creation order, and the kind index of each mode, or
   /// kNoKind: an index over lowered_.kinds, so that a mode query is O(1).
   std::vector<ParallelMode> modes_;

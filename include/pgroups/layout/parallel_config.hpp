@@ -51,6 +51,10 @@ struct ParallelConfig {
   /// (ConfigError naming what was mixed); world_size, when given, must equal the
   /// product of the mesh's sizes (ConfigError naming both).
   std::optional<MeshConfig> mesh;
+  /// Where each mesh rank runs (pgroups/layout/rank_map.hpp): entry r is the launcher rank
+  /// that runs mesh rank r. Empty (or the identity) when mesh rank r runs on launcher rank r.
+  /// Layout checks it: a permutation of the world, keeping each one-dimension kind's order.
+  std::vector<std::int64_t> rank_map;
 
   friend bool operator==(const ParallelConfig&, const ParallelConfig&) = default;
 };

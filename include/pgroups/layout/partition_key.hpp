@@ -34,6 +34,9 @@ struct PartitionKey {
   /// (stride, extent) of each run, fastest first; empty for groups of one rank.
   std::vector<std::pair<std::int64_t, std::int64_t>> runs;
   Pick pick = Pick::all;
+  /// The fingerprint of the layout's rank map (RankMap::fingerprint, 0 for none): the same
+  /// runs under different maps are different groups of launcher ranks.
+  std::uint64_t rank_map = 0;
 
   /// Whether every rank is in one group of the kind.
   [[nodiscard]] bool full() const noexcept { return pick == Pick::all; }

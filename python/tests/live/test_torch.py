@@ -51,6 +51,56 @@ def test_every_group_of_the_2d_plan_all_reduces_its_ranks():
         groups.destroy()
 
 
+def test_a_rank_map_puts_every_group_on_the_mapped_ranks():
+    # Mesh ranks 1 <-> 2 and 5 <-> 6 swapped: tp's groups are {0, 2}, {1, 3}, ...
+    swap = [0, 2, 1, 3, 4, 6, 5, 7]
+    plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp-pp", tp=2, dp=2, pp=2),
+                        groups=["tp", "dp", "pp", "tp-dp"], rank_map=swap)
+    assert plan.rank_map == swap
+    groups = pgt.create_groups(plan)
+    try:
+        assert plan.group_of(0, "tp") == [0, 2]
+        check_groups(groups)
+        assert groups.get_ranks_in_group("tp") == plan.group_of(RANK, "tp")
+    finally:
+        groups.destroy()
+    # With the sizes, and agreed: a rank given another map is refused on every rank.
+    preset = pgt.create_groups(pipeline=2, tensor=2, rank_map=swap)
+    try:
+        assert preset.get_ranks_in_group("tensor") == pgroups.Plan(SIZE, pipeline=2, tensor=2, rank_map=swap).group_of(
+            RANK, "tensor")
+        check_groups(preset)
+    finally:
+        preset.destroy()
+    with pytest.raises(pgroups.MismatchError):
+        pgt.create_groups(pipeline=2, tensor=2, rank_map=swap if RANK else None)
+
+
+def test_the_megatron_drop_in_builds_its_groups_over_a_rank_map():
+    from pgroups import megatron as mpu
+
+    swap = [0, 2, 1, 3, 4, 6, 5, 7]
+    mpu.initialize_model_parallel(tensor_model_parallel_size=2, pipeline_model_parallel_size=2, rank_map=swap)
+    try:
+        plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-cp-ep-dp-pp", tp=2, cp=1, ep=1, dp=2, pp=2),
+                            groups=["tp", "dp", "pp"], rank_map=swap)
+        assert mpu.get_tensor_model_parallel_rank() == plan.local_rank(RANK, "tp")
+        assert mpu.get_data_parallel_rank() == plan.local_rank(RANK, "dp")
+        assert mpu.get_pipeline_model_parallel_first_rank() == plan.group_of(RANK, "pp")[0]
+        for kind, group in (("tp", mpu.get_tensor_model_parallel_group()), ("dp", mpu.get_data_parallel_group())):
+            value = torch.tensor([RANK], dtype=torch.int64)
+            dist.all_reduce(value, group=group)
+            assert int(value) == sum(plan.group_of(RANK, kind)), kind
+    finally:
+        mpu.destroy_model_parallel()
+
+
+def test_a_rank_map_that_breaks_a_kinds_order_is_refused_on_every_rank():
+    with pytest.raises(pgroups.ConfigError, match="rank map breaks the order of kind 'tp'"):
+        pgt.create_groups(pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp-pp", tp=2, dp=2, pp=2),
+                                       rank_map=[1, 0, 2, 3, 4, 5, 6, 7]))
+
+
 def test_method_is_the_fastest_this_torch_offers():
     if "use_local_synchronization" in inspect.signature(dist.new_group).parameters:
         expected = "new_group_local"

@@ -65,6 +65,20 @@ assert backing[1].communicators["created"] == 2
 for g in backing:
     g.destroy()
 
+# A rank map (pgroups place's): the mesh tensor holds the launcher ranks, each dimension's
+# group is the mapped ranks, and the coordinates follow the mesh, not the launcher rank.
+swap = [0, 2, 1, 3, 4, 6, 5, 7]
+mapped = pgroups.Plan(mesh=plan.mesh, groups=["tp", "dp", "pp", "tp-dp"], rank_map=swap)
+mapped_groups = pgt.create_groups(mapped)
+mesh4 = pgt.device_mesh(mapped_groups, "cpu")
+assert mesh4.mesh.flatten().tolist() == swap, mesh4.mesh
+for kind in ("tp", "dp", "pp", "tp-dp"):
+    assert dist.get_process_group_ranks(mesh4[kind].get_group()) == mapped.group_of(RANK, kind), kind
+for kind in ("tp", "dp", "pp"):
+    assert mesh4.get_local_rank(kind) == mapped.local_rank(RANK, kind), kind
+assert mapped.group_of(0, "tp") == [0, 2]
+mapped_groups.destroy()
+
 # A preset: data, pipe (size 1 here, created for the mesh without a collective), the 2d
 # sub-dimensions, and "tensor" as a flattened dimension over them.
 preset = pgroups.Plan(SIZE, tensor=4, mode="2d")

@@ -1,0 +1,158 @@
+// `pgroups place`: the cheapest placement of a mesh on a cluster among those a user writes
+// by hand, its cost against the plain mesh order, and the files launchers take.
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "output.hpp"
+#include "output_file.hpp"
+#include "plan_options.hpp"
+#include "plan_picture.hpp"
+#include "pgroups/report/locality_report.hpp"
+#include "pgroups/config/cluster_reader.hpp"
+#include "pgroups/layout/error.hpp"
+#include "pgroups/layout/placement.hpp"
+#include "pgroups/report/placement_report.hpp"
+#include "subcommand.hpp"
+
+namespace pgroups::cli {
+
+Subcommand add_place_command(CLI::App& parent) {
+  struct Options {
+    PlanOptions plan;
+    std::string format = "text";
+    std::optional<std::string> cluster_file;
+    std::optional<std::string> slurm_topology;
+    std::optional<std::string> nodelist;
+    std::optional<std::string> traffic;
+    std::optional<std::string> level_costs;
+    std::optional<std::string> rankfile;
+    std::optional<std::string> hostfile;
+    std::optional<std::string> svg_file;
+    std::optional<std::string> html_file;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* app = parent.add_subcommand(
+      "place", "Choose where each mesh rank runs on a cluster: a rank map and its cost per level (no communication)");
+  options->plan.add_to(*app);
+  options->plan.add_gpus_per_node_to(*app);
+  app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  auto* cluster = app->add_option("--cluster", options->cluster_file,
+                                  "Cluster file (.toml, .json, .py) with a [cluster] table: gpus_per_node, nodes, "
+                                  "node_cost, levels, traffic");
+  auto* slurm = app->add_option("--slurm-topology", options->slurm_topology,
+                                "Slurm topology.conf (tree or block plugin); with --nodelist and --gpus-per-node");
+  cluster->excludes(slurm);
+  app->add_option("--nodelist", options->nodelist,
+                  "The job's hosts in launch order, in Slurm's host-list syntax (default: SLURM_JOB_NODELIST)");
+  app->add_option("--traffic", options->traffic, "Relative bytes per kind, e.g. tp=8,dp=1 (over the cluster's)");
+  app->add_option("--level-costs", options->level_costs,
+                  "Cost per byte of each level of a topology.conf, e.g. node=1,switch1=4 (default: doubling)");
+  app->add_option("--rankfile", options->rankfile, "Also write an Open MPI rankfile that runs the placement to FILE");
+  app->add_option("--hostfile", options->hostfile,
+                  "Also write a Slurm hostfile (srun --distribution=arbitrary) that runs the placement to FILE");
+  app->add_option("--svg", options->svg_file,
+                  "Also write a picture of the placement as SVG to FILE: the levels as nested outlines, the groups "
+                  "crossing each marked");
+  app->add_option("--html", options->html_file, "Also write the picture as a self-contained HTML page to FILE");
+  return {app, [options] {
+            std::vector<NamedFile> outputs;
+            if (options->rankfile) outputs.push_back({"--rankfile", *options->rankfile});
+            if (options->hostfile) outputs.push_back({"--hostfile", *options->hostfile});
+            if (options->svg_file) outputs.push_back({"--svg", *options->svg_file});
+            if (options->html_file) outputs.push_back({"--html", *options->html_file});
+            std::vector<NamedFile> inputs;
+            if (const std::string* config = options->plan.config_path()) inputs.push_back({"--config", *config});
+            if (options->cluster_file) inputs.push_back({"--cluster", *options->cluster_file});
+            if (options->slurm_topology) inputs.push_back({"--slurm-topology", *options->slurm_topology});
+            check_outputs(outputs, inputs);
+            const ParallelConfig config = options->plan.resolve();
+            Cluster described;
+            if (options->cluster_file) {
+              described = read_cluster_file(*options->cluster_file);
+            } else if (options->slurm_topology) {
+              if (!config.gpus_per_node) {
+                throw ConfigError("--slurm-topology needs --gpus-per-node G (topology.conf does not say how many "
+                                  "GPUs a node holds)");
+              }
+              std::string list;
+              if (options->nodelist) {
+                list = *options->nodelist;
+              } else if (const char* env = std::getenv("SLURM_JOB_NODELIST"); env != nullptr && *env != '\0') {
+                list = env;
+              } else {
+                throw ConfigError("--slurm-topology needs the job's hosts: give --nodelist or set SLURM_JOB_NODELIST");
+              }
+              const auto costs = options->level_costs ? parse_traffic(*options->level_costs)
+                                                      : std::vector<std::pair<std::string, double>>{};
+              described = read_slurm_topology(*options->slurm_topology, expand_host_list(list), *config.gpus_per_node,
+                                              costs);
+            } else {
+              throw ConfigError("pgroups place needs a cluster: give --cluster FILE or --slurm-topology FILE");
+            }
+            if (options->level_costs && !options->slurm_topology) {
+              throw ConfigError("--level-costs goes with --slurm-topology; a cluster file gives each level's cost");
+            }
+            if (options->traffic) {
+              for (auto& [name, bytes] : parse_traffic(*options->traffic)) {
+                bool replaced = false;
+                for (auto& entry : described.traffic) {
+                  if (entry.first == name) {
+                    entry.second = bytes;
+                    replaced = true;
+                  }
+                }
+                if (!replaced) described.traffic.emplace_back(name, bytes);
+              }
+            }
+            const Layout layout(config);
+            const PlacementResult result = place(layout, described);
+            std::vector<std::int64_t> map;
+            const bool drawn = options->svg_file || options->html_file;
+            if (options->rankfile || options->hostfile || drawn) map = placement_rank_map(layout, described, result.best);
+            std::string svg;
+            std::string html;
+            if (drawn) {
+              // The placed plan, nodes and levels as the launcher numbers them.
+              ParallelConfig placed = config;
+              placed.rank_map = map;
+              placed.gpus_per_node = described.gpus_per_node;
+              const Layout drawn_layout(placed);
+              std::vector<std::int64_t> position(static_cast<std::size_t>(described.node_count));
+              for (std::size_t i = 0; i < position.size(); ++i) position[i] = static_cast<std::int64_t>(i);
+              for (std::size_t i = 0; i < described.node_order.size(); ++i) {
+                position[static_cast<std::size_t>(described.node_order[i])] = static_cast<std::int64_t>(i);
+              }
+              std::vector<PictureLevel> levels;
+              for (const ClusterLevel& level : described.levels) {
+                PictureLevel drawn_level{level.name, {}};
+                for (std::int64_t r = 0; r < drawn_layout.world_size(); ++r) {
+                  drawn_level.unit_of_rank.push_back(position[static_cast<std::size_t>(r / described.gpus_per_node)] /
+                                                     level.nodes);
+                }
+                levels.push_back(std::move(drawn_level));
+              }
+              const auto locality = report::planned_locality(drawn_layout);
+              if (options->svg_file) svg = plan_svg(drawn_layout, locality, levels);
+              if (options->html_file) html = plan_html(drawn_layout, locality, levels);
+            }
+            const std::string rankfile = options->rankfile ? report::openmpi_rankfile(described, map) : std::string();
+            const std::string hostfile = options->hostfile ? report::slurm_hostfile(described, map) : std::string();
+            const std::string out = options->format == "json"
+                                        ? report::placement_json(layout, described, result).dump() + '\n'
+                                        : report::placement_text(layout, described, result);
+            if (options->rankfile) write_file({"--rankfile", *options->rankfile}, rankfile);
+            if (options->hostfile) write_file({"--hostfile", *options->hostfile}, hostfile);
+            if (options->svg_file) write_file({"--svg", *options->svg_file}, svg);
+            if (options->html_file) write_file({"--html", *options->html_file}, html);
+            write_output(out);
+            return 0;
+          }};
+}
+
+}  // namespace pgroups::cli
