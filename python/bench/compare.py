@@ -95,7 +95,8 @@ def mpi_calls(args: argparse.Namespace, layout: List[str], ranks: int) -> Dict[s
 
 
 def table(results: Dict[str, Any]) -> str:
-    lines = ["torch (gloo): median ms of the slowest rank until every group carried one all-reduce; "
+    versions = sorted({entry["torch"] for entry in results["torch"].values()})
+    lines = [f"torch {', '.join(versions)} (gloo): median ms of the slowest rank until every group carried one all-reduce; "
              "ratio = anchor / pgroups (above 1: pgroups is faster)", ""]
     head = f"{'W':>4} {'front door':14s} {'pgroups ms':>10} {'anchor ms':>10} {'ratio':>7} {'target':>7}  " \
            f"{'groups':>11} {'new_group':>11} {'store ops':>11}"
@@ -109,7 +110,7 @@ def table(results: Dict[str, Any]) -> str:
             ratio = a["median_s"] / b["median_s"]
             lines.append(f"{world:>4} {door:14s} {b['median_s'] * 1e3:10.1f} {a['median_s'] * 1e3:10.1f} "
                          f"{ratio:6.2f}x {target:6.1f}x  {b['process_groups']:>4} / {a['process_groups']:<4} "
-                         f"{b['new_group']:>4} / {a['new_group']:<4} {b['store_ops']:>4} / {a['store_ops']:<4}")
+                         f"{b['new_group']:>4} / {a['new_group']:<4} {b['store_ops']!s:>4} / {a['store_ops']!s:<4}")
     lines += ["", "(groups, new_group, store ops: pgroups / anchor, per rank, the busiest rank)", "",
               "MPI: median ms of the slowest rank of the context's construction; ratio = strategy / limit "
               f"(K MPI_Comm_dup; the default is held to {MPI_LIMIT}x)", ""]

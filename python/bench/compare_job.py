@@ -64,12 +64,21 @@ def _counted(module: Any, name: str, field: str) -> None:
 
 # Every new_group (torch's own, DeviceMesh's, the frameworks') goes through this helper,
 # and every process group built through the next one; both are looked up at call time.
-_counted(c10d, "_new_group_with_tag", "new_group")
+# (torch 1.x has no _new_group_with_tag: its new_group, as the package exports it, is the entry.)
+if hasattr(c10d, "_new_group_with_tag"):
+    _counted(c10d, "_new_group_with_tag", "new_group")
+else:
+    _counted(dist, "new_group", "new_group")
 _counted(c10d, "_new_process_group_helper", "built")
 
 
+def _registry() -> Dict[Any, Any]:
+    """torch's map of live process groups to (backend, store)."""
+    return c10d._world.pg_map if hasattr(c10d, "_world") else c10d._pg_map
+
+
 def _live_groups() -> List[Any]:
-    return [pg for pg in c10d._world.pg_map if pg is not c10d._get_default_group()]
+    return [pg for pg in _registry() if pg is not c10d._get_default_group()]
 
 
 # The cases ------------------------------------------------------------------------------
@@ -199,7 +208,7 @@ def once(run: Callable[[], None], cleanup: Optional[Callable[[], None]] = None) 
     if cleanup is not None:
         cleanup()
     for pg in made:
-        if pg in c10d._world.pg_map:
+        if pg in _registry():
             dist.destroy_process_group(pg)
     return result
 
@@ -207,13 +216,13 @@ def once(run: Callable[[], None], cleanup: Optional[Callable[[], None]] = None) 
 def counted(run: Callable[[], None], cleanup: Optional[Callable[[], None]]) -> int:
     """The store operations of one run on the busiest rank."""
     default = c10d._get_default_group()
-    backend, store = c10d._world.pg_map[default]
+    backend, store = _registry()[default]
     counter = CountingStore(store)
-    c10d._world.pg_map[default] = (backend, counter)
+    _registry()[default] = (backend, counter)
     try:
         once(run, cleanup)
     finally:
-        c10d._world.pg_map[default] = (backend, store)
+        _registry()[default] = (backend, store)
     return COMM.allreduce(counter.ops, op=MPI.MAX)
 
 
@@ -241,7 +250,10 @@ def main() -> None:
             runs[name].append(once(table[name]["run"], table[name].get("cleanup")))
             if RANK == 0:
                 print(f"W={SIZE} run {repeat} {name:18s} {runs[name][-1]['seconds'] * 1e3:9.1f} ms", flush=True)
-    stores = {name: counted(table[name]["run"], table[name].get("cleanup")) for name in names}
+    # torch 1.x's gloo cannot rendezvous through a store written in Python: no count there.
+    countable = int(torch.__version__.split(".")[0]) >= 2
+    stores = {name: counted(table[name]["run"], table[name].get("cleanup")) if countable else None
+              for name in names}
     if RANK == 0:
         result: Dict[str, Any] = dict(world=SIZE, torch=torch.__version__, mesh=args.mesh, cases={})
         for name in names:
