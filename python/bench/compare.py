@@ -133,9 +133,9 @@ def chart(results: Dict[str, Any]) -> str:
     medians of every case by world size (log scale)."""
     worlds = sorted((int(w) for w in results["torch"]), key=int)
     colours = ["#2ca02c", "#1f77b4", "#d62728", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#7f7f7f"]
-    width, height, pad = 980, 430, 60
+    width, height, pad = 980, 470, 60
     panel = (width - 3 * pad) // 2
-    top, plot_h = 50, height - 110
+    top, plot_h = 50, height - 150
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
              f'font-size="12">', f'<rect width="{width}" height="{height}" fill="white"/>',
              f'<text x="{pad}" y="24" font-size="15">pgroups against what it replaces (torch gloo; above 1: '
@@ -172,13 +172,15 @@ def chart(results: Dict[str, Any]) -> str:
                          f'height="{top + plot_h - y_ratio(r):.1f}" fill="{colours[j]}"><title>{door} W={world}: '
                          f'{r:.2f}x</title></rect>')
     for j, door in enumerate(doors):
-        y = top + plot_h + 36 + 14 * (j // 2)
-        x = left + (j % 2) * panel / 2
+        y = top + plot_h + 36 + 15 * j
+        x = left
         parts.append(f'<rect x="{x}" y="{y - 9}" width="10" height="10" fill="{colours[j]}"/>'
                      f'<text x="{x + 14}" y="{y}">{door} (target {DOORS[door][2]:.0f}x at 16)</text>')
     # Medians.
     left = 2 * pad + panel
-    names = sorted({n for w in worlds for n in results["torch"][str(w)]["cases"]})
+    # Each door's colour: pgroups' case solid, its anchor dashed.
+    names = [name for door in doors for name in DOORS[door][:2]]
+    colour_of = {name: colours[j] for j, door in enumerate(doors) for name in DOORS[door][:2]}
     values = [results["torch"][str(w)]["cases"][n]["median_s"] * 1e3 for w in worlds for n in names
               if n in results["torch"][str(w)]["cases"]]
     low, high_ms = 10 ** math.floor(math.log10(min(values))), 10 ** math.ceil(math.log10(max(values)))
@@ -197,11 +199,11 @@ def chart(results: Dict[str, Any]) -> str:
         points = [(x_of(i, left), y_ms(results["torch"][str(w)]["cases"][name]["median_s"] * 1e3))
                   for i, w in enumerate(worlds) if name in results["torch"][str(w)]["cases"]]
         dash = "" if name in {v[0] for v in DOORS.values()} else ' stroke-dasharray="5,3"'
-        colour = colours[k % len(colours)]
+        colour = colour_of[name]
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash} points="'
                      + " ".join(f"{x:.1f},{y:.1f}" for x, y in points) + '"/>')
-        y = top + plot_h + 36 + 14 * (k // 3)
-        x = left + (k % 3) * panel / 3
+        y = top + plot_h + 36 + 15 * (k // 2)
+        x = left + (k % 2) * panel / 2
         parts.append(f'<line x1="{x}" x2="{x + 14}" y1="{y - 4}" y2="{y - 4}" stroke="{colour}" stroke-width="2"{dash}/>'
                      f'<text x="{x + 18}" y="{y}">{name}</text>')
     parts.append("</svg>")
