@@ -617,8 +617,8 @@ Cluster parse_slurm_topology(std::string_view text, std::string_view source, con
   while (!cluster.levels.empty() && cluster.levels.back().nodes == cluster.node_count) {
     cluster.levels.pop_back();
   }
-  for (const auto& [name, cost] : level_costs) {
-    (void)cost;
+  for (const auto& entry : level_costs) {
+    const std::string& name = entry.first;
     const bool known = name == "node" || std::any_of(levels.begin(), levels.end(), [&](const UnitLevel& l) { return l.name == name; });
     if (!known) {
       std::vector<std::string> names = {"node"};

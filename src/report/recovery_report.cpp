@@ -98,7 +98,10 @@ std::string recovery_text(const Recovery& recovery, const BillOptions& bill) {
                                  dim, old_size(recovery), new_size(recovery), r, r == 1 ? "" : "s");
   const auto by_replica = lost_by_replica(recovery);
   std::size_t shown = 0;
-  for (const auto& [coordinate, ranks] : by_replica) {
+  for (const auto& replica : by_replica) {
+    // Named copies: clang before 16 cannot capture a structured binding in a lambda.
+    const auto& coordinate = replica.first;
+    const auto& ranks = replica.second;
     if (shown++ == kReplicasShown) {
       text += fmt::format("  ... and {} more dropped replicas\n", by_replica.size() - kReplicasShown);
       break;
