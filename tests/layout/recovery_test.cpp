@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/configs.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -29,12 +31,7 @@ Layout mesh_layout(const std::string& dims, std::vector<std::string> groups = {}
 
 Layout preset_layout(std::int64_t world, std::int64_t pipeline, std::int64_t tensor, TensorMode mode = TensorMode::tensor_1d,
                      std::optional<std::int64_t> depth = std::nullopt, bool legacy = false) {
-  ParallelConfig config;
-  config.world_size = world;
-  config.pipeline = pipeline;
-  config.tensor_size = tensor;
-  config.tensor_mode = mode;
-  config.depth = depth;
+  ParallelConfig config = pgroups::test::preset_config(world, pipeline, tensor, mode, depth);
   config.legacy_sequence_dp = legacy;
   return Layout(config);
 }
