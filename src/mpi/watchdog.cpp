@@ -2,9 +2,14 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "pgroups/layout/error.hpp"
 
@@ -37,6 +42,85 @@ void end_process_on_timeout(const std::string& message, bool may_call_mpi) noexc
   std::_Exit(kStatus);
 }
 
+namespace detail {
+
+// The one thread that watches every Watchdog of the process. A thread per watchdog cost
+// a start and a join per ParallelContext, and a wake per step; on a node with more ranks
+// than cores each of those is a context switch that some rank's next collective waits
+// for (a quarter of a context's construction at 32 ranks on 2 cores). This thread sleeps
+// until the earliest deadline among the watchdogs handed to it, and nothing wakes it
+// unless a watchdog with an earlier deadline arrives.
+class WatchThread {
+ public:
+  using Clock = Deadline::Clock;
+
+  // Never destroyed: the thread may still be waiting when the process exits, and it must
+  // not outlive its mutex.
+  static WatchThread& instance() {
+    static auto* const thread = new WatchThread();
+    return *thread;
+  }
+
+  // Throws std::system_error when the thread cannot be started.
+  void watch(Watchdog* watchdog, Clock::time_point at) {
+    const std::lock_guard lock(mutex_);
+    if (!started_) {
+      std::thread([this] { run(); }).detach();
+      started_ = true;
+    }
+    watched_.emplace_back(at, watchdog);
+    if (at < sleeping_until_) wake_.notify_one();
+  }
+
+  // After this returns the thread neither holds nor will run `watchdog`'s action.
+  void forget(const Watchdog* watchdog) {
+    std::unique_lock lock(mutex_);
+    std::erase_if(watched_, [watchdog](const auto& entry) { return entry.second == watchdog; });
+    firing_done_.wait(lock, [this, watchdog] { return firing_ != watchdog; });
+  }
+
+ private:
+  WatchThread() = default;
+
+  [[noreturn]] void run() {
+    std::unique_lock lock(mutex_);
+    while (true) {
+      const auto now = Clock::now();
+      const auto due = std::find_if(watched_.begin(), watched_.end(),
+                                    [now](const auto& entry) { return entry.first <= now; });
+      if (due == watched_.end()) {
+        sleeping_until_ = Clock::time_point::max();
+        for (const auto& entry : watched_) sleeping_until_ = std::min(sleeping_until_, entry.first);
+        if (watched_.empty()) {
+          wake_.wait(lock);
+        } else {
+          wake_.wait_until(lock, sleeping_until_);
+        }
+        continue;
+      }
+      // Past its deadline no step can be entered (enter() throws), so it is done with.
+      Watchdog* const watchdog = due->second;
+      watched_.erase(due);
+      firing_ = watchdog;
+      lock.unlock();
+      watchdog->fire_if_armed();
+      lock.lock();
+      firing_ = nullptr;
+      firing_done_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable firing_done_;
+  std::vector<std::pair<Clock::time_point, Watchdog*>> watched_;
+  Clock::time_point sleeping_until_ = Clock::time_point::max();
+  const Watchdog* firing_ = nullptr;
+  bool started_ = false;
+};
+
+}  // namespace detail
+
 Watchdog::Watchdog(const Deadline& deadline, int rank, int size)
     : Watchdog(deadline, rank, size,
                [multiple = deadline.is_limited() && thread_level_is_multiple()](const std::string& message) {
@@ -47,13 +131,8 @@ Watchdog::Watchdog(const Deadline& deadline, int rank, int size, Action on_expir
     : deadline_(deadline), rank_(rank), size_(size), on_expiry_(std::move(on_expiry)) {}
 
 Watchdog::~Watchdog() {
-  {
-    const std::lock_guard lock(mutex_);
-    stopping_ = true;
-    armed_ = false;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  leave();
+  if (watched_) detail::WatchThread::instance().forget(this);
 }
 
 Watchdog::Guard Watchdog::enter(const Step& step) {
@@ -65,15 +144,15 @@ Watchdog::Guard Watchdog::enter(const Step& step) {
     message_ = std::move(message);
     armed_ = true;
   }
-  if (!thread_.joinable()) {
+  if (!watched_) {
     try {
-      thread_ = std::thread([this] { watch(); });
+      detail::WatchThread::instance().watch(this, deadline_.at());
     } catch (...) {
       leave();
       throw;
     }
+    watched_ = true;
   }
-  wake_.notify_all();
   return Guard(this);
 }
 
@@ -95,26 +174,15 @@ int Watchdog::fired() const {
   return fired_;
 }
 
-void Watchdog::watch() {
+void Watchdog::fire_if_armed() {
   std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    if (!armed_) {
-      wake_.wait(lock);
-      continue;
-    }
-    if (Deadline::Clock::now() < deadline_.at()) {
-      wake_.wait_until(lock, deadline_.at());
-      continue;
-    }
-    // Armed and past the deadline: the step is still blocked (leave() would have
-    // disarmed it under this lock).
-    const std::string message = message_;
-    armed_ = false;
-    ++fired_;
-    lock.unlock();
-    on_expiry_(message);
-    lock.lock();
-  }
+  // Disarmed: the step ended before the deadline (leave() disarms under this lock).
+  if (!armed_) return;
+  const std::string message = message_;
+  armed_ = false;
+  ++fired_;
+  lock.unlock();
+  on_expiry_(message);
 }
 
 }  // namespace pgroups::mpi

@@ -8,15 +8,17 @@
 /// `bench` do). Steps that can be waited for without blocking (dup_until, min_until)
 /// throw TimeoutError instead and need no watchdog.
 
-#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <string>
-#include <thread>
 
 #include "pgroups/mpi/deadline.hpp"
 
 namespace pgroups::mpi {
+
+namespace detail {
+class WatchThread;
+}
 
 class Watchdog {
  public:
@@ -26,12 +28,15 @@ class Watchdog {
   using Action = std::function<void(const std::string& message)>;
 
   /// A watchdog for the steps of one rank (`rank` of `size`, for messages) that must all
-  /// be done by `deadline` (unlimited: never fires). It starts its thread at the first enter(), and never when the
-  /// deadline is unlimited. Must be constructed on a thread that may call MPI.
+  /// be done by `deadline` (unlimited: never fires). One thread of the process watches
+  /// every watchdog; it starts at the first enter() of the process, never for an
+  /// unlimited deadline, and then serves every later watchdog. Must be constructed on a
+  /// thread that may call MPI.
   Watchdog(const Deadline& deadline, int rank, int size);
   Watchdog(const Deadline& deadline, int rank, int size, Action on_expiry);
 
-  /// Disarms and joins the thread: nothing fires after the destructor returns.
+  /// Disarms, and waits for an action of this watchdog that is running: nothing fires
+  /// after the destructor returns.
   ~Watchdog();
 
   Watchdog(const Watchdog&) = delete;
@@ -64,20 +69,20 @@ class Watchdog {
   [[nodiscard]] int fired() const;
 
  private:
+  friend class detail::WatchThread;
   void leave() noexcept;
-  void watch();
+  // Called by the watching thread at the deadline: runs the action if a step is still in.
+  void fire_if_armed();
 
   Deadline deadline_;
   int rank_;
   int size_;
   Action on_expiry_;
   mutable std::mutex mutex_;
-  std::condition_variable wake_;
   bool armed_ = false;
-  bool stopping_ = false;
   int fired_ = 0;
   std::string message_;
-  std::thread thread_;
+  bool watched_ = false;  // handed to the watching thread; only the owner's thread reads it
 };
 
 /// Prints "pgroups: error: <message>; ..." on stderr and ends the process with
