@@ -102,8 +102,8 @@ void Watchdog::watch() {
       wake_.wait(lock);
       continue;
     }
-    if (Deadline::Clock::now() < deadline_.at()) {
-      wake_.wait_until(lock, deadline_.at());
+    if (!deadline_.expired()) {
+      deadline_.clock().wait_until(wake_, lock, deadline_.at());
       continue;
     }
     // Armed and past the deadline: the step is still blocked (leave() would have

@@ -26,7 +26,7 @@ class Watchdog {
   using Action = std::function<void(const std::string& message)>;
 
   /// A watchdog for the steps of one rank (`rank` of `size`, for messages) that must all
-  /// be done by `deadline` (unlimited: never fires). It starts its thread at the first enter(), and never when the
+  /// be done by `deadline` (unlimited: never fires), measured on the deadline's clock. It starts its thread at the first enter(), and never when the
   /// deadline is unlimited. Must be constructed on a thread that may call MPI.
   Watchdog(const Deadline& deadline, int rank, int size);
   Watchdog(const Deadline& deadline, int rank, int size, Action on_expiry);
