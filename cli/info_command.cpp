@@ -17,6 +17,7 @@
 #include <string>
 
 #include "output.hpp"
+#include "print_warnings.hpp"
 #include "pgroups/layout/launcher.hpp"
 #include "subcommand.hpp"
 
@@ -104,7 +105,8 @@ nlohmann::json launcher_json(const LauncherInfo& launcher) {
           {"local_size", optional_json(launcher.local_size)},
           {"node", optional_json(launcher.node)},
           {"nodes", optional_json(launcher.node_count())},
-          {"also_present", std::move(also)}};
+          {"also_present", std::move(also)},
+          {"malformed", launcher.malformed}};
 }
 
 std::string launcher_text(const LauncherInfo& launcher) {
@@ -187,6 +189,9 @@ Subcommand add_info_command(CLI::App& parent) {
             } else {
               write_output(info_text(info));
             }
+            // Read as unknown (docs/topology.md, "Launcher variables"), and said, in the
+            // words nccl::choose_device refuses the same value with.
+            print_warnings(info.launcher.malformed);
             return 0;
           }};
 }

@@ -42,9 +42,10 @@ void MpiOptions::add_to(CLI::App& app, std::vector<std::string> steps_after_crea
   command_ = app.get_name();
   later_steps_ = std::move(steps_after_creation);
   app.add_option("--timeout", timeout,
-                 "Seconds that each step (group creation, then each later phase: checks, repeats, finalize) may "
-                 "wait for the other ranks before the job ends with status 8 (0 = no timeout; default: "
-                 "$PGROUPS_TIMEOUT, else 300). May differ between ranks: each waits for its own")
+                 fmt::format("Seconds that each step (group creation, then each later phase: checks, repeats, "
+                             "finalize) may wait for the other ranks before the job ends with status 8 (0 = no "
+                             "timeout; default: ${}, else {}). May differ between ranks: each waits for its own",
+                             kTimeoutEnvironmentVariable, std::chrono::duration<double>(kDefaultTimeout).count()))
       ->type_name("SECONDS")
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {

@@ -3,10 +3,10 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "output.hpp"
@@ -14,6 +14,7 @@
 #include "plan_options.hpp"
 #include "plan_picture.hpp"
 #include "pgroups/report/locality_report.hpp"
+#include "pgroups/common/environment.hpp"
 #include "pgroups/config/cluster_reader.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/layout/placement.hpp"
@@ -83,8 +84,8 @@ Subcommand add_place_command(CLI::App& parent) {
               std::string list;
               if (options->nodelist) {
                 list = *options->nodelist;
-              } else if (const char* env = std::getenv("SLURM_JOB_NODELIST"); env != nullptr && *env != '\0') {
-                list = env;
+              } else if (auto env = environment_text(process_environment, "SLURM_JOB_NODELIST")) {
+                list = std::move(*env);
               } else {
                 throw ConfigError("--slurm-topology needs the job's hosts: give --nodelist or set SLURM_JOB_NODELIST");
               }

@@ -12,4 +12,5 @@
 #include "pgroups/mpi/session.hpp"  // IWYU pragma: export
 #include "pgroups/mpi/strategy.hpp"  // IWYU pragma: export
 #include "pgroups/mpi/version.hpp"  // IWYU pragma: export
+#include "pgroups/mpi/wait_clock.hpp"  // IWYU pragma: export
 #include "pgroups/mpi/watchdog.hpp"  // IWYU pragma: export

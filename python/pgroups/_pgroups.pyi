@@ -60,6 +60,9 @@ def timeout_seconds(seconds: float, source: str) -> Optional[float]:
 def resolved_timeout_seconds(seconds: Optional[float], source: str) -> Optional[float]:
     """resolve_timeout: `seconds` when given, else PGROUPS_TIMEOUT, else the default; None
     for no timeout."""
+def environment_count(name: str) -> Optional[int]:
+    """environment_count: a launcher variable as a count, None when unset or empty;
+    ConfigError naming the variable, its value and the rule when malformed."""
 def mesh_from_order(order: str, sizes: Sequence[Tuple[str, int]]) -> List[Tuple[str, int]]: ...
 def plan_json(layout: Layout, indent: int = ...) -> str:
     """The CLI's `plan --format json` printer (compact for indent -1), locality included

@@ -178,8 +178,10 @@ def _init_default_group(device_type: Any) -> None:
             f"{', '.join(missing)} not set)")
     device_type = check_token("device_type", device_type)
     check_device_type(device_type)
-    if device_type == "cuda" and "LOCAL_RANK" in os.environ and not torch.cuda.is_initialized():
-        torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    if device_type == "cuda" and not torch.cuda.is_initialized():
+        local_rank = _pgroups.environment_count("LOCAL_RANK")  # malformed: ConfigError, as nccl::choose_device
+        if local_rank is not None:
+            torch.cuda.set_device(local_rank)
     dist.init_process_group(backend=_BACKENDS.get(device_type))
 
 

@@ -11,6 +11,7 @@
 
 #include "bindings.hpp"
 #include "pgroups/common/decimal_integer.hpp"
+#include "pgroups/common/environment.hpp"
 #include "pgroups/config/config_json.hpp"
 #include "pgroups/layout/agreement_record.hpp"
 #include "pgroups/layout/error.hpp"
@@ -63,6 +64,15 @@ void bind_rules(py::module_& m) {
           return static_cast<double>(timeout.count()) / 1000.0;
         },
         py::arg("seconds"), py::arg("source"));
+  // A launcher variable read as nccl::choose_device reads it: None when unset or empty,
+  // ConfigError with environment_count's message when malformed.
+  m.def("environment_count",
+        [](const std::string& name) -> std::optional<std::int64_t> {
+          EnvironmentCount count = environment_count(process_environment, name);
+          if (count.malformed()) throw ConfigError(count.problem);
+          return count.value;
+        },
+        py::arg("name"));
   m.def("mesh_from_order",
         [](const std::string& order, const DimList& sizes) {
           std::vector<MeshDim> given;

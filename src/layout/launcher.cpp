@@ -1,18 +1,17 @@
 #include "pgroups/layout/launcher.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
-#include <charconv>
-#include <cstdlib>
+#include <utility>
+
+#include "pgroups/common/environment.hpp"
+#include "pgroups/common/printable.hpp"
 
 namespace pgroups {
 namespace {
 
-std::optional<std::int64_t> to_count(std::string_view text) {
-  std::int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
-  return value;
-}
+std::optional<std::int64_t> to_count(std::string_view text) { return parse_environment_count(text); }
 
 // The variable each launcher uses for each field; empty where it has none. Innermost
 // launcher first: torchrun's workers may run inside an mpirun or srun launch, and
@@ -95,12 +94,13 @@ std::optional<std::int64_t> slurm_tasks_on_node(std::string_view list, std::int6
 }
 
 LauncherInfo detect_launcher(const EnvironmentLookup& lookup) {
-  auto read = [&](std::string_view name) -> std::optional<std::int64_t> {
-    if (name.empty()) return std::nullopt;
-    const auto text = lookup(name);
-    return text ? to_count(*text) : std::nullopt;
-  };
   LauncherInfo info;
+  bool keep_problems = false;
+  auto read = [&](std::string_view name) -> std::optional<std::int64_t> {
+    EnvironmentCount count = environment_count(lookup, name);
+    if (keep_problems && count.malformed()) info.malformed.push_back(std::move(count.problem));
+    return count.value;
+  };
   for (const LauncherVariables& names : kNames) {
     // A launcher is present when it gave this process a rank, and, where that variable
     // alone does not say so, its launch variable too: many programs set RANK on their
@@ -112,6 +112,7 @@ LauncherInfo detect_launcher(const EnvironmentLookup& lookup) {
       continue;
     }
     info.launcher = names.launcher;
+    keep_problems = true;
     info.rank = read(names.rank);
     info.world_size = read(names.world_size);
     info.local_rank = read(names.local_rank);
@@ -119,20 +120,22 @@ LauncherInfo detect_launcher(const EnvironmentLookup& lookup) {
     info.node = read(names.node);
     info.nodes = read(names.nodes);
     if (names.launcher == Launcher::slurm && info.node) {
-      const auto tasks_per_node = lookup("SLURM_STEP_TASKS_PER_NODE");
-      if (tasks_per_node) info.local_size = slurm_tasks_on_node(*tasks_per_node, *info.node);
+      constexpr std::string_view kTasksPerNode = "SLURM_STEP_TASKS_PER_NODE";
+      if (const auto tasks_per_node = environment_text(lookup, kTasksPerNode)) {
+        info.local_size = slurm_tasks_on_node(*tasks_per_node, *info.node);
+        if (!info.local_size) {
+          info.malformed.push_back(fmt::format("environment variable {}={} is malformed for node {}: it must be a list "
+                                               "of counts \"N\" or \"N(xK)\" that covers the node",
+                                               kTasksPerNode, quoted_excerpt(*tasks_per_node), *info.node));
+        }
+      }
     }
+    keep_problems = false;
     drop_contradictions(info);
   }
   return info;
 }
 
-LauncherInfo detect_launcher() {
-  return detect_launcher([](std::string_view name) -> std::optional<std::string> {
-    const char* value = std::getenv(std::string(name).c_str());
-    if (value == nullptr) return std::nullopt;
-    return std::string(value);
-  });
-}
+LauncherInfo detect_launcher() { return detect_launcher(process_environment); }
 
 }  // namespace pgroups

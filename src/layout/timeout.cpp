@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "pgroups/common/environment.hpp"
 #include "pgroups/common/printable.hpp"
 #include "pgroups/layout/agreement_record.hpp"
 #include "pgroups/layout/error.hpp"
@@ -91,11 +92,8 @@ std::chrono::milliseconds parse_timeout_seconds(std::string_view text, std::stri
 
 std::chrono::milliseconds resolve_timeout(std::optional<std::chrono::milliseconds> requested) {
   if (requested) return checked_timeout(*requested, "timeout");
-  // getenv is not thread-safe against setenv; pgroups reads, and never writes, the
-  // environment.
-  const char* from_environment = std::getenv(kTimeoutEnvironmentVariable);
-  if (from_environment != nullptr && *from_environment != '\0') {
-    return parse_timeout_seconds(from_environment, kTimeoutEnvironmentVariable);
+  if (const auto from_environment = environment_text(process_environment, kTimeoutEnvironmentVariable)) {
+    return parse_timeout_seconds(*from_environment, kTimeoutEnvironmentVariable);
   }
   return kDefaultTimeout;
 }

@@ -85,9 +85,27 @@ void finish_by(std::unique_ptr<Pending>& pending, const Deadline& deadline, cons
 
 }  // namespace
 
-Deadline::Deadline(std::chrono::milliseconds timeout) noexcept
+namespace {
+
+class SteadyWaitClock final : public WaitClock {
+ public:
+  [[nodiscard]] time_point now() const noexcept override { return std::chrono::steady_clock::now(); }
+  void wait_until(std::condition_variable& wake, std::unique_lock<std::mutex>& lock, time_point at) const override {
+    wake.wait_until(lock, at);
+  }
+};
+
+}  // namespace
+
+const WaitClock& steady_wait_clock() noexcept {
+  static const SteadyWaitClock clock;
+  return clock;
+}
+
+Deadline::Deadline(std::chrono::milliseconds timeout, const WaitClock& clock) noexcept
     : timeout_(std::max(timeout, std::chrono::milliseconds::zero())),
-      at_(is_limited() ? deadline_after(Clock::now(), timeout_) : Clock::time_point{}) {}
+      at_(is_limited() ? deadline_after(clock.now(), timeout_) : Clock::time_point{}),
+      clock_(&clock) {}
 
 std::string timeout_message(std::chrono::milliseconds timeout, const Step& step, int rank, int size) {
   return pgroups::timeout_message(timeout, step.description, step.name, rank, size);

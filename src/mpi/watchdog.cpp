@@ -62,20 +62,20 @@ class WatchThread {
   }
 
   // Throws std::system_error when the thread cannot be started.
-  void watch(Watchdog* watchdog, Clock::time_point at) {
+  void watch(Watchdog* watchdog, const Deadline& deadline) {
     const std::lock_guard lock(mutex_);
     if (!started_) {
       std::thread([this] { run(); }).detach();
       started_ = true;
     }
-    watched_.emplace_back(at, watchdog);
-    if (at < sleeping_until_) wake_.notify_one();
+    watched_.push_back({deadline.at(), &deadline.clock(), watchdog});
+    if (deadline.at() < sleeping_until_) wake_.notify_one();
   }
 
   // After this returns the thread neither holds nor will run `watchdog`'s action.
   void forget(const Watchdog* watchdog) {
     std::unique_lock lock(mutex_);
-    std::erase_if(watched_, [watchdog](const auto& entry) { return entry.second == watchdog; });
+    std::erase_if(watched_, [watchdog](const Watched& entry) { return entry.watchdog == watchdog; });
     firing_done_.wait(lock, [this, watchdog] { return firing_ != watchdog; });
   }
 
@@ -85,21 +85,23 @@ class WatchThread {
   [[noreturn]] void run() {
     std::unique_lock lock(mutex_);
     while (true) {
-      const auto now = Clock::now();
+      // Each deadline is measured on its own clock (tests advance theirs by hand).
       const auto due = std::find_if(watched_.begin(), watched_.end(),
-                                    [now](const auto& entry) { return entry.first <= now; });
+                                    [](const Watched& entry) { return entry.clock->now() >= entry.at; });
       if (due == watched_.end()) {
-        sleeping_until_ = Clock::time_point::max();
-        for (const auto& entry : watched_) sleeping_until_ = std::min(sleeping_until_, entry.first);
         if (watched_.empty()) {
+          sleeping_until_ = Clock::time_point::max();
           wake_.wait(lock);
         } else {
-          wake_.wait_until(lock, sleeping_until_);
+          const auto next = std::min_element(watched_.begin(), watched_.end(),
+                                             [](const Watched& a, const Watched& b) { return a.at < b.at; });
+          sleeping_until_ = next->at;
+          next->clock->wait_until(wake_, lock, next->at);
         }
         continue;
       }
       // Past its deadline no step can be entered (enter() throws), so it is done with.
-      Watchdog* const watchdog = due->second;
+      Watchdog* const watchdog = due->watchdog;
       watched_.erase(due);
       firing_ = watchdog;
       lock.unlock();
@@ -113,7 +115,12 @@ class WatchThread {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable firing_done_;
-  std::vector<std::pair<Clock::time_point, Watchdog*>> watched_;
+  struct Watched {
+    Clock::time_point at;
+    const WaitClock* clock;
+    Watchdog* watchdog;
+  };
+  std::vector<Watched> watched_;
   Clock::time_point sleeping_until_ = Clock::time_point::max();
   const Watchdog* firing_ = nullptr;
   bool started_ = false;
@@ -146,7 +153,7 @@ Watchdog::Guard Watchdog::enter(const Step& step) {
   }
   if (!watched_) {
     try {
-      detail::WatchThread::instance().watch(this, deadline_.at());
+      detail::WatchThread::instance().watch(this, deadline_);
     } catch (...) {
       leave();
       throw;

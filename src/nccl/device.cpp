@@ -2,40 +2,19 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
-#include <cstdlib>
-
 #include "check.hpp"
+#include "pgroups/common/environment.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/layout/launcher.hpp"
 
 namespace pgroups::nccl {
 namespace {
 
-// Strict: decimal digits only, no sign, no spaces, the whole value must be used.
-std::int64_t parse_local_rank(std::string_view variable, const std::string& value) {
-  std::int64_t parsed = -1;
-  const char* first = value.data();
-  const char* last = value.data() + value.size();
-  const auto [end, error] = std::from_chars(first, last, parsed);
-  if (error != std::errc() || end != last || parsed < 0 || value.front() == '-') {
-    throw ConfigError(fmt::format("environment variable {}='{}' is not a node-local rank: it must be a non-negative "
-                                  "decimal integer",
-                                  variable, value));
-  }
-  return parsed;
-}
-
 int wrap(std::int64_t rank, int visible_devices) { return static_cast<int>(rank % visible_devices); }
 
 }  // namespace
 
-std::optional<std::string> process_env(std::string_view name) {
-  const std::string key(name);
-  const char* value = std::getenv(key.c_str());  // NOLINT(concurrency-mt-unsafe): read-only use
-  if (value == nullptr) return std::nullopt;
-  return std::string(value);
-}
+std::optional<std::string> process_env(std::string_view name) { return process_environment(name); }
 
 DeviceChoice choose_device(const DeviceRequest& request, int visible_devices, const EnvLookup& env) {
   if (visible_devices < 1) {
@@ -59,11 +38,11 @@ DeviceChoice choose_device(const DeviceRequest& request, int visible_devices, co
   if (env) {
     for (const LauncherVariables& launcher : launcher_variables()) {
       const std::string_view variable = launcher.local_rank;
-      const std::optional<std::string> value = env(variable);
-      if (!value || value->empty()) continue;
-      const std::int64_t local = parse_local_rank(variable, *value);
-      return {wrap(local, visible_devices),
-              fmt::format("{}={} modulo {} visible devices", variable, *value, visible_devices)};
+      const EnvironmentCount local = environment_count(env, variable);
+      if (local.malformed()) throw ConfigError(local.problem);
+      if (!local.value) continue;
+      return {wrap(*local.value, visible_devices),
+              fmt::format("{}={} modulo {} visible devices", variable, *local.value, visible_devices)};
     }
   }
   if (request.global_rank) {

@@ -93,6 +93,27 @@ TEST(InfoCommand, RunsInAnEmptyEnvironmentWithoutMpirunAndWithoutError) {
   EXPECT_EQ(result.out.rfind("pgroups ", 0), 0U) << result.out;
 }
 
+TEST(InfoCommand, AMalformedLauncherVariableIsUnknownAndWarnedInTheReadersWords) {
+  // The words of pgroups::count_problem, which nccl::choose_device refuses the same value
+  // with (tests/layout/environment_test.cpp, tests/nccl/device_test.cpp).
+  for (const char* text : {"abc", "-1", "99999999999999999999"}) {
+    const auto result =
+        run_command(fmt::format("env -i OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=1 OMPI_COMM_WORLD_LOCAL_RANK='{}' "
+                                "{} info --format json",
+                                text, PGROUPS_CLI));
+    EXPECT_EQ(result.status, 0) << result.err;
+    const std::string problem = fmt::format(
+        "environment variable OMPI_COMM_WORLD_LOCAL_RANK='{}' is malformed: it must be a non-negative decimal "
+        "integer (digits only) that fits in 64 bits",
+        text);
+    EXPECT_EQ(result.err, fmt::format("pgroups: warning: {}\n", problem));
+    const auto launcher = nlohmann::json::parse(result.out).at("launcher");
+    EXPECT_EQ(launcher.at("name"), "open_mpi");
+    EXPECT_TRUE(launcher.at("local_rank").is_null());
+    EXPECT_EQ(launcher.at("malformed"), nlohmann::json::array({problem}));
+  }
+}
+
 TEST(InfoCommand, AnUnknownFormatIsAUsageError) {
   const auto result = run_command(fmt::format("{} info --format yaml", PGROUPS_CLI));
   EXPECT_EQ(result.status, 2) << result.err;

@@ -186,7 +186,8 @@ TEST(InfoLauncher, ReportsTheHostAndWhatTorchrunsVariablesSay) {
                                                  {"local_size", 8},
                                                  {"node", 1},
                                                  {"nodes", 2},
-                                                 {"also_present", nlohmann::json::array()}}));
+                                                 {"also_present", nlohmann::json::array()},
+                                                 {"malformed", nlohmann::json::array()}}));
   // Under an MPI launcher, info runs on one rank only (more refuse: launcher_refusal_test).
   const auto text = run_command(fmt::format(
       "env -i SLURM_PROCID=0 SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=1 SLURM_LOCALID=0 SLURM_NODEID=0 "

@@ -7,12 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <thread>
 #include <vector>
 
 #include "mpi_test_support.hpp"
 #include "pgroups/layout/error.hpp"
 #include "support/error_message.hpp"
+#include "support/manual_clock.hpp"
 
 namespace pgroups::mpi {
 namespace {
@@ -39,10 +39,16 @@ TEST(Deadline, ZeroIsUnlimitedAndNeverExpires) {
   EXPECT_FALSE(unlimited.is_limited());
   EXPECT_FALSE(unlimited.expired());
   EXPECT_FALSE(Deadline().is_limited());
-  const Deadline soon(1ms);
+  test::ManualClock clock;
+  const Deadline soon(1ms, clock);
   EXPECT_TRUE(soon.is_limited());
-  std::this_thread::sleep_for(5ms);
+  EXPECT_FALSE(soon.expired());
+  clock.advance(999us);
+  EXPECT_FALSE(soon.expired());
+  clock.advance(1us);
   EXPECT_TRUE(soon.expired());
+  EXPECT_EQ(&soon.clock(), &clock);
+  EXPECT_EQ(&Deadline(1ms).clock(), &steady_wait_clock()) << "production deadlines are on the steady clock";
 }
 
 TEST(Deadline, TimeoutsAtAndFarBeyondTheCapNeverWrapIntoThePast) {
@@ -73,8 +79,9 @@ TEST(Deadline, CollectivesOfRanksThatAllArriveCompleteAsTheirBlockingForms) {
 TEST(Deadline, AnExpiredDeadlineThrowsBeforeStartingTheCollective) {
   // Every rank throws, and none starts the reduction, so the world stays usable.
   const Communicator world = Communicator::borrow(MPI_COMM_WORLD);
-  const Deadline deadline(1ms);
-  std::this_thread::sleep_for(5ms);
+  test::ManualClock clock;
+  const Deadline deadline(1ms, clock);
+  clock.advance(5ms);
   try {
     static_cast<void>(min_until(world, std::vector<std::int64_t>{1}, deadline, kStep));
     FAIL() << "no exception";

@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "pgroups/common/environment.hpp"
 #include "pgroups/layout/error.hpp"
 
 namespace pgroups::nccl {
@@ -79,16 +80,25 @@ TEST(NcclDeviceChoice, EmptyVariableCountsAsUnset) {
 
 TEST(NcclDeviceChoice, NonIntegerVariableIsRejectedWithNameAndValue) {
   EXPECT_EQ(config_message({}, 4, fake_env({{"SLURM_LOCALID", "abc"}})),
-            "environment variable SLURM_LOCALID='abc' is not a node-local rank: it must be a non-negative decimal "
-            "integer");
+            count_problem("SLURM_LOCALID", "abc"));
   EXPECT_EQ(config_message({}, 4, fake_env({{"LOCAL_RANK", "1x"}})),
-            "environment variable LOCAL_RANK='1x' is not a node-local rank: it must be a non-negative decimal "
-            "integer");
+            "environment variable LOCAL_RANK='1x' is malformed: it must be a non-negative decimal integer (digits "
+            "only) that fits in 64 bits");
   EXPECT_NE(config_message({}, 4, fake_env({{"LOCAL_RANK", "-1"}})), "accepted");
   EXPECT_NE(config_message({}, 4, fake_env({{"LOCAL_RANK", "-0"}})), "accepted");
   EXPECT_NE(config_message({}, 4, fake_env({{"LOCAL_RANK", " 1"}})), "accepted");
   EXPECT_NE(config_message({}, 4, fake_env({{"LOCAL_RANK", "+1"}})), "accepted");
   EXPECT_NE(config_message({}, 4, fake_env({{"LOCAL_RANK", "99999999999999999999"}})), "accepted");
+}
+
+TEST(NcclDeviceChoice, AMalformedLocalRankIsRefusedInTheLauncherReportsWords) {
+  // The launcher report calls the same value unknown with this message
+  // (tests/layout/environment_test.cpp); here it would choose a GPU, so it is refused.
+  for (const char* text : {"abc", "-1", "-0", "+1", " 1", "0x10", "99999999999999999999"}) {
+    EXPECT_EQ(config_message({.global_rank = 3}, 4, fake_env({{"OMPI_COMM_WORLD_LOCAL_RANK", text}})),
+              count_problem("OMPI_COMM_WORLD_LOCAL_RANK", text))
+        << text;
+  }
 }
 
 TEST(NcclDeviceChoice, GlobalRankIsTheLastResort) {

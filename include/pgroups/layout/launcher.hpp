@@ -18,9 +18,11 @@
 /// started by srun or mpirun is torchrun's, and mpirun's ranks inside a Slurm step (its
 /// daemons are one) are mpirun's, whose variables describe them. Pure: no MPI.
 ///
-/// This is the one list of launcher variables in pgroups (launcher_variables()): the
-/// CLI, the node query (mpi::node_info_from_launcher) and the choice of a GPU
-/// (nccl::choose_device) all read it.
+/// This is the one list of launcher variables in pgroups (launcher_variables()); every
+/// value of it is read through the environment reader of pgroups::common
+/// (pgroups/common/environment.hpp, environment_count), by one rule: the CLI, the node
+/// query (mpi::node_info_from_launcher), the choice of a GPU (nccl::choose_device) and
+/// Python (pgroups.torch) give the same answer for the same malformed value.
 
 #include <cstdint>
 #include <functional>
@@ -29,6 +31,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "pgroups/common/environment.hpp"
 
 namespace pgroups {
 
@@ -49,7 +53,8 @@ struct LauncherVariables {
 [[nodiscard]] std::span<const LauncherVariables> launcher_variables() noexcept;
 
 /// What one launcher's variables say; a field is empty when the launcher does not set
-/// it or its value is malformed (not a non-negative integer). Variables that contradict
+/// it or its value is malformed (not a non-negative decimal integer: the rule of
+/// environment_count, whose message lands in `malformed`). Variables that contradict
 /// each other are unknown, all of them, never taken as facts: a rank not below the world
 /// size, a local rank not below the local size, a node not below the node count, more
 /// processes on a node or more nodes than in the world.
@@ -66,19 +71,21 @@ struct LauncherInfo {
   std::optional<std::int64_t> nodes;
   /// Every other launcher whose variables are present too, in the order above.
   std::vector<Launcher> also_present;
+  /// The malformed variables of this launcher, one count_problem message each, in the
+  /// order of the fields (SLURM_STEP_TASKS_PER_NODE last); their fields are empty.
+  /// `pgroups info` prints them as warnings; nccl::choose_device refuses the same
+  /// message as a ConfigError.
+  std::vector<std::string> malformed;
 
   /// nodes, else world_size / local_size when both are known and it divides (nodes of
   /// equal size, as these launchers place by default), else nothing.
   [[nodiscard]] std::optional<std::int64_t> node_count() const;
 };
 
-/// A lookup of one environment variable: its value, or nothing when unset.
-using EnvironmentLookup = std::function<std::optional<std::string>(std::string_view)>;
-
 /// The launcher of this process from `lookup` (see the file comment). O(1).
 [[nodiscard]] LauncherInfo detect_launcher(const EnvironmentLookup& lookup);
 
-/// detect_launcher over this process's environment (std::getenv).
+/// detect_launcher over this process's environment (process_environment).
 [[nodiscard]] LauncherInfo detect_launcher();
 
 /// Slurm's tasks-per-node list, e.g. "4(x2),3": the count on node `node` (4 for nodes 0

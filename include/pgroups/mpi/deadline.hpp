@@ -18,6 +18,7 @@
 
 #include "pgroups/layout/timeout.hpp"
 #include "pgroups/mpi/communicator.hpp"
+#include "pgroups/mpi/wait_clock.hpp"
 
 namespace pgroups::mpi {
 
@@ -29,8 +30,9 @@ class Deadline {
 
   /// No limit: waits forever.
   Deadline() noexcept = default;
-  /// `timeout` from now; zero or less means no limit (pgroups::is_limited).
-  explicit Deadline(std::chrono::milliseconds timeout) noexcept;
+  /// `timeout` from now on `clock` (which must outlive the deadline and its copies);
+  /// zero or less means no limit (pgroups::is_limited).
+  explicit Deadline(std::chrono::milliseconds timeout, const WaitClock& clock = steady_wait_clock()) noexcept;
 
   [[nodiscard]] bool is_limited() const noexcept { return pgroups::is_limited(timeout_); }
   /// The timeout this deadline was made from; zero when unlimited.
@@ -38,11 +40,14 @@ class Deadline {
   /// When it expires. Precondition: is_limited().
   [[nodiscard]] Clock::time_point at() const noexcept { return at_; }
   /// Whether it has passed; never for an unlimited deadline.
-  [[nodiscard]] bool expired() const noexcept { return is_limited() && Clock::now() >= at_; }
+  [[nodiscard]] bool expired() const noexcept { return is_limited() && clock_->now() >= at_; }
+  /// The clock it is measured on; the steady clock unless one was given.
+  [[nodiscard]] const WaitClock& clock() const noexcept { return *clock_; }
 
  private:
   std::chrono::milliseconds timeout_{0};
   Clock::time_point at_{};
+  const WaitClock* clock_ = &steady_wait_clock();
 };
 
 /// A step at which every rank waits for the others: a short name (what hooks and tests

@@ -28,7 +28,7 @@ class Watchdog {
   using Action = std::function<void(const std::string& message)>;
 
   /// A watchdog for the steps of one rank (`rank` of `size`, for messages) that must all
-  /// be done by `deadline` (unlimited: never fires). One thread of the process watches
+  /// be done by `deadline` (unlimited: never fires), measured on the deadline's clock. One thread of the process watches
   /// every watchdog; it starts at the first enter() of the process, never for an
   /// unlimited deadline, and then serves every later watchdog. Must be constructed on a
   /// thread that may call MPI.

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "pgroups/common/environment.hpp"
+
 namespace pgroups::nccl {
 
 /// What the caller knows about the rank's device.
@@ -30,10 +32,10 @@ struct DeviceChoice {
   std::string source;
 };
 
-/// Reads an environment variable; empty optional when unset.
-using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+/// Reads an environment variable; empty optional when unset (pgroups::EnvironmentLookup).
+using EnvLookup = EnvironmentLookup;
 
-/// The process environment (std::getenv).
+/// The process environment (pgroups::process_environment).
 [[nodiscard]] std::optional<std::string> process_env(std::string_view name);
 
 /// Chooses the device, first rule that applies:
@@ -44,8 +46,8 @@ using EnvLookup = std::function<std::optional<std::string>(std::string_view name
 ///    mpiexec run inside a batch step);
 /// 3. the first local-rank variable of launcher_variables() (pgroups/layout/launcher.hpp, the
 ///    one list) that is set and non-empty, modulo visible_devices;
-///    a value that is not a non-negative decimal integer is a ConfigError naming the
-///    variable and the value;
+///    read by environment_count (pgroups/common/environment.hpp): a malformed value is
+///    a ConfigError with its message, naming the variable, the value and the rule;
 /// 4. request.global_rank modulo visible_devices;
 /// 5. device 0.
 /// Throws BackendError when visible_devices < 1 (nothing to bind to) and ConfigError for
