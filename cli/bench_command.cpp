@@ -97,7 +97,7 @@ void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, const C
     const double elapsed = MPI_Wtime() - start;
     std::map<std::string, double> per_mode;
     double rest = elapsed;
-    for (const std::string& mode : context.groups()) {
+    for (const std::string& mode : context.kind_names()) {
       per_mode[mode] = context.creation_seconds(mode);
       rest -= per_mode[mode];
     }

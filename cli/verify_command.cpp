@@ -207,7 +207,7 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
     check(MPI_Allreduce(&local_create_seconds, &create_seconds, 1, MPI_DOUBLE, MPI_MAX, world), "MPI_Allreduce");
     std::vector<ModeReport> reports;
     int all_ok = 1;
-    for (const std::string& group : context->groups()) {
+    for (const std::string& group : context->kind_names()) {
       const Observation seen = observe(*context, group);
       all_ok = (all_ok == 1 && seen.ok) ? 1 : 0;
       reports.push_back(gather_report(world, rank, size, *context, group, seen, json));
