@@ -287,7 +287,7 @@ Subcommand add_verify_command(CLI::App& parent) {
                   "MPI_Comm_create_group), comm_split (MPI_Comm_split), comm_create (MPI_Comm_create) or "
                   "per_group (Colossal-AI's algorithm); split is a deprecated alias of create_group");
   app->add_option("--backend", options->backend,
-                  "Communicators to check: mpi, or nccl (the MPI ones and an NCCL one per mode; needs a GPU per "
+                  "Communicators to check: mpi, or nccl (the MPI ones and an NCCL one per kind; needs a GPU per "
                   "rank)")
       ->check(CLI::IsMember({"mpi", "nccl"}));
   app->add_option("--format", options->format, "Output format; the same on every rank (agreed: status 7 otherwise)")
