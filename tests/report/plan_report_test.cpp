@@ -90,8 +90,11 @@ TEST(PlanReport, PlanJsonHasKindsAndGroupSizeAndTheDeprecatedKeysHoldTheSameValu
       EXPECT_EQ(entry.at("group_size"), entry.at("world_size")) << name;
     }
   }
-  // A rank outside every group of a partial kind has a null group size.
-  const nlohmann::json mesh = report::plan_json(Layout(megatron_mesh()));
+  // A rank outside every group of a partial kind has a null group size (embd over four
+  // pipeline stages leaves out the middle two).
+  ParallelConfig deep;
+  deep.mesh = MeshConfig{{{"tp", 2}, {"pp", 4}}, {"tp", "pp", "embd"}};
+  const nlohmann::json mesh = report::plan_json(Layout(deep));
   const nlohmann::json& embd = mesh.at("kinds").at("embd").at("group_size");
   EXPECT_NE(std::find(embd.begin(), embd.end(), nlohmann::json()), embd.end()) << embd;
   EXPECT_EQ(mesh.at("kinds").at("tp").at("group_size").at(0), 2);
