@@ -97,7 +97,7 @@ void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, const C
     const double elapsed = MPI_Wtime() - start;
     std::map<std::string, double> per_mode;
     double rest = elapsed;
-    for (const std::string& mode : context.groups()) {
+    for (const std::string& mode : context.kind_names()) {
       per_mode[mode] = context.creation_seconds(mode);
       rest -= per_mode[mode];
     }
@@ -133,10 +133,10 @@ void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, const C
 
 std::string_view call_of(CreationStrategy strategy) {
   switch (strategy) {
-    case CreationStrategy::comm_split: return "MPI_Comm_split per mode";
-    case CreationStrategy::create_group: return "MPI_Comm_create_group per mode";
+    case CreationStrategy::comm_split: return "MPI_Comm_split per kind";
+    case CreationStrategy::create_group: return "MPI_Comm_create_group per kind";
     case CreationStrategy::per_group: return "MPI_Comm_create per group";
-    case CreationStrategy::comm_create: return "MPI_Comm_create per mode";
+    case CreationStrategy::comm_create: return "MPI_Comm_create per kind";
   }
   return "";
 }
@@ -194,7 +194,7 @@ std::string bench_text(const std::vector<Entry>& entries, const Layout& layout, 
   out += fmt::format("sharing on / off ({}, median): {:.2f}x ({} against {} communicators per rank on rank 0)\n",
                      default_name, chosen.median() / find(entries, kNoShareEntry).median(),
                      communicator_bill(layout, 0, true).created, communicator_bill(layout, 0, false).created);
-  out += fmt::format("\nwhere the time goes ({}, median of the slowest rank per mode):\n", default_name);
+  out += fmt::format("\nwhere the time goes ({}, median of the slowest rank per kind):\n", default_name);
   for (std::size_t kind = 0; kind < layout.group_kinds().size(); ++kind) {
     const std::string& mode = layout.group_kinds()[kind].name;
     const double seconds = Entry::median_of(chosen.mode_seconds.at(mode));
@@ -369,7 +369,7 @@ Subcommand add_bench_command(CLI::App& parent) {
                 "Print the cost model (calls and collectives per rank) for W up to --max-world, without MPI");
   options->max_world_option = add_integer_option(*app, "--max-world", options->max_world, "Largest world of the cost model (default 1048576)");
   app->add_option("--backend", options->backend,
-                  "mpi, or nccl: each strategy's context also creates the NCCL world and one split per mode")
+                  "mpi, or nccl: each strategy's context also creates the NCCL world and one split per kind")
       ->check(CLI::IsMember({"mpi", "nccl"}));
   // Each measurement (barrier, baselines, reductions) is the step `measure`.
   options->mpi.add_to(*app, {"measure", "finalize"});

@@ -27,7 +27,7 @@ Subcommand add_explain_command(CLI::App& parent) {
     RecoveryOptions recovery;
   };
   auto options = std::make_shared<Options>();
-  CLI::App* app = parent.add_subcommand("explain", "Show one rank's coordinates and its group in every mode");
+  CLI::App* app = parent.add_subcommand("explain", "Show one rank's coordinates and its group in every kind");
   options->plan.add_to(*app);
   add_integer_option(*app, "-r,--rank", options->rank, "Global rank to explain")->required();
   app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));

@@ -68,7 +68,7 @@ void MpiOptions::add_to(CLI::App& app, std::vector<std::string> steps_after_crea
       ->group(kFaultGroup);
   add_integer_option(app, "--inject-exit-rank", exit_rank,
                      "Testing: rank R exits at once with status 1 just before --inject-step, by default after the "
-                     "first mode was created",
+                     "first kind was created",
                      kFirstRank)
       ->type_name("R")
       ->group(kFaultGroup);

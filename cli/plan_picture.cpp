@@ -375,7 +375,7 @@ std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& 
   out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
   out += fmt::format("<text x=\"{:g}\" y=\"28\" class=\"title\">{}</text>\n", kPad, escape(title_of(layout, locality)));
   std::string note = fmt::format(
-      "Each cell is a rank: columns run over {}, rows over {}. Colour: the rank's group in the panel's mode.",
+      "Each cell is a rank: columns run over {}, rows over {}. Colour: the rank's group in the panel's kind.",
       fmt::join(column_names, " \u00d7 "), row_names.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(row_names, " \u00d7 ")));
   out += fmt::format("<text x=\"{:g}\" y=\"48\" class=\"note\">{}</text>\n", kPad, escape(note));
   std::string note2 =

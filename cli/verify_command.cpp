@@ -207,7 +207,7 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
     check(MPI_Allreduce(&local_create_seconds, &create_seconds, 1, MPI_DOUBLE, MPI_MAX, world), "MPI_Allreduce");
     std::vector<ModeReport> reports;
     int all_ok = 1;
-    for (const std::string& group : context->groups()) {
+    for (const std::string& group : context->kind_names()) {
       const Observation seen = observe(*context, group);
       all_ok = (all_ok == 1 && seen.ok) ? 1 : 0;
       reports.push_back(gather_report(world, rank, size, *context, group, seen, json));
@@ -287,7 +287,7 @@ Subcommand add_verify_command(CLI::App& parent) {
                   "MPI_Comm_create_group), comm_split (MPI_Comm_split), comm_create (MPI_Comm_create) or "
                   "per_group (Colossal-AI's algorithm); split is a deprecated alias of create_group");
   app->add_option("--backend", options->backend,
-                  "Communicators to check: mpi, or nccl (the MPI ones and an NCCL one per mode; needs a GPU per "
+                  "Communicators to check: mpi, or nccl (the MPI ones and an NCCL one per kind; needs a GPU per "
                   "rank)")
       ->check(CLI::IsMember({"mpi", "nccl"}));
   app->add_option("--format", options->format, "Output format; the same on every rank (agreed: status 7 otherwise)")

@@ -15,7 +15,7 @@ DeviceCheck check_device_groups(MPI_Comm world, int rank, int size, ParallelCont
   // Every rank checks the communicators it holds; the gathers below run once per kind
   // on every rank, members or not, so that they stay collective over the world.
   const std::vector<GroupCheck> checks = context.check_device_groups();
-  for (const std::string& group : context.groups()) {
+  for (const std::string& group : context.kind_names()) {
     const bool is_global = group == mode_name(ParallelMode::global);
     const auto held = std::find_if(checks.begin(), checks.end(), [&](const GroupCheck& check) {
       return check.group == group || (is_global && check.group == "global");

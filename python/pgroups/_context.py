@@ -7,6 +7,7 @@ from typing import Any, Dict, List, Optional, Union
 
 from . import _pgroups
 from ._modes import ModeLike, ParallelMode, mode_value
+from ._renamed import renamed_keywords
 from ._checks import check_bool, check_int, check_timeout
 from ._plan import Plan, _checked_overrides, _path
 
@@ -161,7 +162,7 @@ class ParallelContext:
     def group_kinds(self) -> List[str]:
         """Every group kind's name (modes' values, or a mesh's tokens), in creation order;
         empty after destroy()."""
-        return self._context.groups()
+        return self._context.kind_names()
 
     def kind(self, kind: ModeLike) -> Any:
         """The kind as a handle, looked up once: every query below takes it where it takes
@@ -176,10 +177,11 @@ class ParallelContext:
         return self._context.is_member(_kind_arg(kind))
 
     # Colossal-AI's queries ------------------------------------------------------------
-    def is_initialized(self, mode: KindLike) -> bool:
-        if KindHandle is not None and isinstance(mode, KindHandle):
-            return self._context.is_initialized(mode.name)
-        return self._context.is_initialized(mode_value(mode))
+    @renamed_keywords(mode="kind")
+    def is_initialized(self, kind: KindLike) -> bool:
+        if KindHandle is not None and isinstance(kind, KindHandle):
+            return self._context.is_initialized(kind.name)
+        return self._context.is_initialized(mode_value(kind))
 
     def get_global_rank(self) -> int:
         return self._context.global_rank()
@@ -190,34 +192,43 @@ class ParallelContext:
         query here answers from."""
         return self._plan.view(self.get_global_rank())
 
-    def get_local_rank(self, mode: KindLike) -> int:
-        return self._context.local_rank(_kind_arg(mode))
+    @renamed_keywords(mode="kind")
+    def get_local_rank(self, kind: KindLike) -> int:
+        return self._context.local_rank(_kind_arg(kind))
 
-    def get_world_size(self, mode: KindLike) -> int:
-        return self._context.world_size(_kind_arg(mode))
+    @renamed_keywords(mode="kind")
+    def get_world_size(self, kind: KindLike) -> int:
+        return self._context.world_size(_kind_arg(kind))
 
-    def get_group(self, mode: KindLike) -> Any:
-        """The mode's communicator, an ``mpi4py.MPI.Intracomm`` on the context's handle."""
-        return self._context.get_group(_kind_arg(mode))
+    @renamed_keywords(mode="kind")
+    def get_group(self, kind: KindLike) -> Any:
+        """The kind's communicator, an ``mpi4py.MPI.Intracomm`` on the context's handle."""
+        return self._context.get_group(_kind_arg(kind))
 
-    def get_cpu_group(self, mode: KindLike) -> Any:
-        """The mode's communicator for host traffic (the same as get_group on MPI)."""
-        return self._context.get_cpu_group(_kind_arg(mode))
+    @renamed_keywords(mode="kind")
+    def get_cpu_group(self, kind: KindLike) -> Any:
+        """The kind's communicator for host traffic (the same as get_group on MPI)."""
+        return self._context.get_cpu_group(_kind_arg(kind))
 
-    def get_ranks_in_group(self, mode: KindLike) -> List[int]:
-        return self._context.ranks_in_group(_kind_arg(mode))
+    @renamed_keywords(mode="kind")
+    def get_ranks_in_group(self, kind: KindLike) -> List[int]:
+        return self._context.ranks_in_group(_kind_arg(kind))
 
-    def get_next_global_rank(self, mode: KindLike) -> int:
-        return self._context.next_global_rank(_kind_arg(mode))
+    @renamed_keywords(mode="kind")
+    def get_next_global_rank(self, kind: KindLike) -> int:
+        return self._context.next_global_rank(_kind_arg(kind))
 
-    def get_prev_global_rank(self, mode: KindLike) -> int:
-        return self._context.prev_global_rank(_kind_arg(mode))
+    @renamed_keywords(mode="kind")
+    def get_prev_global_rank(self, kind: KindLike) -> int:
+        return self._context.prev_global_rank(_kind_arg(kind))
 
-    def is_first_rank(self, mode: KindLike) -> bool:
-        return self._context.is_first_rank(_kind_arg(mode))
+    @renamed_keywords(mode="kind")
+    def is_first_rank(self, kind: KindLike) -> bool:
+        return self._context.is_first_rank(_kind_arg(kind))
 
-    def is_last_rank(self, mode: KindLike) -> bool:
-        return self._context.is_last_rank(_kind_arg(mode))
+    @renamed_keywords(mode="kind")
+    def is_last_rank(self, kind: KindLike) -> bool:
+        return self._context.is_last_rank(_kind_arg(kind))
 
     def is_pipeline_first_stage(self, ignore_virtual: bool = False) -> bool:
         return self._context.is_pipeline_first_stage(check_bool("ignore_virtual", ignore_virtual))
@@ -239,9 +250,10 @@ class ParallelContext:
     def virtual_pipeline_parallel_rank(self) -> int:
         return self._context.virtual_pipeline_parallel_rank()
 
-    def get_seed(self, mode: KindLike) -> int:
-        """The mode's seed: the base seed, and for TENSOR ``seed + tp_local + 1024 * pp_local``."""
-        return self._context.seed(_kind_arg(mode))
+    @renamed_keywords(mode="kind")
+    def get_seed(self, kind: KindLike) -> int:
+        """The kind's seed: the base seed, and for TENSOR ``seed + tp_local + 1024 * pp_local``."""
+        return self._context.seed(_kind_arg(kind))
 
     @property
     def seeds(self) -> Dict[Union[ParallelMode, str], int]:
@@ -250,8 +262,9 @@ class ParallelContext:
             return {mode: self.get_seed(mode) for mode in self.modes}
         return {kind: self.get_seed(kind) for kind in self.group_kinds if self.is_member(kind)}
 
-    def creation_seconds(self, mode: KindLike) -> float:
-        return self._context.creation_seconds(_kind_arg(mode))
+    @renamed_keywords(mode="kind")
+    def creation_seconds(self, kind: KindLike) -> float:
+        return self._context.creation_seconds(_kind_arg(kind))
 
     @property
     def num_processes_on_current_node(self) -> int:
@@ -276,6 +289,6 @@ class ParallelContext:
     def __repr__(self) -> str:
         if not hasattr(self, "_context"):
             return "ParallelContext(<not constructed>)"
-        state = "live" if self._context.groups() else "destroyed"
+        state = "live" if self._context.kind_names() else "destroyed"
         return (f"ParallelContext({self._plan!r}, rank={self.get_global_rank()}, strategy={self.strategy!r}, "
                 f"{state})")

@@ -9,6 +9,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from . import _pgroups
 from ._checks import check_bool, check_int, check_rank_map, check_token, check_tokens
 from ._modes import ModeLike, ParallelMode, mode_value
+from ._renamed import renamed_keywords
 
 DimsLike = Union[str, Sequence[str]]
 
@@ -192,9 +193,10 @@ class Plan:
         dims = self._layout.config().mesh
         return Mesh(dims) if dims is not None else None
 
-    def has_mode(self, mode: ModeLike) -> bool:
-        """Whether the plan has the group kind (a mode, or a mesh token in any order)."""
-        return self._layout.has_kind(mode_value(mode))
+    @renamed_keywords(mode="kind")
+    def has_mode(self, kind: ModeLike) -> bool:
+        """Whether the plan has the group kind (a ParallelMode or its name, or a mesh token in any order)."""
+        return self._layout.has_kind(mode_value(kind))
 
     def is_member(self, rank: int, kind: ModeLike) -> bool:
         """Whether ``rank`` is in a group of the kind: False only for a partial kind
@@ -213,32 +215,39 @@ class Plan:
         return _pgroups.RankView(self._layout, check_int("rank", rank))
 
     # Per mode and rank ---------------------------------------------------------------
-    def groups(self, mode: ModeLike) -> List[List[int]]:
-        """Every group of ``mode``, ascending by first rank, each ascending. O(world)."""
-        return self._layout.groups(mode_value(mode))
+    @renamed_keywords(mode="kind")
+    def groups(self, kind: ModeLike) -> List[List[int]]:
+        """Every group of ``kind``, ascending by first rank, each ascending. O(world)."""
+        return self._layout.groups(mode_value(kind))
 
-    def group_of(self, rank: int, mode: ModeLike) -> List[int]:
-        """The global ranks of ``rank``'s group in ``mode``, by local rank."""
-        return self._layout.group_of(check_int("rank", rank), mode_value(mode))
+    @renamed_keywords(mode="kind")
+    def group_of(self, rank: int, kind: ModeLike) -> List[int]:
+        """The global ranks of ``rank``'s group in ``kind``, by local rank."""
+        return self._layout.group_of(check_int("rank", rank), mode_value(kind))
 
-    def local_rank(self, rank: int, mode: ModeLike) -> int:
-        """``rank``'s position in its group of ``mode``."""
-        return self._layout.local_rank(check_int("rank", rank), mode_value(mode))
+    @renamed_keywords(mode="kind")
+    def local_rank(self, rank: int, kind: ModeLike) -> int:
+        """``rank``'s position in its group of ``kind``."""
+        return self._layout.local_rank(check_int("rank", rank), mode_value(kind))
 
-    def group_size(self, mode: ModeLike) -> int:
-        return self._layout.group_size(mode_value(mode))
+    @renamed_keywords(mode="kind")
+    def group_size(self, kind: ModeLike) -> int:
+        return self._layout.group_size(mode_value(kind))
 
-    def group_count(self, mode: ModeLike) -> int:
-        return self._layout.group_count(mode_value(mode))
+    @renamed_keywords(mode="kind")
+    def group_count(self, kind: ModeLike) -> int:
+        return self._layout.group_count(mode_value(kind))
 
-    def group_index(self, rank: int, mode: ModeLike) -> int:
-        """The position of ``rank``'s group among ``groups(mode)``."""
-        return self._layout.group_index(check_int("rank", rank), mode_value(mode))
+    @renamed_keywords(mode="kind")
+    def group_index(self, rank: int, kind: ModeLike) -> int:
+        """The position of ``rank``'s group among ``groups(kind)``."""
+        return self._layout.group_index(check_int("rank", rank), mode_value(kind))
 
-    def seed(self, rank: int, mode: ModeLike) -> int:
-        """Colossal-AI's per-mode seed: base seed, and for TENSOR
+    @renamed_keywords(mode="kind")
+    def seed(self, rank: int, kind: ModeLike) -> int:
+        """Colossal-AI's per-kind seed: base seed, and for TENSOR
         ``seed + tensor_local_rank + 1024 * pipeline_stage``."""
-        return self._layout.seed(check_int("rank", rank), mode_value(mode))
+        return self._layout.seed(check_int("rank", rank), mode_value(kind))
 
     def coordinates(self, rank: int) -> Dict[str, int]:
         """``rank``'s coordinates, slowest first: ``data``, ``pipe``, then ``tensor`` or

@@ -33,6 +33,7 @@ import torch.distributed as dist
 from . import _pgroups
 from ._checks import check_int, check_token
 from ._plan import Plan, Recovery
+from ._renamed import renamed_keywords
 from ._torch_groups import TorchGroups
 
 _PREFIX = "pgroups/recovery"
@@ -189,9 +190,10 @@ def _abort_old_groups(groups: TorchGroups) -> None:
             pass
 
 
+@renamed_keywords(modes="kinds")
 def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, timeout: float = 30.0,
             shrink: Optional[str] = None, backend: str = "gloo", heartbeat_window: float = 2.0,
-            modes: Optional[List[str]] = None) -> Recovered:
+            kinds: Optional[List[str]] = None) -> Recovered:
     """Rebuilds the job on the survivors after a rank died: call it on every surviving rank
     once a collective failed or timed out (see the module). ``store`` is the store that
     outlives every rank (the launcher's TCPStore, not the default group's PrefixStore);
@@ -217,7 +219,7 @@ def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, time
     ids = launcher_ids(world)
     generation = int(_state["generation"]) + 1
     prefix = f"{_PREFIX}/{generation}/"
-    names = list(groups.kinds) if modes is None else list(modes)
+    names = list(groups.kinds) if kinds is None else list(kinds)
     _abort_old_groups(groups)
     store.set(f"{prefix}joined/{rank}", str(step_value))
     decision = _decide(store, prefix, world, ids, deadline, heartbeat_window, deadline + seconds)
@@ -247,7 +249,7 @@ def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, time
     dist.init_process_group(backend, store=PrefixStore(default_group_prefix(generation), store), rank=new_rank,
                             world_size=recovery.plan.world_size, timeout=datetime.timedelta(seconds=seconds))
     _state["ids"] = new_ids
-    new_groups = pgroups_torch.create_groups(recovery.plan, modes=names, timeout=seconds, method=groups.method,
+    new_groups = pgroups_torch.create_groups(recovery.plan, kinds=names, timeout=seconds, method=groups.method,
                                              share=groups.share)
     return Recovered(recovery, "active", new_groups, new_rank, resume if resume is None or resume >= 0 else None,
                      ids[rank], generation, alive)

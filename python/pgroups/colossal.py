@@ -134,7 +134,7 @@ class ProcessGroupInitializer:
                 reject(error, None)
             groups = create_groups(pipeline=self.pipeline_parallel_size, tensor=self.tensor_parallel_size,
                                    mode=self.tensor_mode, depth=self.depth,
-                                   legacy_sequence_dp=self.legacy_sequence_dp, modes=self.modes,
+                                   legacy_sequence_dp=self.legacy_sequence_dp, kinds=self.modes,
                                    # Colossal-AI's destroy() destroys every kind's group itself.
                                    share=False)
         self.groups = groups
@@ -274,7 +274,7 @@ class _Job:
                 error = caught
             self.groups = _front._create_groups(
                 pipeline=initializer.pipeline_parallel_size, tensor=initializer.tensor_parallel_size, mode=mode,
-                depth=depth, legacy_sequence_dp=initializer.legacy_sequence_dp, modes=modes, share=False,
+                depth=depth, legacy_sequence_dp=initializer.legacy_sequence_dp, kinds=modes, share=False,
                 door=(("door", "colossal.init_parallel_groups"),), door_error=error)
             self.sizes = sizes
             return self.groups
@@ -374,7 +374,7 @@ def cpu_groups_for(groups: Any, modes: Any) -> Any:
     is not gloo), held for :func:`destroy_cpu_groups`."""
     if _front.default_backend() == "gloo":
         return None
-    made = create_groups(groups.plan, modes=list(modes), backend="gloo", share=False)
+    made = create_groups(groups.plan, kinds=list(modes), backend="gloo", share=False)
     _cpu_held.append(made)
     return made
 

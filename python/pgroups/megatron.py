@@ -206,7 +206,7 @@ def initialize_model_parallel(
                 continue
             seen[key] = (prefix, kind)
             new_kinds.append(kind)
-        made = create_groups(plan, modes=new_kinds, timeout=timeout, method=_METHOD)
+        made = create_groups(plan, kinds=new_kinds, timeout=timeout, method=_METHOD)
         state.made.append(made)
         state.creations += made.calls
         for kind in new_kinds:
@@ -225,8 +225,8 @@ def initialize_model_parallel(
             if backend == "gloo":
                 state.gloo[name] = state.groups[name]
         if backend != "gloo":
-            made = create_groups(dense_plan, modes=["dp", "dp-cp"], backend="gloo", timeout=timeout, method=_METHOD)
-            made_expert = create_groups(expert_plan, modes=["dp"], backend="gloo", timeout=timeout, method=_METHOD)
+            made = create_groups(dense_plan, kinds=["dp", "dp-cp"], backend="gloo", timeout=timeout, method=_METHOD)
+            made_expert = create_groups(expert_plan, kinds=["dp"], backend="gloo", timeout=timeout, method=_METHOD)
             state.gloo = {"dense:dp": made.get_group("dp"), "dense:dp-cp": made.get_group("dp-cp"),
                           "expert:dp": made_expert.get_group("dp")}
             state.made += [made, made_expert]

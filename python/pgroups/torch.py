@@ -69,6 +69,7 @@ import torch.distributed as dist
 from . import _pgroups
 from ._checks import check_bool, check_int, check_timeout, check_token
 from ._modes import ModeLike, ParallelMode, mode_value
+from ._renamed import renamed_keywords
 from ._plan import Plan
 from ._torch_agree import Watchdog, agree
 from ._torch_store import rendezvous_store
@@ -166,6 +167,7 @@ def _timeout_seconds(timeout: Any) -> Optional[float]:
     return check_timeout("timeout", timeout)
 
 
+@renamed_keywords(modes="kinds")
 def create_groups(
     plan: Optional[Plan] = None,
     *,
@@ -174,7 +176,7 @@ def create_groups(
     mode: Optional[str] = None,
     depth: Optional[int] = None,
     legacy_sequence_dp: bool = False,
-    modes: Optional[Iterable[ModeLike]] = None,
+    kinds: Optional[Iterable[ModeLike]] = None,
     backend: Optional[str] = None,
     timeout: Any = None,
     method: Optional[str] = None,
@@ -182,7 +184,7 @@ def create_groups(
     rank_map: Any = None,
 ) -> TorchGroups:
     """Creates the torch process groups of ``plan`` (or of the plan of ``pipeline``,
-    ``tensor``, ``mode``, ``depth`` over the default group's world), for ``modes`` (default:
+    ``tensor``, ``mode``, ``depth`` over the default group's world), for ``kinds`` (default:
     every kind of the plan, in creation order). Collective over the default group: every
     rank must call it with the same arguments. ``backend`` goes to torch; ``timeout`` is
     seconds or a timedelta (see the module); ``method`` forces one of METHODS;
@@ -196,13 +198,13 @@ def create_groups(
     rank does not come.
     """
     return _create_groups(plan, pipeline=pipeline, tensor=tensor, mode=mode, depth=depth,
-                          legacy_sequence_dp=legacy_sequence_dp, modes=modes, backend=backend, timeout=timeout,
+                          legacy_sequence_dp=legacy_sequence_dp, kinds=kinds, backend=backend, timeout=timeout,
                           method=method, share=share, rank_map=rank_map)
 
 
 def _create_groups(plan: Optional[Plan] = None, *, pipeline: int = 1, tensor: int = 1, mode: Optional[str] = None,
                    depth: Optional[int] = None, legacy_sequence_dp: bool = False,
-                   modes: Optional[Iterable[ModeLike]] = None, backend: Optional[str] = None, timeout: Any = None,
+                   kinds: Optional[Iterable[ModeLike]] = None, backend: Optional[str] = None, timeout: Any = None,
                    method: Optional[str] = None, share: bool = True, door: Tuple[Tuple[str, str], ...] = (),
                    door_error: Optional[BaseException] = None, rank_map: Any = None) -> TorchGroups:
     """create_groups, also for a front door that creates groups as one step of its own
@@ -234,9 +236,9 @@ def _create_groups(plan: Optional[Plan] = None, *, pipeline: int = 1, tensor: in
         elif plan.world_size != world:
             raise _pgroups.ConfigError(
                 f"the plan's world size {plan.world_size} is not torch.distributed's world size {world}")
-        if modes is not None and isinstance(modes, (str, ParallelMode)):
-            raise TypeError(f"modes must be a list of kinds, not {modes!r} (write [{modes!r}])")
-        names = plan.group_kinds if modes is None else [mode_value(m) for m in modes]
+        if kinds is not None and isinstance(kinds, (str, ParallelMode)):
+            raise TypeError(f"kinds must be a list of kinds, not {kinds!r} (write [{kinds!r}])")
+        names = plan.group_kinds if kinds is None else [mode_value(k) for k in kinds]
         for i, name in enumerate(names):
             if not plan.has_mode(name):
                 raise _pgroups.StateError(
@@ -244,7 +246,7 @@ def _create_groups(plan: Optional[Plan] = None, *, pipeline: int = 1, tensor: in
                     f"{', '.join(plan.group_kinds)}")
             names[i] = plan._layout.kind_name(name)
             if names[i] in names[:i]:
-                raise _pgroups.ConfigError(f"modes lists the group kind '{names[i]}' twice")
+                raise _pgroups.ConfigError(f"kinds lists the group kind '{names[i]}' twice")
     except Exception as caught:  # every class a check raises is carried, as it is
         error = caught if error is None else error
     # The timeout is per rank (as the CLI's --timeout): it decides no collective.

@@ -148,7 +148,8 @@ void bind_context(py::module_& m) {
       .def("is_member", [](PyContext& c, const KindArg& kind) {
         return ask(kind, [&c](const auto& k) { return c.get().is_member(k); });
       })
-      .def("groups", [](PyContext& c) { return c.get().groups(); })
+      .def("kind_names", [](PyContext& c) { return c.get().kind_names(); })
+      .def("groups", [](PyContext& c) { return c.get().kind_names(); })
       .def("modes",
            [](PyContext& c) {
              std::vector<std::string> names;

@@ -36,7 +36,7 @@ RankView ParallelContext::view() const {
   return RankView(*state_.layout, state_.global_rank);
 }
 
-std::vector<std::string> ParallelContext::groups() const {
+std::vector<std::string> ParallelContext::kind_names() const {
   std::vector<std::string> names;
   if (destroyed()) return names;
   for (const GroupKind& kind : state_.layout->group_kinds()) names.push_back(kind.name);

@@ -51,6 +51,7 @@ nlohmann::json locality_json(const LocalityReport& report) {
   nlohmann::json json = {{"gpus_per_node", uniform ? nlohmann::json(*uniform) : nlohmann::json()},
                          {"nodes", report.nodes.node_count()}};
   if (!report.nodes.gpus_per_node()) json["ranks_per_node"] = report.nodes.ranks_per_node();
+  json["kinds"] = modes;
   json["modes"] = std::move(modes);
   return json;
 }

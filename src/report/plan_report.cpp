@@ -36,13 +36,18 @@ nlohmann::json plan_json(const Layout& layout) {
       local.push_back(layout.local_rank(rank, kind));
       sizes.push_back(size);
     }
-    modes[layout.group_kinds()[kind].name] = {
-        {"groups", layout.groups(kind)}, {"local_rank", std::move(local)}, {"world_size", std::move(sizes)}};
+    // "world_size" is the deprecated spelling of "group_size", kept for one release.
+    modes[layout.group_kinds()[kind].name] = {{"groups", layout.groups(kind)},
+                                              {"local_rank", std::move(local)},
+                                              {"group_size", sizes},
+                                              {"world_size", sizes}};
   }
+  // "modes" is the deprecated spelling of "kinds" (docs/spec.md §4), kept for one release.
   return {{"schema_version", kSchemaVersion},
           {"config", config_json(layout)},
           {"data_parallel_size", layout.data_parallel_size()},
-          {"modes", std::move(modes)}};
+          {"kinds", modes},
+          {"modes", modes}};
 }
 
 namespace {
@@ -134,6 +139,7 @@ nlohmann::json explain_json(const Layout& layout, std::int64_t rank) {
     }
     const std::int64_t size = layout.group_size(kind);
     nlohmann::json entry = {{"local_rank", layout.local_rank(rank, kind)},
+                            {"group_size", size},
                             {"world_size", size},
                             {"group_index", layout.group_index(rank, kind)}};
     auto members = [&](std::int64_t from, std::int64_t to) {
@@ -153,6 +159,7 @@ nlohmann::json explain_json(const Layout& layout, std::int64_t rank) {
           {"rank", rank},
           {"config", config_json(layout)},
           {"coordinates", coords},
+          {"kinds", modes},
           {"modes", modes}};
 }
 

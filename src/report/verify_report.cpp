@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "pgroups/config/config_json.hpp"
+#include "pgroups/report/plan_report.hpp"
 
 namespace pgroups::report {
 namespace {
@@ -39,6 +40,7 @@ nlohmann::json verify_report_json(const VerifyRun& run) {
     nlohmann::json& entry = modes[report.group];
     entry = {{"groups", report.groups},
              {"local_rank", report.local_ranks},
+             {"group_size", report.sizes},
              {"world_size", report.sizes},
              {"ok", report.ok},
              {"create_seconds", report.create_seconds}};
@@ -46,9 +48,11 @@ nlohmann::json verify_report_json(const VerifyRun& run) {
       entry["nccl"] = verify_device_json(*checked);
     }
   }
-  return {{"config", config_json(run.layout.config())},
+  return {{"schema_version", kSchemaVersion},
+          {"config", config_json(run.layout.config())},
           {"data_parallel_size", run.layout.data_parallel_size()},
-          {"modes", std::move(modes)},
+          {"kinds", modes},
+          {"modes", modes},
           {"ok", run.ok},
           {"strategy", run.strategy},
           {"backend", run.backend},

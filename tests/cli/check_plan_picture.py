@@ -32,10 +32,10 @@ def main():
     root = ET.parse(svg_path).getroot()
     assert root.tag == SVG + "svg", root.tag
     panels = {g.get("data-mode"): g for g in root.iter(SVG + "g") if g.get("class") == "panel"}
-    if sorted(panels) != sorted(plan["modes"]):
+    if sorted(panels) != sorted(plan["kinds"]):
         problems.append(f"panels {list(panels)} differ from the modes {list(plan['modes'])}")
     for mode, panel in panels.items():
-        groups = plan["modes"][mode]["groups"]
+        groups = plan["kinds"][mode]["groups"]
         group_of = {rank: index for index, group in enumerate(groups) for rank in group}
         cells = [e for e in panel.iter(SVG + "rect") if e.get("class") == "cell"]
         ranks = sorted(int(c.get("data-rank")) for c in cells)

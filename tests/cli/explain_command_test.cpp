@@ -41,15 +41,15 @@ TEST(ExplainCommand, JsonAgreesWithTheLayoutForEveryRank) {
     const auto json = nlohmann::json::parse(result.out);
     EXPECT_EQ(json.at("rank").get<std::int64_t>(), rank);
     std::vector<std::string> reported;
-    for (const auto& [name, _] : json.at("modes").items()) reported.push_back(name);
+    for (const auto& [name, _] : json.at("kinds").items()) reported.push_back(name);
     EXPECT_EQ(reported, modes);  // nlohmann::json keeps keys sorted
     for (ParallelMode mode : layout.modes()) {
       SCOPED_TRACE(mode_name(mode));
-      const auto& entry = json.at("modes").at(std::string(mode_name(mode)));
+      const auto& entry = json.at("kinds").at(std::string(mode_name(mode)));
       EXPECT_EQ(entry.at("local_rank").get<std::int64_t>(), layout.local_rank(rank, mode));
       EXPECT_EQ(entry.at("group").get<std::vector<std::int64_t>>(), layout.group_of(rank, mode));
       EXPECT_EQ(entry.at("group_index").get<std::int64_t>(), layout.group_index(rank, mode));
-      EXPECT_EQ(entry.at("world_size").get<std::int64_t>(), layout.group_size(mode));
+      EXPECT_EQ(entry.at("group_size").get<std::int64_t>(), layout.group_size(mode));
     }
   }
 }

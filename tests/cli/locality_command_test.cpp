@@ -29,8 +29,8 @@ TEST(PlanLocality, TheIssueExampleCountsMatchTheGroupsAndWarnsAboutTensorGroups)
   const nlohmann::json& locality = plan.at("locality");
   EXPECT_EQ(locality.at("gpus_per_node"), 8);
   EXPECT_EQ(locality.at("nodes"), 128);
-  ASSERT_EQ(locality.at("modes").size(), plan.at("modes").size());
-  for (const auto& [mode, entry] : plan.at("modes").items()) {
+  ASSERT_EQ(locality.at("kinds").size(), plan.at("kinds").size());
+  for (const auto& [mode, entry] : plan.at("kinds").items()) {
     std::int64_t within = 0;
     std::int64_t across = 0;
     for (const auto& group : entry.at("groups")) {
@@ -38,10 +38,10 @@ TEST(PlanLocality, TheIssueExampleCountsMatchTheGroupsAndWarnsAboutTensorGroups)
       for (const auto& rank : group) nodes.insert(rank.get<std::int64_t>() / 8);
       ++(nodes.size() == 1 ? within : across);
     }
-    EXPECT_EQ(locality.at("modes").at(mode).at("groups_within_node"), within) << mode;
-    EXPECT_EQ(locality.at("modes").at(mode).at("groups_across_nodes"), across) << mode;
+    EXPECT_EQ(locality.at("kinds").at(mode).at("groups_within_node"), within) << mode;
+    EXPECT_EQ(locality.at("kinds").at(mode).at("groups_across_nodes"), across) << mode;
   }
-  EXPECT_EQ(locality.at("modes").at("tensor"), nlohmann::json({{"groups_within_node", 0}, {"groups_across_nodes", 64}}));
+  EXPECT_EQ(locality.at("kinds").at("tensor"), nlohmann::json({{"groups_within_node", 0}, {"groups_across_nodes", 64}}));
   EXPECT_EQ(lines(result.err), 2U) << result.err;
   EXPECT_EQ(result.err.rfind("pgroups: warning: tensor groups cross nodes: 64 of 64 groups of 16 ranks span more than "
                              "one node of 8 GPUs",
@@ -61,8 +61,8 @@ TEST(PlanLocality, MeshGroupsAreCountedAndATpGroupAcrossNodesIsWarnedAbout) {
   ASSERT_EQ(result.status, 0) << result.err;
   const nlohmann::json locality = nlohmann::json::parse(result.out).at("locality");
   EXPECT_EQ(locality.at("nodes"), 8);
-  EXPECT_EQ(locality.at("modes").at("tp"), nlohmann::json({{"groups_within_node", 0}, {"groups_across_nodes", 4}}));
-  EXPECT_EQ(locality.at("modes").at("dp"), nlohmann::json({{"groups_within_node", 0}, {"groups_across_nodes", 4}}));
+  EXPECT_EQ(locality.at("kinds").at("tp"), nlohmann::json({{"groups_within_node", 0}, {"groups_across_nodes", 4}}));
+  EXPECT_EQ(locality.at("kinds").at("dp"), nlohmann::json({{"groups_within_node", 0}, {"groups_across_nodes", 4}}));
   EXPECT_EQ(result.err.rfind("pgroups: warning: tp groups cross nodes: 4 of 4 groups of 4 ranks span more than one "
                              "node of 2 GPUs",
                              0),
@@ -73,7 +73,7 @@ TEST(PlanLocality, MeshGroupsAreCountedAndATpGroupAcrossNodesIsWarnedAbout) {
   const auto fits = run_command(fmt::format(
       "{} plan --mesh tp=4,dp=4 --group tp --group dp --gpus-per-node 4 --format json", PGROUPS_CLI));
   ASSERT_EQ(fits.status, 0) << fits.err;
-  EXPECT_EQ(nlohmann::json::parse(fits.out).at("locality").at("modes").at("tp"),
+  EXPECT_EQ(nlohmann::json::parse(fits.out).at("locality").at("kinds").at("tp"),
             nlohmann::json({{"groups_within_node", 4}, {"groups_across_nodes", 0}}));
   EXPECT_EQ(fits.err, "");
 }

@@ -50,10 +50,10 @@ void expect_mesh_plan_equals_golden(const nlohmann::json& plan, const nlohmann::
   ASSERT_EQ(plan.at("modes").size(), golden.at("modes").size());
   for (const auto& [token, expected] : golden.at("modes").items()) {
     SCOPED_TRACE(token);
-    const auto& actual = plan.at("modes").at(token);
+    const auto& actual = plan.at("kinds").at(token);
     EXPECT_EQ(actual.at("groups"), expected.at("groups"));
     EXPECT_EQ(actual.at("local_rank"), expected.at("local_rank"));
-    EXPECT_EQ(actual.at("world_size"), expected.at("world_size"));
+    EXPECT_EQ(actual.at("group_size"), expected.at("world_size"));
   }
 }
 
@@ -117,7 +117,7 @@ TEST(MeshPlan, GroupFlagsReplaceTheFilesGroupsAndCommasSeparateTokens) {
   ASSERT_EQ(result.status, 0) << result.err;
   const auto plan = nlohmann::json::parse(result.out);
   EXPECT_EQ(plan.at("config").at("groups"), nlohmann::json({"dp", "tp-dp"}));
-  EXPECT_EQ(plan.at("modes").at("dp").at("groups"), nlohmann::json({{0, 2}, {1, 3}}));
+  EXPECT_EQ(plan.at("kinds").at("dp").at("groups"), nlohmann::json({{0, 2}, {1, 3}}));
 }
 
 TEST(MeshPlan, MegatronOrderDerivesTheDataParallelSizeFromTheWorldSize) {
@@ -126,7 +126,7 @@ TEST(MeshPlan, MegatronOrderDerivesTheDataParallelSizeFromTheWorldSize) {
   const auto plan = nlohmann::json::parse(result.out);
   EXPECT_EQ(plan.at("config").at("mesh").at("order"), "tp-cp-ep-dp-pp");
   EXPECT_EQ(plan.at("config").at("mesh").at("sizes").at("dp"), 4);
-  EXPECT_EQ(plan.at("modes").at("dp").at("groups").at(0), nlohmann::json({0, 2, 4, 6}));
+  EXPECT_EQ(plan.at("kinds").at("dp").at("groups").at(0), nlohmann::json({0, 2, 4, 6}));
 }
 
 TEST(MeshPlan, EmbeddingGroupsListOnlyTheirMembersAndNullForOthers) {
@@ -134,9 +134,9 @@ TEST(MeshPlan, EmbeddingGroupsListOnlyTheirMembersAndNullForOthers) {
       run_command(fmt::format("{} plan --mesh tp=2,pp=3 --group embd --group pos_embd --format json", PGROUPS_CLI));
   ASSERT_EQ(result.status, 0) << result.err;
   const auto plan = nlohmann::json::parse(result.out);
-  EXPECT_EQ(plan.at("modes").at("embd").at("groups"), nlohmann::json({{0, 4}, {1, 5}}));
-  EXPECT_EQ(plan.at("modes").at("embd").at("local_rank"), nlohmann::json({0, 0, nullptr, nullptr, 1, 1}));
-  EXPECT_EQ(plan.at("modes").at("pos_embd").at("world_size"), nlohmann::json({1, 1, nullptr, nullptr, nullptr, nullptr}));
+  EXPECT_EQ(plan.at("kinds").at("embd").at("groups"), nlohmann::json({{0, 4}, {1, 5}}));
+  EXPECT_EQ(plan.at("kinds").at("embd").at("local_rank"), nlohmann::json({0, 0, nullptr, nullptr, 1, 1}));
+  EXPECT_EQ(plan.at("kinds").at("pos_embd").at("group_size"), nlohmann::json({1, 1, nullptr, nullptr, nullptr, nullptr}));
 }
 
 TEST(MeshPlan, TextNamesTheMeshAndEveryGroupKind) {
@@ -162,8 +162,8 @@ TEST(MeshExplain, OneRanksGroupsAndNonMembership) {
       fmt::format("{} explain --mesh tp=2,dp=2,pp=2 --group dp-tp --group pos_embd -r 5 --format json", PGROUPS_CLI));
   ASSERT_EQ(json.status, 0) << json.err;
   const auto plan = nlohmann::json::parse(json.out);
-  EXPECT_EQ(plan.at("modes").at("dp-tp").at("group"), nlohmann::json({4, 5, 6, 7}));
-  EXPECT_EQ(plan.at("modes").at("pos_embd").at("member"), false);
+  EXPECT_EQ(plan.at("kinds").at("dp-tp").at("group"), nlohmann::json({4, 5, 6, 7}));
+  EXPECT_EQ(plan.at("kinds").at("pos_embd").at("member"), false);
   EXPECT_EQ(plan.at("coordinates").at("pp"), 1);
 }
 

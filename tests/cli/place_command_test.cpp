@@ -69,8 +69,8 @@ TEST(PlaceCommand, ItsJsonIsARankMapThatPlanApplies) {
   const auto explain = run_command(
       fmt::format("{} explain --order dp-tp --dp 2 --tp 4 --rank-map {} --rank 4 --format json", PGROUPS_CLI, map.string()));
   ASSERT_EQ(explain.status, 0) << explain.err;
-  EXPECT_EQ(nlohmann::json::parse(explain.out).at("modes").at("tp").at("group"), nlohmann::json({4, 5, 6, 7}));
-  EXPECT_EQ(nlohmann::json::parse(explain.out).at("modes").at("dp").at("local_rank"), 1);
+  EXPECT_EQ(nlohmann::json::parse(explain.out).at("kinds").at("tp").at("group"), nlohmann::json({4, 5, 6, 7}));
+  EXPECT_EQ(nlohmann::json::parse(explain.out).at("kinds").at("dp").at("local_rank"), 1);
 }
 
 TEST(PlaceCommand, WritesAnOpenMpiRankfileAndASlurmHostfile) {

@@ -39,8 +39,8 @@ TEST(RecoveryCommand, JsonIsTheSurvivorsPlanWithRankMapAndSpares) {
   // The new groups of every kind that does not vary dp, mapped to old ranks, are old groups.
   const auto map = after.at("rank_map").get<std::vector<std::int64_t>>();
   for (const std::string kind : {"tp", "pp"}) {
-    const auto old_groups = before.at("modes").at(kind).at("groups").get<std::vector<std::vector<std::int64_t>>>();
-    for (const auto& group : after.at("modes").at(kind).at("groups").get<std::vector<std::vector<std::int64_t>>>()) {
+    const auto old_groups = before.at("kinds").at(kind).at("groups").get<std::vector<std::vector<std::int64_t>>>();
+    for (const auto& group : after.at("kinds").at(kind).at("groups").get<std::vector<std::vector<std::int64_t>>>()) {
       std::vector<std::int64_t> mapped;
       for (std::int64_t r : group) mapped.push_back(map[r]);
       EXPECT_NE(std::find(old_groups.begin(), old_groups.end(), mapped), old_groups.end()) << kind;

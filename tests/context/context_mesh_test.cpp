@@ -51,7 +51,7 @@ TEST_P(LiveGoldenMesh, EveryKindsCommunicatorHoldsMegatronsGroupsAndLocalRanks) 
   ContextOptions options;
   options.strategy = strategy;
   const ParallelContext context(config, MPI_COMM_WORLD, options);
-  EXPECT_EQ(context.groups(), config.mesh->groups);
+  EXPECT_EQ(context.kind_names(), config.mesh->groups);
   EXPECT_TRUE(context.modes().empty());
 
   for (const auto& [token, expected] : golden.at("modes").items()) {

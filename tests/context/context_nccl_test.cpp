@@ -240,7 +240,7 @@ TEST_F(ParallelContextNccl, AMeshGetsOneNcclCommunicatorPerGroupTokenAndEverySum
   ParallelConfig config;
   config.mesh = MeshConfig{.dims = {{"tp", 1}, {"pp", test::world_size()}}, .groups = {"tp", "pp", "embd", "pos_embd"}};
   ParallelContext context(config, MPI_COMM_WORLD, with_backend(Backend::nccl));
-  for (const std::string& group : context.groups()) {
+  for (const std::string& group : context.kind_names()) {
     SCOPED_TRACE(group);
     if (!context.is_member(group)) {
       EXPECT_THROW((void)context.get_group(group), StateError);

@@ -52,7 +52,7 @@ TEST_P(ContextSharing, EqualPartitionsShareOneCommunicatorAndEveryKindAnswersFor
   EXPECT_NE(context.get_group("tp").mpi(), context.get_group("dp").mpi());
   // Each kind's handle still carries its own name, and every query answers for it.
   EXPECT_EQ(context.get_group("tp-cp").group(), "tp-cp");
-  for (const std::string& kind : context.groups()) {
+  for (const std::string& kind : context.kind_names()) {
     SCOPED_TRACE(kind);
     const test::Observed seen = test::observe(context.get_group(kind).mpi(), test::world_rank());
     EXPECT_EQ(seen.rank, context.local_rank(kind));
@@ -92,7 +92,7 @@ TEST_P(ContextSharing, SharingOffGivesEveryKindItsOwnCommunicator) {
   EXPECT_EQ(Communicator::live_count(), before + 8);  // the duplicate and 7 kinds
   EXPECT_EQ(context.communicator_bill(), (CommunicatorBill{7, 3, 2, 6}));
   EXPECT_NE(context.get_group("tp-cp").mpi(), context.get_group("tp").mpi());
-  for (const std::string& kind : context.groups()) {
+  for (const std::string& kind : context.kind_names()) {
     const test::Observed seen = test::observe(context.get_group(kind).mpi(), test::world_rank());
     EXPECT_EQ(seen.members, context.ranks_in_group(kind));
   }

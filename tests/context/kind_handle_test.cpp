@@ -79,7 +79,7 @@ TEST(KindHandle, EveryKindAnswersByHandleAsByNameForPresetsAndMeshes) {
   for (const auto& [label, config] : layouts()) {
     SCOPED_TRACE(label);
     const ParallelContext context(config, MPI_COMM_WORLD);
-    for (const std::string& name : context.groups()) expect_handle_answers_as_name(context, name);
+    for (const std::string& name : context.kind_names()) expect_handle_answers_as_name(context, name);
     // The pipeline is asked for by name also where there is none (a group of this rank).
     const std::string pipeline(context.layout().pipeline_name());
     if (!context.is_initialized(pipeline)) expect_handle_answers_as_name(context, pipeline);

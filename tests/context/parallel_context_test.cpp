@@ -151,12 +151,25 @@ TEST(ParallelContextModes, AskingForAModeNotCreatedNamesItAndTheModesThatExist) 
   EXPECT_FALSE(context.is_initialized(ParallelMode::pipe));
 }
 
+TEST(ParallelContextModes, TheDeprecatedGroupsAnswersAsKindNames) {
+  ParallelConfig config;
+  config.tensor_size = test::world_size();
+  config.tensor_mode = TensorMode::tensor_1d;
+  const ParallelContext context(config, MPI_COMM_WORLD);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  const std::vector<std::string> old_names = context.groups();
+#pragma GCC diagnostic pop
+  EXPECT_EQ(old_names, context.kind_names());
+  EXPECT_FALSE(old_names.empty());
+}
+
 TEST(ParallelContextModes, NamesAndModesAskTheSameGroup) {
   ParallelConfig config;
   config.tensor_size = test::world_size();
   config.tensor_mode = TensorMode::tensor_1d;
   const ParallelContext context(config, MPI_COMM_WORLD);
-  EXPECT_EQ(context.groups(), (std::vector<std::string>{"global", "data", "model", "tensor", "1d"}));
+  EXPECT_EQ(context.kind_names(), (std::vector<std::string>{"global", "data", "model", "tensor", "1d"}));
   for (ParallelMode mode : context.modes()) {
     const std::string_view name = mode_name(mode);
     EXPECT_EQ(context.get_group(name), context.get_group(mode));

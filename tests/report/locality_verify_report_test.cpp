@@ -71,5 +71,39 @@ TEST(VerifyReport, AFailedKindIsCountedInTheVerdictAndMarkedInItsRow) {
   EXPECT_FALSE(json.at("communicators").contains("nccl_created"));
 }
 
+TEST(VerifyReport, JsonHasSchemaVersionTwoKindsAndGroupSizeBesideTheDeprecatedKeys) {
+  const Layout layout = one_d(4, 2);
+  report::VerifyRun run{.layout = layout,
+                        .strategy = "split",
+                        .backend = "mpi",
+                        .share_communicators = true,
+                        .create_seconds = 0.5,
+                        .bill = largest_communicator_bill(layout),
+                        .modes = {},
+                        .device = {},
+                        .ok = true};
+  for (const GroupKind& kind : layout.group_kinds()) {
+    run.modes.push_back({.group = kind.name,
+                         .create_seconds = 0.1,
+                         .ok = true,
+                         .local_ranks = {0, 1, 0, 1},
+                         .sizes = {2, 2, 2, 2},
+                         .groups = {}});
+  }
+  const nlohmann::json json = report::verify_report_json(run);
+  EXPECT_EQ(json.at("schema_version"), 2);
+  EXPECT_EQ(json.at("kinds"), json.at("modes"));
+  EXPECT_EQ(json.at("kinds").at("tensor").at("group_size"), (nlohmann::json{2, 2, 2, 2}));
+  EXPECT_EQ(json.at("kinds").at("tensor").at("world_size"), json.at("kinds").at("tensor").at("group_size"));
+}
+
+TEST(LocalityReport, JsonHasKindsBesideTheDeprecatedModes) {
+  const Layout layout = one_d(8, 4);
+  const nlohmann::json json = report::locality_json(report::planned_locality(layout, 2));
+  ASSERT_TRUE(json.contains("kinds"));
+  EXPECT_EQ(json.at("kinds"), json.at("modes"));
+  EXPECT_EQ(json.at("kinds").at("tensor").at("groups_across_nodes"), 2);
+}
+
 }  // namespace
 }  // namespace pgroups

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "pgroups/config/config_json.hpp"
@@ -71,11 +72,46 @@ TEST(PlanReport, ExplainTextHeadsTheTableKindForPresetsAndMeshesAlike) {
   }
 }
 
-TEST(PlanReport, PlanAndExplainJsonCarrySchemaVersionOne) {
+TEST(PlanReport, PlanAndExplainJsonCarrySchemaVersionTwo) {
   for (const ParallelConfig& config : {preset_2d(), megatron_mesh()}) {
     const Layout layout(config);
-    EXPECT_EQ(report::plan_json(layout).at("schema_version"), 1);
-    EXPECT_EQ(report::explain_json(layout, 0).at("schema_version"), 1);
+    EXPECT_EQ(report::plan_json(layout).at("schema_version"), 2);
+    EXPECT_EQ(report::explain_json(layout, 0).at("schema_version"), 2);
+  }
+}
+
+TEST(PlanReport, PlanJsonHasKindsAndGroupSizeAndTheDeprecatedKeysHoldTheSameValues) {
+  for (const ParallelConfig& config : {preset_2d(), megatron_mesh()}) {
+    const nlohmann::json json = report::plan_json(Layout(config));
+    ASSERT_TRUE(json.contains("kinds"));
+    EXPECT_EQ(json.at("kinds"), json.at("modes"));
+    for (const auto& [name, entry] : json.at("kinds").items()) {
+      ASSERT_TRUE(entry.contains("group_size")) << name;
+      EXPECT_EQ(entry.at("group_size"), entry.at("world_size")) << name;
+    }
+  }
+  // A rank outside every group of a partial kind has a null group size (embd over four
+  // pipeline stages leaves out the middle two).
+  ParallelConfig deep;
+  deep.mesh = MeshConfig{{{"tp", 2}, {"pp", 4}}, {"tp", "pp", "embd"}};
+  const nlohmann::json mesh = report::plan_json(Layout(deep));
+  const nlohmann::json& embd = mesh.at("kinds").at("embd").at("group_size");
+  EXPECT_NE(std::find(embd.begin(), embd.end(), nlohmann::json()), embd.end()) << embd;
+  EXPECT_EQ(mesh.at("kinds").at("tp").at("group_size").at(0), 2);
+}
+
+TEST(PlanReport, ExplainJsonHasKindsAndGroupSizeAndTheDeprecatedKeysHoldTheSameValues) {
+  for (const ParallelConfig& config : {preset_2d(), megatron_mesh()}) {
+    const Layout layout(config);
+    for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
+      const nlohmann::json json = report::explain_json(layout, rank);
+      EXPECT_EQ(json.at("kinds"), json.at("modes"));
+      for (const auto& [name, entry] : json.at("kinds").items()) {
+        if (entry.contains("member")) continue;
+        EXPECT_EQ(entry.at("group_size"), entry.at("world_size")) << name;
+        EXPECT_EQ(entry.at("group_size"), layout.group_size(*layout.find_group_kind(name))) << name;
+      }
+    }
   }
 }
 

@@ -85,15 +85,15 @@ inline void expect_plan_equals_golden(const nlohmann::json& plan, const nlohmann
   config.erase("legacy_sequence_dp");
   EXPECT_EQ(config, golden.at("config"));
   EXPECT_EQ(plan.at("data_parallel_size"), golden.at("data_parallel_size"));
-  ASSERT_EQ(plan.at("modes").size(), golden.at("modes").size());
+  ASSERT_EQ(plan.at("kinds").size(), golden.at("modes").size());
   for (const auto& [name, expected] : golden.at("modes").items()) {
     SCOPED_TRACE(name);
-    const auto& actual = plan.at("modes").at(name);
+    const auto& actual = plan.at("kinds").at(name);
     const auto groups = actual.at("groups").get<std::vector<std::vector<std::int64_t>>>();
     EXPECT_EQ(sorted_groups(groups), sorted_groups(expected.at("groups").get<std::vector<std::vector<std::int64_t>>>()));
     EXPECT_TRUE(std::is_sorted(groups.begin(), groups.end())) << "groups must be ascending by first rank";
     EXPECT_EQ(actual.at("local_rank"), expected.at("local_rank"));
-    EXPECT_EQ(actual.at("world_size"), expected.at("world_size"));
+    EXPECT_EQ(actual.at("group_size"), expected.at("world_size"));
   }
 }
 

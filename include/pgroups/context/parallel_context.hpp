@@ -159,13 +159,15 @@ class ParallelContext {
 
   /// The group kinds of the layout, in creation order, whether or not this rank is a
   /// member of one of their groups; empty after destroy(). O(kinds).
-  [[nodiscard]] std::vector<std::string> groups() const;
-  /// The preset modes among groups(), in creation order (empty for a mesh, and after
+  [[nodiscard]] std::vector<std::string> kind_names() const;
+  /// The old name of kind_names(), kept for one release.
+  [[deprecated("use kind_names()")]] [[nodiscard]] std::vector<std::string> groups() const { return kind_names(); }
+  /// The preset modes among kind_names(), in creation order (empty for a mesh, and after
   /// destroy()).
   [[nodiscard]] std::vector<ParallelMode> modes() const;
   /// Whether the kind exists: the layout has a kind of that name (find_group_kind) and
   /// the context was not destroyed. O(kinds).
-  [[nodiscard]] bool is_initialized(std::string_view group) const noexcept;
+  [[nodiscard]] bool is_initialized(std::string_view kind) const noexcept;
   /// False for a value that is no enumerator (a cast from a wrong integer); the other
   /// ParallelMode overloads throw ConfigError naming it (mode_name).
   [[nodiscard]] bool is_initialized(ParallelMode mode) const noexcept {
@@ -174,20 +176,20 @@ class ParallelContext {
   /// Whether this rank is in a group of the kind, i.e. has its communicator: always true
   /// except for a partial kind (Megatron's `embd`, `pos_embd`). Throws StateError as the
   /// queries below do for a kind that is not initialized.
-  [[nodiscard]] bool is_member(std::string_view group) const;
-  [[nodiscard]] bool is_member(const KindHandle& group) const;
+  [[nodiscard]] bool is_member(std::string_view kind) const;
+  [[nodiscard]] bool is_member(const KindHandle& kind) const;
 
-  /// The kind called `group` (as is_initialized finds it), for the queries below: each
+  /// The kind called `kind` (as is_initialized finds it), for the queries below: each
   /// name overload is kind(name) and the handle overload. Throws the StateError the
   /// queries throw for a kind that is not initialized. O(kinds x dimensions); the
   /// queries taking the handle are then O(1) unless noted (plus what they compute).
-  [[nodiscard]] KindHandle kind(std::string_view group) const;
+  [[nodiscard]] KindHandle kind(std::string_view kind) const;
   [[nodiscard]] KindHandle kind(ParallelMode mode) const { return kind(mode_name(mode)); }
 
   /// This process's rank in the world. Valid after destroy().
   [[nodiscard]] std::int64_t global_rank() const noexcept { return state_.global_rank; }
 
-  /// Every per-kind query below throws StateError when !is_initialized(group), naming
+  /// Every per-kind query below throws StateError when !is_initialized(kind), naming
   /// the kind, the kinds that exist and the closest name, and when this rank is in no
   /// group of the kind (is_member false), saying so. Each is O(kinds) unless noted.
   /// Each takes the kind's name, its ParallelMode or its KindHandle (kind()); a handle
@@ -201,13 +203,13 @@ class ParallelContext {
   ///
   /// This rank's rank in its group of the kind (Colossal-AI's get_local_rank,
   /// Megatron's get_*_rank).
-  [[nodiscard]] std::int64_t local_rank(std::string_view group) const;
-  [[nodiscard]] std::int64_t local_rank(const KindHandle& group) const;
+  [[nodiscard]] std::int64_t local_rank(std::string_view kind) const;
+  [[nodiscard]] std::int64_t local_rank(const KindHandle& kind) const;
   [[nodiscard]] std::int64_t local_rank(ParallelMode mode) const { return local_rank(mode_name(mode)); }
   /// The size of this rank's group of the kind (Colossal-AI's get_world_size, Megatron's
   /// get_*_world_size): the one name for a group's size in pgroups.
-  [[nodiscard]] std::int64_t world_size(std::string_view group) const;
-  [[nodiscard]] std::int64_t world_size(const KindHandle& group) const;
+  [[nodiscard]] std::int64_t world_size(std::string_view kind) const;
+  [[nodiscard]] std::int64_t world_size(const KindHandle& kind) const;
   [[nodiscard]] std::int64_t world_size(ParallelMode mode) const { return world_size(mode_name(mode)); }
   /// The backend of get_group: options().backend.
   [[nodiscard]] Backend backend() const noexcept { return state_.options.backend; }
@@ -218,57 +220,57 @@ class ParallelContext {
   /// own name). With NCCL, a kind of one-rank groups has no NCCL communicator until its
   /// first get_group, which creates it on this rank alone (no collective; BackendError
   /// on failure); not thread-safe against another first call.
-  [[nodiscard]] GroupHandle get_group(std::string_view group) const;
-  [[nodiscard]] GroupHandle get_group(const KindHandle& group) const;
+  [[nodiscard]] GroupHandle get_group(std::string_view kind) const;
+  [[nodiscard]] GroupHandle get_group(const KindHandle& kind) const;
   [[nodiscard]] GroupHandle get_group(ParallelMode mode) const { return get_group(mode_name(mode)); }
   /// The kind's MPI communicator for host-side traffic, whatever the backend
   /// (Colossal-AI's get_cpu_group, Megatron's gloo groups).
-  [[nodiscard]] GroupHandle get_cpu_group(std::string_view group) const;
-  [[nodiscard]] GroupHandle get_cpu_group(const KindHandle& group) const;
+  [[nodiscard]] GroupHandle get_cpu_group(std::string_view kind) const;
+  [[nodiscard]] GroupHandle get_cpu_group(const KindHandle& kind) const;
   [[nodiscard]] GroupHandle get_cpu_group(ParallelMode mode) const { return get_cpu_group(mode_name(mode)); }
   /// The global ranks of this rank's group, by local rank. O(group size).
-  [[nodiscard]] std::vector<std::int64_t> ranks_in_group(std::string_view group) const;
-  [[nodiscard]] std::vector<std::int64_t> ranks_in_group(const KindHandle& group) const;
+  [[nodiscard]] std::vector<std::int64_t> ranks_in_group(std::string_view kind) const;
+  [[nodiscard]] std::vector<std::int64_t> ranks_in_group(const KindHandle& kind) const;
   [[nodiscard]] std::vector<std::int64_t> ranks_in_group(ParallelMode mode) const {
     return ranks_in_group(mode_name(mode));
   }
   /// The next / previous member of the group, in ring order (the last member's next is
-  /// the first): its global rank and its local rank, i.e. its rank in get_group(group),
+  /// the first): its global rank and its local rank, i.e. its rank in get_group(kind),
   /// the one a send or receive in that communicator names.
-  [[nodiscard]] Neighbour next_rank(std::string_view group) const;
-  [[nodiscard]] Neighbour prev_rank(std::string_view group) const;
-  [[nodiscard]] Neighbour next_rank(const KindHandle& group) const;
-  [[nodiscard]] Neighbour prev_rank(const KindHandle& group) const;
+  [[nodiscard]] Neighbour next_rank(std::string_view kind) const;
+  [[nodiscard]] Neighbour prev_rank(std::string_view kind) const;
+  [[nodiscard]] Neighbour next_rank(const KindHandle& kind) const;
+  [[nodiscard]] Neighbour prev_rank(const KindHandle& kind) const;
   [[nodiscard]] Neighbour next_rank(ParallelMode mode) const { return next_rank(mode_name(mode)); }
   [[nodiscard]] Neighbour prev_rank(ParallelMode mode) const { return prev_rank(mode_name(mode)); }
-  /// next_rank(group).global_rank and prev_rank(group).global_rank (Colossal-AI's names).
-  [[nodiscard]] std::int64_t next_global_rank(std::string_view group) const { return next_rank(group).global_rank; }
-  [[nodiscard]] std::int64_t prev_global_rank(std::string_view group) const { return prev_rank(group).global_rank; }
-  [[nodiscard]] std::int64_t next_global_rank(const KindHandle& group) const { return next_rank(group).global_rank; }
-  [[nodiscard]] std::int64_t prev_global_rank(const KindHandle& group) const { return prev_rank(group).global_rank; }
+  /// next_rank(kind).global_rank and prev_rank(kind).global_rank (Colossal-AI's names).
+  [[nodiscard]] std::int64_t next_global_rank(std::string_view kind) const { return next_rank(kind).global_rank; }
+  [[nodiscard]] std::int64_t prev_global_rank(std::string_view kind) const { return prev_rank(kind).global_rank; }
+  [[nodiscard]] std::int64_t next_global_rank(const KindHandle& kind) const { return next_rank(kind).global_rank; }
+  [[nodiscard]] std::int64_t prev_global_rank(const KindHandle& kind) const { return prev_rank(kind).global_rank; }
   [[nodiscard]] std::int64_t next_global_rank(ParallelMode mode) const { return next_global_rank(mode_name(mode)); }
   [[nodiscard]] std::int64_t prev_global_rank(ParallelMode mode) const { return prev_global_rank(mode_name(mode)); }
-  [[nodiscard]] bool is_first_rank(std::string_view group) const;
-  [[nodiscard]] bool is_last_rank(std::string_view group) const;
-  [[nodiscard]] bool is_first_rank(const KindHandle& group) const;
-  [[nodiscard]] bool is_last_rank(const KindHandle& group) const;
+  [[nodiscard]] bool is_first_rank(std::string_view kind) const;
+  [[nodiscard]] bool is_last_rank(std::string_view kind) const;
+  [[nodiscard]] bool is_first_rank(const KindHandle& kind) const;
+  [[nodiscard]] bool is_last_rank(const KindHandle& kind) const;
   [[nodiscard]] bool is_first_rank(ParallelMode mode) const { return is_first_rank(mode_name(mode)); }
   [[nodiscard]] bool is_last_rank(ParallelMode mode) const { return is_last_rank(mode_name(mode)); }
   /// The kind's random seed (Layout::seed for this rank).
-  [[nodiscard]] std::int64_t seed(std::string_view group) const;
-  [[nodiscard]] std::int64_t seed(const KindHandle& group) const;
+  [[nodiscard]] std::int64_t seed(std::string_view kind) const;
+  [[nodiscard]] std::int64_t seed(const KindHandle& kind) const;
   [[nodiscard]] std::int64_t seed(ParallelMode mode) const { return seed(mode_name(mode)); }
   /// Seconds this rank spent creating the kind's communicators: the MPI one, plus the
   /// device one with the NCCL backend (device_creation_seconds). Also for a kind of
   /// which this rank is no member (the time it spent in the collective).
-  [[nodiscard]] double creation_seconds(std::string_view group) const;
-  [[nodiscard]] double creation_seconds(const KindHandle& group) const;
+  [[nodiscard]] double creation_seconds(std::string_view kind) const;
+  [[nodiscard]] double creation_seconds(const KindHandle& kind) const;
   [[nodiscard]] double creation_seconds(ParallelMode mode) const { return creation_seconds(mode_name(mode)); }
   /// Seconds of creation_seconds spent on the kind's NCCL communicator: one
   /// ncclCommSplit, or for `global` binding the device and creating the NCCL world.
   /// 0 with the MPI backend.
-  [[nodiscard]] double device_creation_seconds(std::string_view group) const;
-  [[nodiscard]] double device_creation_seconds(const KindHandle& group) const;
+  [[nodiscard]] double device_creation_seconds(std::string_view kind) const;
+  [[nodiscard]] double device_creation_seconds(const KindHandle& kind) const;
   [[nodiscard]] double device_creation_seconds(ParallelMode mode) const {
     return device_creation_seconds(mode_name(mode));
   }
@@ -365,9 +367,9 @@ class ParallelContext {
   };
 
   /// The kind's entry, for a member of it; StateError otherwise (see the queries).
-  [[nodiscard]] Resolved resolve(const KindHandle& group) const;
+  [[nodiscard]] Resolved resolve(const KindHandle& kind) const;
   /// The handle's kind index, checked to be this live context's; StateError otherwise.
-  [[nodiscard]] std::size_t checked_index(const KindHandle& group) const;
+  [[nodiscard]] std::size_t checked_index(const KindHandle& kind) const;
   [[nodiscard]] bool destroyed() const noexcept { return !state_.live; }
   [[nodiscard]] std::int64_t pipeline_stage() const;
 

@@ -42,8 +42,8 @@ struct LocalityReport {
 [[nodiscard]] LocalityReport observed_locality(const Layout& layout, const std::vector<std::int64_t>& node_of_rank);
 
 /// {"gpus_per_node": G (null for an observed placement of unequal nodes), "nodes": N,
-///  "ranks_per_node": [...] (observed only), "modes": {name: {"groups_within_node": a,
-///  "groups_across_nodes": b}}}.
+///  "ranks_per_node": [...] (observed only), "kinds": {name: {"groups_within_node": a,
+///  "groups_across_nodes": b}}}, and the deprecated "modes", the same as "kinds".
 [[nodiscard]] nlohmann::json locality_json(const LocalityReport& report);
 
 /// A heading line and a table: per mode its group size and groups within / across nodes.

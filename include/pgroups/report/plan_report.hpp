@@ -18,8 +18,8 @@
 namespace pgroups::report {
 
 /// The "schema_version" of the plan and explain JSON (docs/spec.md §4): raised when a key
-/// changes meaning or goes away, not when one is added.
-inline constexpr int kSchemaVersion = 1;
+/// changes meaning, is deprecated or goes away, not when one is added.
+inline constexpr int kSchemaVersion = 2;
 
 /// Largest world that plan_json enumerates: the output holds O(W * kinds) numbers.
 inline constexpr std::int64_t kMaxJsonWorldSize = std::int64_t{1} << 22;
@@ -29,8 +29,9 @@ inline constexpr std::int64_t kMaxJsonWorldSize = std::int64_t{1} << 22;
 inline constexpr std::int64_t kJsonBytesPerCell = 64;
 
 /// The whole plan in docs/spec.md §4's schema: "schema_version", "config" (config_json of
-/// the layout), "data_parallel_size" and "modes" keyed by group kind (a mesh's tokens as
-/// given); a rank outside a partial kind (embd) has null local_rank and world_size.
+/// the layout), "data_parallel_size" and "kinds" keyed by group kind (a mesh's tokens as
+/// given); a rank outside a partial kind (embd) has null local_rank and group_size. The
+/// deprecated "modes" and per-kind "world_size" repeat "kinds" and "group_size".
 /// Throws ConfigError above kMaxJsonWorldSize, or when W x kinds x kJsonBytesPerCell is
 /// above kMaxOutputBytes. O(W * kinds).
 [[nodiscard]] nlohmann::json plan_json(const Layout& layout);
@@ -53,9 +54,10 @@ inline constexpr std::int64_t kJsonBytesPerCell = 64;
 /// rank's local rank, group size and group. Throws ConfigError for a bad rank.
 [[nodiscard]] std::string explain_text(const Layout& layout, std::int64_t rank);
 
-/// The same as JSON: {"schema_version", "rank", "config", "coordinates", "modes": {name:
-/// {local_rank, world_size, group_index, group (elided past 64 members as first/last
-/// 32)}}}; {"member": false} for a kind the rank is in no group of.
+/// The same as JSON: {"schema_version", "rank", "config", "coordinates", "kinds": {name:
+/// {local_rank, group_size, group_index, group (elided past 64 members as first/last
+/// 32)}}}; {"member": false} for a kind the rank is in no group of. The deprecated
+/// "modes" and "world_size" repeat "kinds" and "group_size".
 [[nodiscard]] nlohmann::json explain_json(const Layout& layout, std::int64_t rank);
 
 }  // namespace pgroups::report

@@ -54,9 +54,10 @@ struct VerifyRun {
 /// {"ok", "create_seconds", "rank_sum", "expected_rank_sum"}: a kind's "nccl" entry.
 [[nodiscard]] nlohmann::json verify_device_json(const VerifyDeviceReport& report);
 
-/// {"config", "data_parallel_size", "modes": {kind: {"groups", "local_rank",
-/// "world_size", "ok", "create_seconds"[, "nccl"]}}, "ok", "strategy", "backend",
-/// "create_seconds", "communicators", "share_communicators"}.
+/// {"schema_version", "config", "data_parallel_size", "kinds": {kind: {"groups", "local_rank",
+/// "group_size", "ok", "create_seconds"[, "nccl"]}}, "ok", "strategy", "backend",
+/// "create_seconds", "communicators", "share_communicators"}; the deprecated "modes" and
+/// "world_size" repeat "kinds" and "group_size".
 [[nodiscard]] nlohmann::json verify_report_json(const VerifyRun& run);
 
 /// A heading (the configuration, strategy and bill), a table headed `kind` with per kind

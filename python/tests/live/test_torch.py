@@ -111,12 +111,23 @@ def test_method_is_the_fastest_this_torch_offers():
 
 def test_a_subset_of_modes_from_a_plan():
     plan = pgroups.Plan(SIZE, tensor=2, mode="sequence")
-    groups = pgt.create_groups(plan, modes=[pgroups.ParallelMode.SEQUENCE_DP, "sequence"])
+    groups = pgt.create_groups(plan, kinds=[pgroups.ParallelMode.SEQUENCE_DP, "sequence"])
     try:
         assert [m.value for m in groups.modes] == ["sequence_dp", "sequence"]
         check_groups(groups)
         with pytest.raises(pgroups.StateError, match="tensor"):
             groups.get_group("tensor")
+    finally:
+        groups.destroy()
+
+
+def test_the_deprecated_modes_keyword_warns_and_creates_the_same_kinds():
+    plan = pgroups.Plan(SIZE, tensor=2)
+    with pytest.warns(DeprecationWarning, match=r"create_groups\(modes=\.\.\.\) is deprecated: use kinds="):
+        groups = pgt.create_groups(plan, modes=["tensor"])
+    try:
+        assert groups.kinds == ["tensor"]
+        check_groups(groups)
     finally:
         groups.destroy()
 
@@ -144,7 +155,7 @@ def test_plan_of_another_world_size_is_rejected_everywhere():
 
 def test_mode_missing_from_the_plan_is_a_state_error_everywhere():
     with pytest.raises(pgroups.StateError, match="pipe"):
-        pgt.create_groups(pgroups.Plan(SIZE), modes=["pipe"])
+        pgt.create_groups(pgroups.Plan(SIZE), kinds=["pipe"])
 
 
 @pytest.mark.skipif(not pgt.gloo_direct_available(), reason="this torch has no module-level group registry")
@@ -358,14 +369,14 @@ def test_sizes_and_flags_of_other_types_raise_type_errors_on_every_rank():
 
 
 def test_modes_as_a_bare_string_is_refused_everywhere():
-    with pytest.raises(TypeError, match="modes must be a list of kinds, not 'tensor'"):
-        pgt.create_groups(modes="tensor")
+    with pytest.raises(TypeError, match="kinds must be a list of kinds, not 'tensor'"):
+        pgt.create_groups(kinds="tensor")
 
 
 def test_a_kind_listed_twice_is_refused_everywhere():
     plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp", tp=2, dp=SIZE // 2), groups=["tp", "tp-dp"])
-    with pytest.raises(pgroups.ConfigError, match="modes lists the group kind 'tp-dp' twice"):
-        pgt.create_groups(plan, modes=["tp-dp", "dp-tp"])
+    with pytest.raises(pgroups.ConfigError, match="kinds lists the group kind 'tp-dp' twice"):
+        pgt.create_groups(plan, kinds=["tp-dp", "dp-tp"])
 
 
 def test_ranks_may_hold_different_timeouts():

@@ -136,8 +136,8 @@ def test_colossal_nodes_file_warns_of_tensor_groups_across_nodes(data_dir):
 
 def test_locality_takes_another_node_size_and_refuses_none():
     plan = Plan(16, tensor=4, mode="1d")
-    assert plan.locality(4, format="json")["modes"]["tensor"] == {"groups_within_node": 4, "groups_across_nodes": 0}
-    assert plan.locality(2, format="json")["modes"]["tensor"] == {"groups_within_node": 0, "groups_across_nodes": 4}
+    assert plan.locality(4, format="json")["kinds"]["tensor"] == {"groups_within_node": 4, "groups_across_nodes": 0}
+    assert plan.locality(2, format="json")["kinds"]["tensor"] == {"groups_within_node": 0, "groups_across_nodes": 4}
     with pytest.raises(pgroups.ConfigError, match="gpus per node is not known"):
         plan.locality()
     with pytest.raises(pgroups.ConfigError, match="gpus per node 3"):

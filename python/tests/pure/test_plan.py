@@ -28,11 +28,11 @@ def test_to_json_reproduces_golden_layout(path):
     assert ours["config"]["tensor"]["mode"] == golden["config"]["tensor"]["mode"]
     assert set(ours["modes"]) == set(golden["modes"])
     for name, expected in golden["modes"].items():
-        got = ours["modes"][name]
+        got = ours["kinds"][name]
         # Colossal-AI creates some modes' groups in another order: compare as sets.
         assert sorted(got["groups"]) == sorted(expected["groups"]), name
         assert got["local_rank"] == expected["local_rank"], name
-        assert got["world_size"] == expected["world_size"], name
+        assert got["group_size"] == expected["world_size"], name
 
 
 def test_modes_are_parallel_mode_members_in_creation_order():
@@ -175,10 +175,10 @@ def test_mesh_plan_without_groups_has_one_kind_per_dimension():
 
 def test_partial_kind_has_no_local_rank_for_non_members():
     plan = Plan(mesh={"tp": 1, "pp": 4}, groups=["pp", "embd"])
-    data = plan.to_dict()["modes"]["embd"]
+    data = plan.to_dict()["kinds"]["embd"]
     assert data["groups"] == [[0, 3]]
     assert data["local_rank"] == [0, None, None, 1]
-    assert data["world_size"] == [2, None, None, 2]
+    assert data["group_size"] == [2, None, None, 2]
     assert not plan.is_member(1, "embd")
     assert "not a member" in plan.explain(1)
 
@@ -217,10 +217,10 @@ def test_pipeline_stage_is_the_pipe_or_pp_coordinate():
     assert Plan(mesh={"tp": 2, "dp": 2}).pipeline_stage(3) == 0
 
 
-def test_to_dict_carries_schema_version_one_and_config_is_its_config():
+def test_to_dict_carries_schema_version_two_and_config_is_its_config():
     for plan in (Plan(16, pipeline=2, tensor=8, mode="2.5d", depth=2), Plan(mesh={"tp": 2, "dp": 4})):
         data = plan.to_dict()
-        assert data["schema_version"] == 1
+        assert data["schema_version"] == 2
         assert plan.config == data["config"]
     assert Plan(mesh={"tp": 2, "dp": 4}).config["groups"] == ["tp", "dp"]
 
