@@ -4,14 +4,25 @@
 # hypothesis), and installs python/requirements/torch2.txt into it with pip. The pgroups
 # module built for /usr/bin/python3 loads unchanged in it (same interpreter), so the tests
 # run the same files under both torches. Does nothing when the venv already holds exactly
-# these requirements (a stamp of the file), so repeated runs cost nothing.
+# these requirements (a stamp of the file), so repeated runs cost nothing. The linters of
+# scripts/lint.sh (python/requirements/lint.txt) go into the same venv, with a stamp of
+# their own, so that a new pin of one of them does not reinstall torch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${PGROUPS_VENV:-.venv}
 requirements=python/requirements/torch2.txt
 nodeps=python/requirements/torch2-nodeps.txt
 stamp="$venv/.pgroups-requirements"
+lint=python/requirements/lint.txt
+lint_stamp="$venv/.pgroups-lint-requirements"
+install_lint() {
+  if ! cmp -s "$lint" "$lint_stamp"; then
+    "$venv/bin/python" -m pip install -q -r "$lint"
+    cp "$lint" "$lint_stamp"
+  fi
+}
 if [[ -x "$venv/bin/python" ]] && cat "$requirements" "$nodeps" | cmp -s - "$stamp"; then
+  install_lint
   exit 0
 fi
 echo "pgroups: making $venv (torch 2.x) from /usr/bin/python3"
@@ -25,4 +36,5 @@ if [[ -z ${PIP_FIND_LINKS:-} && -d /opt/wheels ]]; then find_links=(--find-links
 # Megatron-core and Colossal-AI without their dependencies, which would replace torch.
 "$venv/bin/python" -m pip install -q --no-deps --no-build-isolation -r "$nodeps"
 cat "$requirements" "$nodeps" > "$stamp"
+install_lint
 "$venv/bin/python" -c 'import torch; print("pgroups:", "'"$venv"'", "has torch", torch.__version__)'

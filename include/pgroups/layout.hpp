@@ -23,3 +23,4 @@
 #include "pgroups/layout/rank_view.hpp"  // IWYU pragma: export
 #include "pgroups/layout/recovery.hpp"  // IWYU pragma: export
 #include "pgroups/layout/timeout.hpp"  // IWYU pragma: export
+#include "pgroups/layout/virtual_pipeline.hpp"  // IWYU pragma: export

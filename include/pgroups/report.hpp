@@ -9,4 +9,5 @@
 #include "pgroups/report/output_size.hpp"  // IWYU pragma: export
 #include "pgroups/report/placement_report.hpp"  // IWYU pragma: export
 #include "pgroups/report/plan_report.hpp"  // IWYU pragma: export
+#include "pgroups/report/recovery_report.hpp"  // IWYU pragma: export
 #include "pgroups/report/verify_report.hpp"  // IWYU pragma: export

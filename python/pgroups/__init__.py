@@ -10,6 +10,8 @@ Every error pgroups raises is a :class:`pgroups.Error`: ConfigError, ParseError,
 BackendError, MismatchError, TimeoutError, StateError, each with the C++ message.
 """
 
+from ._context import ParallelContext
+from ._modes import ParallelMode
 from ._pgroups import (
     BackendError,
     ConfigError,
@@ -19,14 +21,12 @@ from ._pgroups import (
     ParseError,
     StateError,
     TimeoutError,
+    __version__,
 )
-from ._modes import ParallelMode
 from ._plan import Mesh, Plan, Recovery
-from ._context import ParallelContext
-
-__version__ = "0.1.0"
 
 __all__ = [
+    "__version__",
     "BackendError",
     "ConfigError",
     "Error",

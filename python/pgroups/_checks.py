@@ -15,7 +15,7 @@ import numbers
 import operator
 import os
 from collections.abc import Mapping
-from typing import Any, List, Optional
+from typing import Any, List, Literal, Optional, overload
 
 from . import _pgroups
 
@@ -37,6 +37,10 @@ def _is_bool(value: Any) -> bool:
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 
 
+@overload
+def check_int(name: str, value: Any, *, minimum: Optional[int] = None, allow_none: Literal[False] = False) -> int: ...
+@overload
+def check_int(name: str, value: Any, *, minimum: Optional[int] = None, allow_none: bool) -> Optional[int]: ...
 def check_int(name: str, value: Any, *, minimum: Optional[int] = None, allow_none: bool = False) -> Optional[int]:
     """``value`` as an ``int``: an int or a numpy integer (anything with ``__index__``), never
     a bool, float or string. None only when ``allow_none``. TypeError otherwise; beyond a
@@ -71,7 +75,7 @@ def check_rank_map(name: str, value: Any) -> Optional[List[int]]:
         return list(_pgroups.read_rank_map_file(os.fsencode(value)))
     if isinstance(value, (bytes, Mapping)) or not hasattr(value, "__iter__"):
         raise TypeError(f"{name} must be a list of ints or the path of a JSON rank map file, not {_shown(value)}")
-    return [check_int(f"{name}[{i}]", entry) for i, entry in enumerate(value)]  # type: ignore[misc]
+    return [check_int(f"{name}[{i}]", entry) for i, entry in enumerate(value)]
 
 
 def check_bool(name: str, value: Any) -> bool:

@@ -6,10 +6,10 @@ import os
 from typing import Any, Dict, List, Optional, Union
 
 from . import _pgroups
-from ._modes import ModeLike, ParallelMode, mode_value
-from ._renamed import renamed_keywords
 from ._checks import check_bool, check_int, check_timeout
+from ._modes import ModeLike, ParallelMode, mode_value
 from ._plan import Plan, _checked_overrides, _path
+from ._renamed import renamed_keywords
 
 #: A group kind of one live context, looked up once (:meth:`ParallelContext.kind`).
 KindHandle = getattr(_pgroups, "KindHandle", None)
@@ -44,10 +44,11 @@ class ParallelContext:
     ``config`` is a TOML, JSON or Colossal-AI ``.py`` file; explicit arguments override
     its values by the CLI's own rule (a new ``mode`` drops the file's 2.5d ``depth``). An
     argument of the wrong type (TypeError) or value, or an unreadable file, on any rank is
-    raised on every rank, its message naming the rank that hit it. ``mesh=`` (a pgroups.Mesh or a dict, fastest first) and ``groups=`` (group
-    tokens such as ``"tp-dp"``) build a named mesh's groups instead of the presets, as
-    Plan does; every query then takes the token (``get_group("tp-dp")``). ``get_group`` / ``get_cpu_group`` return ``mpi4py.MPI.Intracomm`` objects
-    wrapping the context's own communicators (``MPI.Comm.Compare`` says IDENT across
+    raised on every rank, its message naming the rank that hit it. ``mesh=`` (a pgroups.Mesh
+    or a dict, fastest first) and ``groups=`` (group tokens such as ``"tp-dp"``) build a
+    named mesh's groups instead of the presets, as Plan does; every query then takes the
+    token (``get_group("tp-dp")``). ``get_group`` / ``get_cpu_group`` return
+    ``mpi4py.MPI.Intracomm`` objects wrapping the context's own communicators (``MPI.Comm.Compare`` says IDENT across
     calls): never ``Free()`` them; ``destroy()`` (or leaving a ``with`` block) frees them,
     collectively, after which they must not be used.
 

@@ -112,7 +112,7 @@ def check(module: Any) -> None:
             f"megatron-core {version(module)}'s parallel_state has no {', '.join(missing)}: pgroups.megatron "
             f"sets megatron-core {TESTED_VERSION}'s parallel_state globals and cannot install its groups into this "
             f"version")
-    if getattr(module, "_DATA_PARALLEL_GROUP") is not None or getattr(module, "_TENSOR_MODEL_PARALLEL_GROUP") \
+    if module._DATA_PARALLEL_GROUP is not None or module._TENSOR_MODEL_PARALLEL_GROUP \
             is not None:
         raise _pgroups.StateError(
             "megatron-core's parallel_state is already initialized (by megatron.core.parallel_state."

@@ -548,10 +548,10 @@ def _path(name: str, path: object) -> bytes:
         raise TypeError(f"{name} must be a str or os.PathLike, not {path!r} ({type(path).__name__})")
     # The file system's bytes, as open() would use them: any name the system holds, and an
     # empty one or one with a NUL left whole for C++ to refuse (read_config_file).
-    return os.fsencode(path)  # type: ignore[arg-type]
+    return os.fsencode(path)
 
 
-def _tensor_mode(mode: Optional[str]) -> Optional[str]:
+def _tensor_mode(mode: object) -> Optional[str]:
     if mode is None:
         return None
     if not isinstance(mode, str):

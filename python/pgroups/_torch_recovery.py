@@ -22,6 +22,7 @@ then create every kind of the new plan. The protocol, all through the store:
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import threading
@@ -155,11 +156,10 @@ def _decide(store: Any, prefix: str, world: int, ids: List[int], deadline: float
             # No heartbeat at all: only the deadline tells; a stalled one, the window.
             if beat is None or now - seen[1] < window:
                 waiting = True
-        if not waiting or now >= deadline:
-            if int(store.add(prefix + "decider", 1)) == 1:
-                decision = {"alive": sorted(joined), "step": min(joined.values()) if joined else None}
-                store.set(prefix + "decision", json.dumps(decision))
-                return decision
+        if (not waiting or now >= deadline) and int(store.add(prefix + "decider", 1)) == 1:
+            decision = {"alive": sorted(joined), "step": min(joined.values()) if joined else None}
+            store.set(prefix + "decision", json.dumps(decision))
+            return decision
         time.sleep(_POLL_SECONDS)
 
 
@@ -175,19 +175,13 @@ def _abort_old_groups(groups: TorchGroups) -> None:
     for group in handles:
         abort = getattr(group, "abort", None)
         if abort is not None:
-            try:
+            with contextlib.suppress(RuntimeError):
                 abort()
-            except RuntimeError:
-                pass
-    try:
+    with contextlib.suppress(RuntimeError):
         groups.destroy()
-    except RuntimeError:
-        pass
     if dist.is_initialized():
-        try:
+        with contextlib.suppress(RuntimeError):
             dist.destroy_process_group()
-        except RuntimeError:
-            pass
 
 
 @renamed_keywords(modes="kinds")
@@ -230,7 +224,7 @@ def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, time
             f"pgroups.torch.recover: rank {rank} (launcher id {ids[rank]}) joined generation {generation} after the "
             f"survivors decided without it (alive: {alive})")
     try:
-        recovery = old_plan.after_loss([r for r in range(world) if r not in alive], shrink)
+        recovery = old_plan.after_loss([r for r in range(world) if r not in alive], shrink_name)
     except _pgroups.ConfigError as error:
         raise _pgroups.ConfigError(f"pgroups.torch.recover: {error}") from None
     new_ids = [ids[old] for old in recovery.rank_map]

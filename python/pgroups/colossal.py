@@ -45,18 +45,16 @@ of its own, so Colossal-AI's ``destroy()`` destroys them one by one.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple, Union
-
 import importlib
 import math
-from typing import Dict
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import torch.distributed as dist
 
 from . import _pgroups
+from . import torch as _front
 from ._checks import check_bool, check_int
 from ._modes import ParallelMode
-from . import torch as _front
 from .torch import create_groups, reject
 
 GroupTuple = Tuple[int, int, Any, List[int], ParallelMode]
@@ -87,7 +85,7 @@ class ProcessGroupInitializer:
         self.tensor_parallel_size = self._checked(check_int, "tensor_parallel_size", tensor_parallel_size, minimum=1)
         self.legacy_sequence_dp = self._checked(check_bool, "legacy_sequence_dp", legacy_sequence_dp)
         self.depth: Optional[int] = None
-        self.groups = None
+        self.groups: Any = None  # a TorchGroups once init_dist_group ran
 
     def _checked(self, check: Any, name: str, value: Any, **options: Any) -> Any:
         """``check(name, value)``, or ``value`` as given with the first error kept for
@@ -238,8 +236,8 @@ class _Job:
 
     @staticmethod
     def _tensor_settings(config: Any) -> Tuple[Optional[str], Optional[int]]:
-        parallel = config.get("parallel") if hasattr(config, "get") else None
-        tensor = parallel.get("tensor") if hasattr(parallel, "get") else None
+        parallel: Any = config.get("parallel") if hasattr(config, "get") else None
+        tensor: Any = parallel.get("tensor") if hasattr(parallel, "get") else None
         if not hasattr(tensor, "get"):
             return None, None
         return tensor.get("mode"), tensor.get("depth")
@@ -332,7 +330,7 @@ class _ColossalInitializer(ProcessGroupInitializer):
 
     def __init__(self, rank: int, world_size: int, config: Any, data_parallel_size: int,
                  pipeline_parallel_size: int, tensor_parallel_size: int, *args: Any, **kwargs: Any) -> None:
-        super().__init__(rank, world_size, config, data_parallel_size, pipeline_parallel_size,  # type: ignore[call-arg]
+        super().__init__(rank, world_size, config, data_parallel_size, pipeline_parallel_size,
                          tensor_parallel_size, *args, legacy_sequence_dp=True, **kwargs)
 
     def _set_env(self, env: Any) -> None:
@@ -342,7 +340,7 @@ class _ColossalInitializer(ProcessGroupInitializer):
     def _after(self, env: Any, mode_type: Any) -> None:
         """Colossal-AI's settings made while creating the groups."""
 
-    def init_dist_group(self) -> Any:  # type: ignore[override]
+    def init_dist_group(self) -> Any:
         try:
             if self._error is not None:
                 raise self._error  # the arguments' own error first, as pgroups' initializers raise it
@@ -462,7 +460,7 @@ def _registered_class(name: str) -> type:
     return cls
 
 
-REGISTERED = {name: _registered_class(name) for name in _REGISTERED_NAMES}
+REGISTERED: Dict[str, Any] = {name: _registered_class(name) for name in _REGISTERED_NAMES}
 
 
 def register() -> None:

@@ -24,9 +24,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import torch.distributed as dist
 
 from . import _mcore, _pgroups
+from . import torch as _front
 from ._checks import check_bool, check_int, check_token
 from ._plan import Mesh, Plan
-from . import torch as _front
 from .torch import create_groups, reject
 
 # The dense kinds Megatron-LM creates, in its order, and the expert ones.

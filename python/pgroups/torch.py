@@ -13,8 +13,8 @@ instead of leaving ranks waiting in ``new_group`` forever.
 Economy (``share=True``, the default): kinds whose groups are the same partition of the
 world share one torch group, created once; a kind that is the whole world is the default
 group (never created, never destroyed) when the backend asked for is the default group's
-(:func:`world_is_default_group`; another backend: one new group of it); a kind of one-rank groups is created by each rank
-alone, without a collective (torch >= 2.2: ``new_group([rank],
+(:func:`world_is_default_group`; another backend: one new group of it); a kind of one-rank
+groups is created by each rank alone, without a collective (torch >= 2.2: ``new_group([rank],
 use_local_synchronization=True)``; torch 1.x with gloo: a one-rank ``ProcessGroupGloo``
 registered as ``new_group`` would; otherwise the plain loop, which torch requires).
 ``TorchGroups.destroy_group`` frees a shared group when the last kind sharing it goes.
@@ -67,15 +67,16 @@ import torch
 import torch.distributed as dist
 
 from . import _pgroups
-from ._checks import check_bool, check_int, check_timeout, check_token
+from ._checks import check_bool, check_timeout, check_token
 from ._modes import ModeLike, ParallelMode, mode_value
 from ._renamed import renamed_keywords
 from ._plan import Plan
 from ._torch_agree import Watchdog, agree
-from ._torch_store import rendezvous_store
 from ._torch_groups import TorchGroups, _Handle
+
 # One direction only: _torch_mesh is given create_groups, and imports nothing of this module.
 from ._torch_mesh import make_device_mesh, mesh_groups
+from ._torch_store import rendezvous_store
 
 METHODS = ("split_group", "new_group_local", "new_group", "gloo_direct")
 # The key of the default group among a creation's groups: a tuple, never a kind's name.
@@ -451,9 +452,12 @@ def _gloo_direct_group(ranks: List[int], rank: int, name: str, timeout: Optional
     store = c10d._get_default_store()
     pg = c10d.ProcessGroupGloo(c10d.PrefixStore(name + "/", store), ranks.index(rank), len(ranks),
                                timeout=timeout or c10d.default_pg_timeout)
-    c10d._pg_map[pg] = (c10d.Backend.GLOO, store)
-    c10d._pg_names[pg] = name
-    c10d._pg_group_ranks[pg] = {global_rank: group_rank for group_rank, global_rank in enumerate(ranks)}
+    # c10d's private maps are typed for torch 2's ProcessGroup keys; torch 1.x (the only
+    # caller: gloo_direct) keys them by the backend object itself.
+    c10d._pg_map[pg] = (c10d.Backend.GLOO, store)  # type: ignore[index]
+    c10d._pg_names[pg] = name  # type: ignore[index,assignment]
+    ranks_of = {global_rank: group_rank for group_rank, global_rank in enumerate(ranks)}
+    c10d._pg_group_ranks[pg] = ranks_of  # type: ignore[index]
     return pg
 
 
@@ -485,4 +489,5 @@ _FRONT = types.SimpleNamespace(create_groups=_create_groups, singleton=_singleto
 # Rebuilding after a lost rank (docs/recovery.md): a module of its own, which imports this
 # one only when a recovery runs.
 from ._torch_recovery import Heartbeat, Recovered, default_group_prefix, recover, start_heartbeat  # noqa: E402
+
 __all__ += ["Heartbeat", "Recovered", "default_group_prefix", "recover", "start_heartbeat"]

@@ -14,6 +14,9 @@ namespace py = pybind11;
 
 PYBIND11_MODULE(_pgroups, m) {
   m.doc() = "C++ core of pgroups; use the `pgroups` package, not this module.";
+  // CMake's project(VERSION), the one version source: pgroups.__version__ is this, and
+  // pyproject.toml reads the same line of CMakeLists.txt.
+  m.attr("__version__") = PGROUPS_VERSION;
 
   // One Python class per C++ error class, with the same hierarchy; pybind11 tries the
   // translators latest first, so the subclasses are registered after their root.

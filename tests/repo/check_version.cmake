@@ -1,0 +1,33 @@
+# cmake -D SOURCE_DIR=<repo> -D VERSION=<project version> -P check_version.cmake
+# The version has one source, CMake's project(VERSION); what else names it must agree:
+# the CHANGELOG's top entry is that version, and pyproject.toml takes it from
+# CMakeLists.txt (a dynamic version) instead of stating its own.
+cmake_minimum_required(VERSION 3.25)
+set(failures "")
+file(STRINGS "${SOURCE_DIR}/CHANGELOG.md" entries REGEX "^## ")
+list(LENGTH entries count)
+if(count EQUAL 0)
+  string(APPEND failures "  CHANGELOG.md has no entry (a line starting with \"## \")\n")
+else()
+  list(GET entries 0 top)
+  if(NOT top MATCHES "[0-9]+\\.[0-9]+\\.[0-9]+")
+    string(APPEND failures "  CHANGELOG.md's top entry \"${top}\" names no version\n")
+  elseif(NOT CMAKE_MATCH_0 VERSION_EQUAL VERSION)
+    string(APPEND failures "  CHANGELOG.md's top entry \"${top}\" is version ${CMAKE_MATCH_0}, "
+                           "CMakeLists.txt's project(VERSION) is ${VERSION}\n")
+  endif()
+endif()
+file(READ "${SOURCE_DIR}/pyproject.toml" pyproject)
+if(pyproject MATCHES "\n[ \t]*version[ \t]*=[ \t]*\"([^\"]*)\"")
+  string(APPEND failures "  pyproject.toml states version \"${CMAKE_MATCH_1}\" instead of reading CMakeLists.txt\n")
+endif()
+if(NOT pyproject MATCHES "dynamic[ \t]*=[ \t]*\\[[^]]*\"version\"")
+  string(APPEND failures "  pyproject.toml's [project] does not list \"version\" as dynamic\n")
+endif()
+if(NOT pyproject MATCHES "input[ \t]*=[ \t]*\"CMakeLists.txt\"")
+  string(APPEND failures "  pyproject.toml's version provider does not read CMakeLists.txt\n")
+endif()
+if(failures)
+  message(FATAL_ERROR "the version is not the one of CMakeLists.txt everywhere:\n${failures}")
+endif()
+message(STATUS "CHANGELOG.md's top entry and pyproject.toml are version ${VERSION}, as CMakeLists.txt")
