@@ -45,7 +45,7 @@ class Plan:
 
     ``rank_map`` (a list, or the path of a JSON file as ``pgroups plan --rank-map FILE``
     takes) says where each mesh rank runs: entry r is the launcher rank that runs mesh rank
-    r, and every rank the plan takes or answers is a launcher rank (docs/placement.md).
+    r, and every rank the plan takes or answers is a launcher rank (docs/using/placement.md).
     """
 
     def __init__(
@@ -254,7 +254,7 @@ class Plan:
         """What the plan costs a rank in communicators, as ``pgroups explain`` and
         ``verify`` report it: ``{"kinds", "distinct", "singletons", "created"}``, with
         ``backend="nccl"`` also ``nccl_created`` and ``estimated_nccl_mib`` (a model, see
-        docs/performance.md). ``rank`` None gives the largest per-rank figures (``plan``'s);
+        docs/developing/performance.md). ``rank`` None gives the largest per-rank figures (``plan``'s);
         ``share=False`` counts one communicator per kind."""
         return _pgroups.communicator_bill(self._layout, check_int("rank", rank, allow_none=True),
                                           check_bool("share", share), check_token("backend", backend))

@@ -2,7 +2,7 @@
 /// \file
 /// ParallelContext: the live process groups of one job, i.e. a communicator for every
 /// group kind of a Layout (a preset's 19 ParallelMode kinds, or a mesh's `--group`
-/// tokens: "tp", "tp-dp", "embd", ...), and what each rank can ask about them (docs/spec.md §6,
+/// tokens: "tp", "tp-dp", "embd", ...), and what each rank can ask about them (docs/reference/spec.md §6,
 /// the answers of Colossal-AI's ParallelContext and Megatron-LM's parallel_state). Every
 /// query takes the kind's name (`get_group("tp-dp")`; a mesh token also by its dimensions
 /// in another order, "dp-tp"); the ParallelMode overloads forward to the name
@@ -312,7 +312,7 @@ class ParallelContext {
   ///    number of visible devices (nccl::choose_device; the launchers' LOCAL_RANK-style
   ///    variables are not consulted, the MPI shared-memory split counts the processes
   ///    actually on the node). devices_per_node is not used.
-  ///  - With the MPI backend nothing is bound, and the value is docs/spec.md §6's advice:
+  ///  - With the MPI backend nothing is bound, and the value is docs/reference/spec.md §6's advice:
   ///    options.device when given, otherwise global_rank % devices_per_node
   ///    (processes_on_node() when that option is 0).
   /// The two rules agree when every node runs as many consecutive ranks as it has

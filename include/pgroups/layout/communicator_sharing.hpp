@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// Communicator economy (issue 17): which group kinds of a Layout can use one
+/// Communicator economy (docs/using/context.md, "Communicator economy"): which group kinds of a Layout can use one
 /// communicator, and what a layout costs per rank in communicators ("the bill"), decided
 /// from the layout alone, exactly, without MPI and without enumerating the world.
 ///
@@ -25,7 +25,7 @@
 ///
 /// With sharing off (ContextOptions::share_communicators false, `--no-share`) every kind
 /// but `global` is `own`: one communicator per kind, each created by the strategy, as
-/// before issue 17.
+/// before communicators were shared.
 
 #include <cstddef>
 #include <cstdint>
@@ -59,7 +59,7 @@ struct KindSharing {
 [[nodiscard]] std::vector<KindSharing> communicator_sharing(const Layout& layout, bool share,
                                                             const std::vector<bool>& selected);
 
-/// What a layout costs one rank (issue 17's definitions):
+/// What a layout costs one rank (docs/developing/performance.md, "Communicator economy"):
 ///   kinds       the layout's group kinds;
 ///   distinct    distinct partitions (partition keys) among them whose groups have more
 ///               than one rank (the whole world counted once);
@@ -85,7 +85,7 @@ struct CommunicatorBill {
 [[nodiscard]] CommunicatorBill largest_communicator_bill(const Layout& layout, bool share = true);
 
 /// The model of NCCL device memory per communicator, in MiB, by its size and whether it
-/// stays in a node; the figures and their sources are in docs/performance.md. An
+/// stays in a node; the figures and their sources are in docs/developing/performance.md. An
 /// estimate: NCCL's use depends on its version, the GPUs, the transports, NCCL_BUFFSIZE
 /// and NCCL_RUNTIME_CONNECT.
 struct NcclMemoryModel {
