@@ -25,7 +25,7 @@ class Plan:
     ``world_size / (pipeline * tensor)``.
 
     Nothing is enumerated until asked: ``group_of``, ``local_rank`` and ``coordinates``
-    cost O(group size) or less; ``groups`` and ``to_json`` are O(world size).
+    cost O(group size) or less; ``groups`` is O(world size), ``to_json`` O(world size x kinds).
 
     >>> plan = Plan(8, pipeline=2, tensor=4, mode="2d")
     >>> plan.group_of(5, "2d_col")

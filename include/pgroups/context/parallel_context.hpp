@@ -164,7 +164,7 @@ class ParallelContext {
   /// destroy()).
   [[nodiscard]] std::vector<ParallelMode> modes() const;
   /// Whether the kind exists: the layout has a kind of that name (find_group_kind) and
-  /// the context was not destroyed. O(kinds).
+  /// the context was not destroyed. O(kinds x dimensions), find_group_kind's cost.
   [[nodiscard]] bool is_initialized(std::string_view group) const noexcept;
   /// False for a value that is no enumerator (a cast from a wrong integer); the other
   /// ParallelMode overloads throw ConfigError naming it (mode_name).
@@ -180,7 +180,7 @@ class ParallelContext {
   /// The kind called `group` (as is_initialized finds it), for the queries below: each
   /// name overload is kind(name) and the handle overload. Throws the StateError the
   /// queries throw for a kind that is not initialized. O(kinds x dimensions); the
-  /// queries taking the handle are then O(1) unless noted (plus what they compute).
+  /// queries taking the handle then skip the lookup (see the cost below).
   [[nodiscard]] KindHandle kind(std::string_view group) const;
   [[nodiscard]] KindHandle kind(ParallelMode mode) const { return kind(mode_name(mode)); }
 
@@ -189,7 +189,8 @@ class ParallelContext {
 
   /// Every per-kind query below throws StateError when !is_initialized(group), naming
   /// the kind, the kinds that exist and the closest name, and when this rank is in no
-  /// group of the kind (is_member false), saying so. Each is O(kinds) unless noted.
+  /// group of the kind (is_member false), saying so. Each costs at most O(dimensions) (a RankView
+  /// answer) unless noted, plus, by name or mode, kind()'s O(kinds x dimensions).
   /// Each takes the kind's name, its ParallelMode or its KindHandle (kind()); a handle
   /// of another context, or one used after destroy(), throws StateError naming the kind.
   ///

@@ -50,7 +50,8 @@ struct KindSharing {
 };
 
 /// One entry per kind of `layout`, by kind index (the same on every rank).
-/// O(kinds^2 x largest group size).
+/// O(kinds x dimensions x log kinds): one partition key per kind, found in a map of the
+/// keys before it; no group is enumerated.
 [[nodiscard]] std::vector<KindSharing> communicator_sharing(const Layout& layout, bool share = true);
 /// The same, over the kinds `selected` (by kind index; a context built for some modes) only:
 /// the first selected kind of a partition owns it, so that no selected kind borrows the
@@ -78,7 +79,7 @@ struct CommunicatorBill {
   friend bool operator==(const CommunicatorBill&, const CommunicatorBill&) = default;
 };
 
-/// The bill of `rank` (ConfigError for a rank outside the world). O(kinds^2 x group size).
+/// The bill of `rank` (ConfigError for a rank outside the world). O(kinds x dimensions x log kinds).
 [[nodiscard]] CommunicatorBill communicator_bill(const Layout& layout, std::int64_t rank, bool share = true);
 /// The largest per-rank figures: rank 0's, since rank 0 is a member of one group of every
 /// kind (every partial kind keeps the first rank of each group it picks from).
@@ -108,7 +109,8 @@ struct NcclEstimate {
 /// one-rank ones are made only when asked for, and cost model.one_rank_mib each then).
 /// A group stays in a node when every member's node (rank / gpus_per_node, block
 /// placement) is the same; without gpus_per_node every rank is taken to be on one node.
-/// O(kinds^2 x group size).
+/// O(kinds x dimensions x log kinds): a group's first and last members decide; under a
+/// rank map that reorders a kind, O(group size log group size) for each such kind.
 [[nodiscard]] NcclEstimate estimate_nccl_memory(const Layout& layout, std::int64_t rank, bool share = true,
                                                 const NcclMemoryModel& model = {});
 

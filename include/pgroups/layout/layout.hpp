@@ -66,7 +66,7 @@ class Layout {
   /// permutation of the world (ConfigError naming the first bad, duplicate or missing entry)
   /// and keep the order of every kind that varies one dimension of more than one rank
   /// (ConfigError naming the kind and a group whose launcher ranks do not ascend along it).
-  /// O(world size x kinds) to check; queries of kinds of several dimensions then cost
+  /// O(world size x kinds x dimensions) to check; queries of kinds of several dimensions then cost
   /// O(group size log group size) instead of O(dimensions).
   explicit Layout(const ParallelConfig& config);
 
