@@ -11,8 +11,9 @@ import re
 import subprocess
 import sys
 
-# "issue 12", "Issue 12", "issues 15 and 16", "issue #12", and a bare "#12" after a space
-# or an opening parenthesis (never a colour such as "#555", which follows a quote or ':').
+# "issue" or "issues" (any case) and a number, with or without "#", and a bare "#" and a
+# number after a space or an opening parenthesis (never a colour, which follows a quote or
+# ':', nor another tracker's "nccl#N").
 CITATION = re.compile(r"\bissues? ?#?[0-9]+|(?:^|[\s(])#[0-9]+\b", re.IGNORECASE)
 KEEPS_HISTORY = {"CHANGELOG.md"}
 
