@@ -5,7 +5,7 @@ gives the reason itself. CHANGELOG.md keeps its historical wording. Files that g
 binary (pictures, caches) are not read. Outside a git checkout (an unpacked sdist) there is
 nothing to list, and the check is skipped (status 77).
 
-usage: check_issue_citations.py REPO_ROOT
+usage: check_issue_citations.py REPO_ROOT | --self-test
 """
 import re
 import subprocess
@@ -18,13 +18,12 @@ CITATION = re.compile(r"\bissues? ?#?[0-9]+|(?:^|[\s(])#[0-9]+\b", re.IGNORECASE
 KEEPS_HISTORY = {"CHANGELOG.md"}
 
 
-def main():
-    root = sys.argv[1]
+def citations(root):
+    """(tracked file count, the lines citing a number); None outside a git checkout."""
     try:
         listed = subprocess.run(["git", "-C", root, "ls-files", "-z"], check=True, capture_output=True).stdout
     except (OSError, subprocess.CalledProcessError):
-        print("not a git checkout: nothing to check")
-        return 77
+        return None
     found = []
     files = [name for name in listed.decode().split("\0") if name and name not in KEEPS_HISTORY]
     for name in files:
@@ -38,12 +37,49 @@ def main():
         for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
             if CITATION.search(line):
                 found.append(f"{name}:{number}: {line.strip()}")
+    return len(files), found
+
+
+def self_test():
+    """The check finds a citation in a tracked file of a scratch repository, and only it."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as root:
+        lines = {
+            "a.cpp": "// see issue " + "7 for why\n",
+            "b.py": "# Issues " + "3 and 4\n",
+            "c.sh": "# fixed in (#" + "9)\n",
+            "d.cpp": 'fill="#555" stroke:#999 nccl#964\n',
+            "CHANGELOG.md": "- issue " + "5, historical\n",
+        }
+        for name, text in lines.items():
+            with open(f"{root}/{name}", "w") as out:
+                out.write(text)
+        try:
+            subprocess.run(["git", "-C", root, "init", "-q"], check=True, capture_output=True)
+            subprocess.run(["git", "-C", root, "add", "."], check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError):
+            print("no git here: the self-test cannot make a repository")
+            return 77
+        result = citations(root)
+        flagged = sorted(line.split(":")[0] for line in result[1]) if result else None
+        print(f"self-test: flagged {flagged}")
+        return 0 if flagged == ["a.cpp", "b.py", "c.sh"] else 1
+
+
+def main():
+    if sys.argv[1] == "--self-test":
+        return self_test()
+    result = citations(sys.argv[1])
+    if result is None:
+        print("not a git checkout: nothing to check")
+        return 77
+    count, found = result
     for line in found:
         print(line, file=sys.stderr)
     if found:
         print(f"{len(found)} lines cite a tracker number: name the doc section (docs/README.md maps them) "
               "or give the reason instead", file=sys.stderr)
-    print(f"{len(files)} tracked files, {len(found)} lines citing a tracker number")
+    print(f"{count} tracked files, {len(found)} lines citing a tracker number")
     return 1 if found else 0
 
 

@@ -49,9 +49,9 @@ def blank_code(text):
 def targets(page):
     text = blank_code(page.read_text(encoding="utf-8"))
     text = INLINE_CODE.sub("", text)
-    for number, line in enumerate(text.splitlines(), 1):
-        for match in LINK.finditer(line):
-            yield number, match.group(1)
+    # Over the whole text: a link's text may wrap onto the next line.
+    for match in LINK.finditer(text):
+        yield text.count("\n", 0, match.start()) + 1, match.group(1)
     for match in REFERENCE.finditer(text):
         yield text.count("\n", 0, match.start()) + 1, match.group(1)
 
