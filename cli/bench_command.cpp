@@ -56,7 +56,7 @@ struct Entry {
   std::string name;
   std::string call;
   std::optional<CreationStrategy> strategy;  // none for the baselines
-  bool share = true;  // ContextOptions::share_communicators (issue 17: on against off)
+  bool share = true;  // ContextOptions::share_communicators (`--no-share` measures it off)
   std::vector<double> seconds;
   std::map<std::string, std::vector<double>> mode_seconds;  // strategies only, by group kind
   std::vector<double> rest_seconds;  // strategies only: agreement, node query, bookkeeping

@@ -1,5 +1,5 @@
 #pragma once
-// The communicator bill's flags of `plan` and `explain` (issue 17), as verify takes them.
+// The communicator bill's flags of `plan` and `explain` (docs/using/context.md, "Communicator economy"), as verify takes them.
 
 #include <CLI/CLI.hpp>
 

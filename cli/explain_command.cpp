@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "bill_options.hpp"  // issue 17
+#include "bill_options.hpp"
 #include "integer_option.hpp"
 #include "output.hpp"
 #include "plan_options.hpp"
@@ -23,7 +23,7 @@ Subcommand add_explain_command(CLI::App& parent) {
     PlanOptions plan;
     std::int64_t rank = 0;
     std::string format = "text";
-    report::BillOptions bill;  // issue 17
+    report::BillOptions bill;  // the communicator bill's flags
     RecoveryOptions recovery;
   };
   auto options = std::make_shared<Options>();
@@ -32,7 +32,7 @@ Subcommand add_explain_command(CLI::App& parent) {
   add_integer_option(*app, "-r,--rank", options->rank, "Global rank to explain")->required();
   app->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   options->plan.add_gpus_per_node_to(*app);
-  add_bill_options(*app, options->bill);  // issue 17
+  add_bill_options(*app, options->bill);
   options->recovery.add_to(*app);
   return {app, [options] {
             const Layout planned(options->plan.resolve());
@@ -63,12 +63,12 @@ Subcommand add_explain_command(CLI::App& parent) {
             if (options->format == "json") {
               nlohmann::json json = report::explain_json(layout, options->rank);
               if (locality) json["node"] = report::node_json(locality->nodes, options->rank);
-              report::add_bill_json(json, layout, options->bill, options->rank);  // issue 17
+              report::add_bill_json(json, layout, options->bill, options->rank);
               write_output(json.dump(1) + '\n');
             } else {
               std::string text = report::explain_text(layout, options->rank);
               if (locality) text += '\n' + report::node_text(locality->nodes, options->rank) + '\n';
-              text += '\n' + report::bill_text(layout, options->bill, options->rank);  // issue 17
+              text += '\n' + report::bill_text(layout, options->bill, options->rank);
               write_output(text);
             }
             if (locality) print_warnings(report::locality_report_warnings(layout, *locality));

@@ -1,5 +1,5 @@
 // The `pgroups` command: every failure becomes a one-line message on stderr and a
-// documented exit status (docs/errors.md), never a stack trace or an abort. Error lines
+// documented exit status (docs/reference/errors.md), never a stack trace or an abort. Error lines
 // are escaped and cut (output.hpp), and standard output is checked before a success is
 // reported.
 

@@ -1,5 +1,5 @@
 #pragma once
-// `bench --model`'s comparison with Megatron-LM (issue 17): the process groups that
+// `bench --model`'s comparison with Megatron-LM (docs/developing/performance.md, "Cost model"): the process groups that
 // megatron-core's parallel_state.initialize_model_parallel creates at its defaults
 // (num_distributed_optimizer_instances 1, gtp_remat sizes 1, gloo copies on), read from
 // its source (NVIDIA/Megatron-LM megatron/core/parallel_state.py, 2026-08), against

@@ -1,7 +1,7 @@
 #pragma once
 // The files a command writes beside standard output (--svg, --html): checked against
 // its inputs and each other before anything is written, then each written whole or not
-// at all (docs/errors.md, "Output"). The cap on outputs built in memory is the report
+// at all (docs/reference/errors.md, "Output"). The cap on outputs built in memory is the report
 // layer's (pgroups/report/output_size.hpp).
 
 #include <string>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs `pgroups bench` at W = 2, 4, 8, 16, 32 (oversubscribed on this machine) for one
 # configuration, pipeline 2 with the data-parallel size growing with W, and draws
-# docs/scaling.svg from the results (scripts/plot_scaling.py).
+# docs/images/scaling.svg from the results (scripts/plot_scaling.py).
 #   scripts/bench-scaling.sh [--repeats N] [plan options for every W]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,4 +14,4 @@ for w in 2 4 8 16 32; do
   mpirun -np "$w" --oversubscribe --mca mpi_yield_when_idle 1 "$pgroups" bench --pipeline 2 --repeats 5 "$@" \
     --format json >>"$out"
 done
-python3 scripts/plot_scaling.py "$out" docs/scaling.svg
+python3 scripts/plot_scaling.py "$out" docs/images/scaling.svg

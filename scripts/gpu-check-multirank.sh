@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu-check-multirank.sh: real multi-rank NCCL on one GPU (issue 25), the part of
+# gpu-check-multirank.sh: real multi-rank NCCL on one GPU (docs/using/gpu-kit.md), the part of
 # scripts/gpu-check.sh that one GPU could not show before NCCL let several ranks share a
 # device (NCCL_MULTI_RANK_GPU_ENABLE=1; the libnccl of the nvidia-nccl-cu13 wheels 2.30.7
 # and 2.32.3 names the variable, which is what this script checks, not a version).

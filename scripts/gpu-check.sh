@@ -7,12 +7,12 @@
 # a missing device fails instead of skipping, then `pgroups info`,
 # `mpirun -np 1 pgroups verify --backend nccl` and, where the CLI has it,
 # `mpirun -np 1 pgroups bench --backend nccl --repeats 3`, and nccl_memory_probe (each
-# communicator's device memory against the model of docs/performance.md), then
+# communicator's device memory against the model of docs/developing/performance.md), then
 # scripts/gpu-check-multirank.sh: 2 and 4 ranks on the one GPU (NCCL_MULTI_RANK_GPU_ENABLE=1),
 # one table. Under eight minutes on one GPU with 16 cores; every step has its own time limit. Installs
 # nothing: it expects the toolchain and libraries the README lists, the CUDA toolkit with
 # NCCL, and an MPI; scripts/gpu-kit-run.sh brings those to a machine that has only CUDA
-# and PyTorch (docs/gpu-kit.md).
+# and PyTorch (docs/using/gpu-kit.md).
 #
 # What one GPU can and cannot show. One GPU means one NCCL rank (NCCL refuses two ranks
 # of one communicator on one device), so this checks: that the CUDA runtime, the driver
@@ -125,7 +125,7 @@ else
   fail "ctest -R 'Nccl|Info|context_nccl'"
 fi
 
-# --- NCCL memory: model against measurement (issue 17) -------------------------------
+# --- NCCL memory: model against measurement (docs/developing/performance.md) ---------
 # One GPU holds one NCCL rank: the probe measures the one-rank world, three splits of it
 # with and without splitShare, and a one-rank communicator made alone, each by
 # cudaMemGetInfo before, after creation and after a first ncclAllReduce, with
@@ -205,7 +205,7 @@ cli_check() {
 cli_check verify 1
 cli_check bench 1 --repeats 3
 
-# --- several ranks on one GPU (issue 25) ----------------------------------------------
+# --- several ranks on one GPU (scripts/gpu-check-multirank.sh) ------------------------
 # NCCL_MULTI_RANK_GPU_ENABLE=1: 2 and 4 ranks share the GPU, so splits really group
 # several ranks, sums run over several, split and init times and each communicator's
 # memory (ncclCommMemStats) are measured, and torch's split_group path runs. One table.

@@ -5,7 +5,7 @@
 # builds GoogleTest from the kit's sources, finds the machine's CUDA and NCCL (PyTorch's
 # wheel nvidia-nccl-* is often the only NCCL there), checks that the kit's mpirun starts
 # two processes, then runs scripts/gpu-check.sh, which configures and builds pgroups with
-# PGROUPS_WITH_NCCL=ON and runs every GPU check. docs/gpu-kit.md says what is in the kit.
+# PGROUPS_WITH_NCCL=ON and runs every GPU check. docs/using/gpu-kit.md says what is in the kit.
 #
 # Usage: scripts/gpu-kit-run.sh [--prepare | --configure | --exec CMD...] [gpu-check.sh arguments...]
 #   --prepare    stop after the environment, GoogleTest and the mpirun check

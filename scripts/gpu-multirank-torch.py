@@ -1,4 +1,4 @@
-"""gpu-multirank-torch.py: torch's NCCL path of pgroups on several ranks of one GPU (issue 25).
+"""gpu-multirank-torch.py: torch's NCCL path of pgroups on several ranks of one GPU (docs/using/gpu-kit.md).
 
 Run by scripts/gpu-check-multirank.sh under torchrun (`--nproc-per-node N`) with
 NCCL_MULTI_RANK_GPU_ENABLE=1 and PYTHONPATH at the built pgroups module. Every rank uses

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Launches a job that mixes MPI and non-MPI commands under one mpirun, N times in a row,
 # and checks that each launch ends within the timeout plus 5 s with a non-zero status
-# (docs/errors.md, "Timeouts and failed ranks"): the non-MPI rank refuses at once, or,
+# (docs/reference/errors.md, "Timeouts and failed ranks"): the non-MPI rank refuses at once, or,
 # where it never refuses (a program that is no pgroups command), the MPI ranks' start-up
 # watchdog ends them at the timeout.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A real multi-node run on one machine (docs/topology.md): builds NODES "nodes" from
+# A real multi-node run on one machine (docs/reference/topology.md): builds NODES "nodes" from
 # Linux network namespaces, each with its own address (10.77.0.0/24, which exists only
 # inside these namespaces), its own hostname (a UTS namespace) and its own Open MPI
 # daemon, joined by veth pairs on a bridge in a hub namespace. Open MPI starts its

@@ -54,7 +54,7 @@ class ParallelContext:
 
     ``share_communicators`` (default True, the same on every rank): kinds with the same
     groups share one communicator, a whole-world kind is the world's duplicate, a kind of
-    one-rank groups gets a local one (docs/context.md); ``communicators()`` gives the bill.
+    one-rank groups gets a local one (docs/using/context.md); ``communicators()`` gives the bill.
     Operations on two kinds that share a communicator are ordered on it.
     """
 

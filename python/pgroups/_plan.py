@@ -26,7 +26,7 @@ class Plan:
     ``world_size / (pipeline * tensor)``.
 
     Nothing is enumerated until asked: ``group_of``, ``local_rank`` and ``coordinates``
-    cost O(group size) or less; ``groups`` and ``to_json`` are O(world size).
+    cost O(group size) or less; ``groups`` is O(world size), ``to_json`` O(world size x kinds).
 
     >>> plan = Plan(8, pipeline=2, tensor=4, mode="2d")
     >>> plan.group_of(5, "2d_col")
@@ -46,7 +46,7 @@ class Plan:
 
     ``rank_map`` (a list, or the path of a JSON file as ``pgroups plan --rank-map FILE``
     takes) says where each mesh rank runs: entry r is the launcher rank that runs mesh rank
-    r, and every rank the plan takes or answers is a launcher rank (docs/placement.md).
+    r, and every rank the plan takes or answers is a launcher rank (docs/using/placement.md).
     """
 
     def __init__(
@@ -263,7 +263,7 @@ class Plan:
         """What the plan costs a rank in communicators, as ``pgroups explain`` and
         ``verify`` report it: ``{"kinds", "distinct", "singletons", "created"}``, with
         ``backend="nccl"`` also ``nccl_created`` and ``estimated_nccl_mib`` (a model, see
-        docs/performance.md). ``rank`` None gives the largest per-rank figures (``plan``'s);
+        docs/developing/performance.md). ``rank`` None gives the largest per-rank figures (``plan``'s);
         ``share=False`` counts one communicator per kind."""
         return _pgroups.communicator_bill(self._layout, check_int("rank", rank, allow_none=True),
                                           check_bool("share", share), check_token("backend", backend))

@@ -28,7 +28,7 @@ from typing import Any, Dict, List, NoReturn, Optional, Sequence, Tuple
 
 from . import _pgroups
 
-# The exit status of a rank the watchdog ends: TimeoutError's (docs/errors.md).
+# The exit status of a rank the watchdog ends: TimeoutError's (docs/reference/errors.md).
 WATCHDOG_EXIT_STATUS = 8
 # Seconds past the timeout before the watchdog ends a rank stuck in a call torch cannot cancel.
 WATCHDOG_GRACE_SECONDS = 5.0

@@ -12,7 +12,7 @@ pp and one expert mesh expert-tp, ep, expert-dp, pp), validated and agreed by ev
 before the first group (:func:`pgroups.torch.create_groups`), and each distinct group is
 created once: a kind whose groups equal an earlier kind's (the expert pp groups are the
 pp groups; expert-tp is tp when the sizes agree; dp-cp is dp without context
-parallelism...) shares its torch group. docs/megatron.md lists each function's
+parallelism...) shares its torch group. docs/using/megatron.md lists each function's
 megatron-core counterpart and the deliberate differences.
 """
 

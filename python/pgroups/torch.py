@@ -40,7 +40,7 @@ Creation methods (``method=``; the default is the fastest the installed torch of
     (torch 1.x with gloo, the default there) each rank constructs only its own
     ``ProcessGroupGloo`` per kind over a prefix of the default store and registers it
     with torch as ``new_group`` does; skips the world barrier per group (4.8x to 6.5x
-    faster than the plain loop at 8 and 16 ranks, docs/performance.md) but relies on
+    faster than the plain loop at 8 and 16 ranks, docs/developing/performance.md) but relies on
     torch 1.x's private registry: ``method="new_group"`` is the public path.
 
 A method the installed torch lacks is a ConfigError on every rank naming the torch
@@ -486,7 +486,7 @@ _FRONT = types.SimpleNamespace(create_groups=_create_groups, singleton=_singleto
                                agree_on=agree_on, plan_fields=plan_fields, reject=reject)
 
 
-# Rebuilding after a lost rank (docs/recovery.md): a module of its own, which imports this
+# Rebuilding after a lost rank (docs/using/recovery.md): a module of its own, which imports this
 # one only when a recovery runs.
 from ._torch_recovery import Heartbeat, Recovered, default_group_prefix, recover, start_heartbeat  # noqa: E402
 

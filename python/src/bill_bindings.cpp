@@ -1,4 +1,4 @@
-// The communicator economy of issue 17 for Python: Plan.communicators() and the sharing
+// The communicator economy (docs/using/context.md, "Communicator economy") for Python: Plan.communicators() and the sharing
 // that pgroups.torch follows, bound from the one C++ rule (pgroups/layout/communicator_sharing.hpp).
 
 #include <pybind11/pybind11.h>

@@ -18,7 +18,7 @@ namespace pgroups::python {
 void bind_config(pybind11::module_& m);
 void bind_layout(pybind11::module_& m);
 void bind_context(pybind11::module_& m);
-/// communicator_bill, communicator_sharing (issue 17).
+/// communicator_bill, communicator_sharing (docs/using/context.md, "Communicator economy").
 void bind_bill(pybind11::module_& m);
 /// RankView and PartitionKey (pgroups/layout/rank_view.hpp).
 void bind_view(pybind11::module_& m);

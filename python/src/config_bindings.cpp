@@ -1,4 +1,4 @@
-// A configuration crosses into C++ once (issue 23, item 4): Python's arguments become a
+// A configuration crosses into C++ once (docs/developing/architecture.md, "The front doors"): Python's arguments become a
 // ConfigOverrides, merged over a file (or the defaults) by merge_config, the CLI's own
 // rule, and the result is a ParallelConfig or the Layout itself. gpus_per_node and the
 // rest dimension travel with it, so that no field is lost on the way back to Python.

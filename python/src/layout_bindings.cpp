@@ -38,7 +38,7 @@ DimMask mask_of(const Mesh& mesh, const std::vector<std::string>& names) {
 
 }  // namespace
 
-// --- Rules bound for Python (issues 15 and 16): each one is the C++ function the CLI
+// --- Rules bound for Python (docs/developing/architecture.md, "Where each rule lives"): each one is the C++ function the CLI
 // and the library use, so that the package restates none of them. ---------------------
 namespace {
 
@@ -185,7 +185,7 @@ void bind_layout(py::module_& m) {
                                return std::nullopt;
                              })
       .def("pipeline_stage", &Layout::pipeline_stage, py::arg("rank"))
-      // config_json's object (docs/spec.md §4), the one the plan JSON holds.
+      // config_json's object (docs/reference/spec.md §4), the one the plan JSON holds.
       .def("config_json", [](const Layout& l) { return config_json(l).dump(); })
       .def("group_kinds",
            [](const Layout& l) {

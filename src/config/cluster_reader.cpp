@@ -149,7 +149,7 @@ class ClusterReader {
     const ConfigEntry* entry = root.kind == ValueKind::table ? root.find(detail::kClusterKey) : nullptr;
     if (entry == nullptr) {
       throw ParseError(fmt::format("{}: no cluster table: a cluster file holds cluster = {{gpus_per_node, nodes, "
-                                   "levels, ...}} (docs/placement.md)",
+                                   "levels, ...}} (docs/using/placement.md)",
                                    source_));
     }
     const ConfigValue& table = entry->value;

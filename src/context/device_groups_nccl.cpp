@@ -113,7 +113,7 @@ ncclComm_t DeviceGroups::comm(std::string_view group) const {
   }
   if (!comms_->groups.contains(group) && is_lazy_singleton(group)) {
     // A communicator of this rank alone: its unique id needs no broadcast. It costs device
-    // memory (about 512 MiB, docs/performance.md), hence only when asked for.
+    // memory (about 512 MiB, docs/developing/performance.md), hence only when asked for.
     nccl::CommOptions options;
     if (timeout_) options.timeout = *timeout_;
     nccl::DeviceRequest request;

@@ -131,7 +131,7 @@ std::vector<std::int64_t> Layout::mapped_group(std::int64_t mesh_rank, const Kin
 // A kind of one dimension is numbered by its coordinate everywhere (the pipeline stage, a
 // DeviceMesh coordinate, a shard index) and by its ascending launcher ranks in torch and MPI:
 // under a map they must be the same order. Each step of each such dimension is one
-// comparison, so the whole check is O(world size) per kind.
+// comparison, so the whole check is O(world size) per varying dimension of each kind.
 void Layout::check_map_order() const {
   for (std::size_t k = 0; k < lowered_.shapes.size(); ++k) {
     const KindShape& s = lowered_.shapes[k];

@@ -22,7 +22,7 @@ struct PresetSizes {
   std::int64_t grid_dim = 0;
 };
 
-/// Checks a preset configuration (docs/spec.md §1 and §5) and derives its sizes; throws
+/// Checks a preset configuration (docs/reference/spec.md §1 and §5) and derives its sizes; throws
 /// ConfigError naming the values and the rule. A mesh configuration gives {} unchecked:
 /// its rules are applied where it is lowered.
 [[nodiscard]] PresetSizes check_preset(const ParallelConfig& config);

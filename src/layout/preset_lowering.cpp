@@ -39,7 +39,7 @@ std::int64_t exact_root_or_zero(std::int64_t value, int degree) {
   return p == value ? root : 0;
 }
 
-// The tensor-local index t is split into the mode's sub-coordinates (docs/spec.md §2), fastest
+// The tensor-local index t is split into the mode's sub-coordinates (docs/reference/spec.md §2), fastest
 // first, then pipe and data: the mesh's mixed-radix order is the rank order.
 std::vector<MeshDim> mesh_dims(const ParallelConfig& c, const detail::PresetSizes& sizes) {
   const std::int64_t q = sizes.grid_dim;
@@ -184,7 +184,7 @@ Layout::Lowered Layout::lower_presets(const ParallelConfig& config) {
       } else {
         add(ParallelMode::sequence_dp, data | tensor);
         out.kinds.back().note =
-            "all ranks of one pipeline stage (docs/spec.md §3; --legacy-sequence-dp for Colossal-AI's blocks)";
+            "all ranks of one pipeline stage (docs/reference/spec.md §3; --legacy-sequence-dp for Colossal-AI's blocks)";
       }
       break;
     case TensorMode::tensor_2d:

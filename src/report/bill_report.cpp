@@ -33,7 +33,7 @@ void add_bill_json(nlohmann::json& json, const Layout& layout, const BillOptions
                             {"intra_node", estimate.intra_node},
                             {"inter_node", estimate.inter_node},
                             {"model", "per communicator: 512 MiB for one rank (nccl#2363), 544 MB for 2 ranks, "
-                                      "688 MB for more (nccl#964, A100); docs/performance.md"}};
+                                      "688 MB for more (nccl#964, A100); docs/developing/performance.md"}};
 }
 
 std::string bill_text(const Layout& layout, const BillOptions& options, std::optional<std::int64_t> rank) {
@@ -44,7 +44,7 @@ std::string bill_text(const Layout& layout, const BillOptions& options, std::opt
   if (options.backend == "nccl") {
     const NcclEstimate estimate = estimate_nccl_memory(layout, rank_of(rank), !options.no_share);
     out += fmt::format("estimated NCCL memory: {:.0f} MiB per rank ({} communicators, {} within a node, {} across "
-                       "nodes; a model, see docs/performance.md)\n",
+                       "nodes; a model, see docs/developing/performance.md)\n",
                        estimate.mib, estimate.communicators, estimate.intra_node, estimate.inter_node);
   }
   return out;

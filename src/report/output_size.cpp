@@ -18,7 +18,7 @@ void check_output_estimate(std::string_view what, std::int64_t world_size, std::
   const std::string estimate = overflow ? std::string("more than 2^63 bytes")
                                         : fmt::format("about {} MiB", (bytes + (1 << 20) - 1) >> 20);
   throw ConfigError(fmt::format("{} of world size {} x {} group kinds would take {}, more than the cap of {} MiB on "
-                                "one output (docs/errors.md); use `pgroups explain --rank R` for one rank, or fewer "
+                                "one output (docs/reference/errors.md); use `pgroups explain --rank R` for one rank, or fewer "
                                 "ranks or kinds",
                                 what, world_size, kinds, estimate, kMaxOutputBytes >> 20));
 }

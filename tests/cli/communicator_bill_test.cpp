@@ -1,5 +1,5 @@
-// The communicator bill of issue 17 in `explain` and `plan`, as a user runs them: the
-// issue's figures at W = 1024 without MPI, and --backend nccl's labelled estimate.
+// The communicator bill (docs/using/context.md, "Communicator economy") in `explain` and `plan`, as a user runs them:
+// its figures at W = 1024 without MPI, and --backend nccl's labelled estimate.
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // A command that needs no MPI, started by an MPI launcher as one of several ranks,
-// refuses at once with a non-zero status (docs/errors.md, "Timeouts and failed ranks"):
+// refuses at once with a non-zero status (docs/reference/errors.md, "Timeouts and failed ranks"):
 // it cannot know what its neighbours run, and MPI ranks beside it would wait for it in
 // MPI_Init. The launchers' variables are set by hand here; tests/cli_mpi launches the
 // real mixed jobs.

@@ -201,7 +201,7 @@ TEST(InfoLauncher, ReportsTheHostAndWhatTorchrunsVariablesSay) {
       << none.out;
 }
 
-// Issue 15, item 2: explain at W = 2^62 answers at once with any --gpus-per-node (the
+// Explain at W = 2^62 answers at once with any --gpus-per-node (the
 // closed forms do bounded work; their step counts are checked in topology_test), and a
 // kind that no closed form can judge is said not to be judged.
 TEST(LocalityCommand, ExplainAtTwoToTheSixtyTwoAnswersWithAnyGpusPerNode) {

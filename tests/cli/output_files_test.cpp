@@ -1,4 +1,4 @@
-// Outputs never touch inputs (docs/errors.md, "Output"): the files a command writes are
+// Outputs never touch inputs (docs/reference/errors.md, "Output"): the files a command writes are
 // checked against its inputs, each other and a redirected standard output before
 // anything is written; a regular file is written whole or not at all; a stream is
 // written directly; every failure names the system's reason.
@@ -159,7 +159,7 @@ TEST_F(OutputFiles, TwoDanglingLinksToOneFileAreOneOutput) {
   EXPECT_FALSE(fs::exists(dir_ / "same.svg"));
 }
 
-// Memory is bounded before it is used (docs/errors.md, "Memory"): the estimate counts
+// Memory is bounded before it is used (docs/reference/errors.md, "Memory"): the estimate counts
 // W x kinds, not W alone, and an allocation that fails anyway is a clean error below 128.
 TEST(OutputMemory, AJsonPlanIsCheckedOverWorldSizeTimesKindsBeforeItIsBuilt) {
   const auto result = run_command(fmt::format("{} plan -w 4194304 -p 2 -t 2 -m 1d --format json", PGROUPS_CLI));
@@ -167,7 +167,7 @@ TEST(OutputMemory, AJsonPlanIsCheckedOverWorldSizeTimesKindsBeforeItIsBuilt) {
   EXPECT_EQ(result.out, "");
   EXPECT_EQ(result.err,
             "pgroups: error: the JSON plan of world size 4194304 x 6 group kinds would take about 1536 MiB, more than "
-            "the cap of 1024 MiB on one output (docs/errors.md); use `pgroups explain --rank R` for one rank, or "
+            "the cap of 1024 MiB on one output (docs/reference/errors.md); use `pgroups explain --rank R` for one rank, or "
             "fewer ranks or kinds\n");
 }
 

@@ -1,5 +1,5 @@
 // No sentinel from the user, text read whole, and options that do not apply said so
-// (issue 15, items 9, 10 and 12; docs/errors.md, "Input rules").
+// (docs/reference/errors.md, "Input rules").
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -63,7 +63,7 @@ levels = [{name = "switch", nodes = [["a", "c"], ["b", "d"]], cost = 4}]
 TEST(ClusterTable, EachBadFieldNamesTheLineAndTheField) {
   EXPECT_EQ(cluster_error("[parallel]\nworld_size = 8\n"),
             "c.toml: no cluster table: a cluster file holds cluster = {gpus_per_node, nodes, levels, ...} "
-            "(docs/placement.md)");
+            "(docs/using/placement.md)");
   EXPECT_EQ(cluster_error("[cluster]\nnodes = 2\n"), "c.toml:1:1: cluster has no gpus_per_node: give the GPUs (ranks) of one node");
   EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\n"),
             "c.toml:1:1: cluster has no nodes: give a count or the host names in launch order");

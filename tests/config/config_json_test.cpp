@@ -1,4 +1,4 @@
-// docs/spec.md §4's "config" object (pgroups/config/config_json.hpp): the one rendering that the
+// docs/reference/spec.md §4's "config" object (pgroups/config/config_json.hpp): the one rendering that the
 // plan and explain JSON and Python's Plan.config share.
 
 #include "pgroups/config/config_json.hpp"

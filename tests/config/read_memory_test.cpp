@@ -82,7 +82,7 @@ void operator delete[](void* pointer, const std::nothrow_t&) noexcept { counted_
 namespace pgroups {
 namespace {
 
-// The documented bound (docs/errors.md, "Input rules"): reading a configuration holds
+// The documented bound (docs/reference/errors.md, "Input rules"): reading a configuration holds
 // at most this many times its size, the text itself included.
 constexpr double kMaxMemoryFactor = 8.0;
 constexpr std::size_t kTargetBytes = 10u << 20;

@@ -251,9 +251,8 @@ TEST(ParallelContextFakeNcclMesh, AMeshDimensionMayBeCalledGlobalWithoutMeetingT
   // The one kind spans the world: every split has its two ranks.
   fake_nccl::reset({.split_shape = [](int, int, int key) { return std::pair{2, key}; }});
   // With sharing (the default), the one kind spans the world, so the world serves it
-  // (issue 17): no split, and the kind's name never meets the world's key. (nccl_options()
-  // turns sharing off; this test was written for sharing on and went unbuilt, with NCCL,
-  // until issue 25 brought NCCL back.)
+  // (docs/using/context.md, "Communicator economy"): no split, and the kind's name never meets the world's key.
+  // (nccl_options() turns sharing off.)
   ContextOptions shared = nccl_options();
   shared.share_communicators = true;
   {
@@ -276,10 +275,10 @@ TEST(ParallelContextFakeNcclMesh, AMeshDimensionMayBeCalledGlobalWithoutMeetingT
   EXPECT_EQ(context.world_size("global"), 2);
 }
 
-// Issue 17 on two ranks: pp and pp-tp are the whole world (the NCCL world serves them), tp
+// Communicator economy on two ranks: pp and pp-tp are the whole world (the NCCL world serves them), tp
 // and pos_embd have one-rank groups (no split; tp's communicator is made, by this rank
 // alone, when asked for). embd at pp = 2 keeps both stages, so its partition is pp's and it
-// shares the world too (issue 28: equal partitions are one communicator): no split at all.
+// shares the world too (equal partitions are one communicator): no split at all.
 TEST(ParallelContextFakeNcclSharing, OnlyDistinctPartitionsAreCreatedAndOneRankKindsWaitUntilAskedFor) {
   if (test::world_size() != 2) GTEST_SKIP() << "for two ranks";
   ParallelConfig config;

@@ -1,4 +1,4 @@
-// Communicator economy on live MPI communicators (issue 17): kinds of one partition share
+// Communicator economy on live MPI communicators (docs/using/context.md, "Communicator economy"): kinds of one partition share
 // one communicator, a kind equal to the world is the world's duplicate, a kind of one-rank
 // groups gets a local communicator; every kind still answers under its own name, each
 // communicator carries the names of the kinds it serves, destroy frees each once, and

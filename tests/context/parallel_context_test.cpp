@@ -1,4 +1,4 @@
-// What each rank can ask a ParallelContext (docs/spec.md §6), checked against the live
+// What each rank can ask a ParallelContext (docs/reference/spec.md §6), checked against the live
 // communicators and the layout, for every configuration that fits the world.
 
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 // The communicator economy's decision (pgroups/layout/communicator_sharing.hpp), checked against
 // an oracle that enumerates every group: two kinds share exactly when their groups are the
-// same, rank order included; and the bill's figures of issue 17.
+// same, rank order included; and the bill's figures of docs/using/context.md.
 
 #include "pgroups/layout/communicator_sharing.hpp"
 

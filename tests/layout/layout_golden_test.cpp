@@ -53,7 +53,7 @@ TEST_P(ColossalGolden, LegacyLayoutReproducesEveryGroupAndLocalRank) {
   }
 }
 
-// docs/spec.md §3: by default sequence_dp joins the ranks of one pipeline stage across data and
+// docs/reference/spec.md §3: by default sequence_dp joins the ranks of one pipeline stage across data and
 // tensor indices; only the legacy switch reproduces Colossal-AI's contiguous blocks.
 class SequenceGolden : public ColossalGolden {};
 

@@ -177,7 +177,7 @@ TEST(ModeLocality, MapOfAnotherWorldSizeIsAConfigError) {
             "the node map covers 32 ranks, but the layout has 16");
 }
 
-// Issue 15, items 2 and 3: the closed form holds only for groups of consecutive ranks;
+// The closed form holds only for groups of consecutive ranks;
 // it checks that, and agrees with the count by definition wherever it answers.
 TEST(BlockLocality, AgreesWithTheCountWhereItAnswersAndRefusesOtherShapes) {
   int answered = 0;

@@ -275,7 +275,7 @@ TEST(PresetLayout, KindsAreTheModesUnderTheirNamesInCreationOrder) {
   EXPECT_EQ(layout.find_group_kind("row-col"), std::nullopt);  // presets answer to mode names only
 }
 
-// docs/meshes.md: every Colossal-AI mode is a token on the preset's mesh (all but the
+// docs/using/meshes.md: every Colossal-AI mode is a token on the preset's mesh (all but the
 // legacy sequence_dp blocks).
 class PresetAsMesh : public ::testing::TestWithParam<std::filesystem::path> {};
 

@@ -1,4 +1,4 @@
-// nccl_multirank_probe: real multi-rank NCCL on one GPU (issue 25). Run under mpirun with
+// nccl_multirank_probe: real multi-rank NCCL on one GPU (docs/using/gpu-kit.md). Run under mpirun with
 // 2 or more ranks and NCCL_MULTI_RANK_GPU_ENABLE=1 (NCCL refuses several ranks of one
 // communicator on one device without it); scripts/gpu-check-multirank.sh does both.
 //

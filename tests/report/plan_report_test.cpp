@@ -57,7 +57,7 @@ TEST(PlanReport, PlanTextStartsWithTheLayoutsSummary) {
 
 TEST(PlanReport, PlanTextShowsTheSequenceDpNoteOfEitherRule) {
   EXPECT_NE(report::plan_text(Layout(sequence(false)))
-                .find("\nsequence_dp: all ranks of one pipeline stage (docs/spec.md §3; --legacy-sequence-dp for "
+                .find("\nsequence_dp: all ranks of one pipeline stage (docs/reference/spec.md §3; --legacy-sequence-dp for "
                       "Colossal-AI's blocks)\n"),
             std::string::npos);
   EXPECT_NE(report::plan_text(Layout(sequence(true)))
@@ -135,7 +135,7 @@ TEST(PlanReport, OutputEstimateAboveTheCapNamesWhatAndTheCap) {
   } catch (const ConfigError& error) {
     EXPECT_EQ(std::string(error.what()),
               "the picture of world size 1048576 x 8 group kinds would take about 2048 MiB, more than the cap of "
-              "1024 MiB on one output (docs/errors.md); use `pgroups explain --rank R` for one rank, or fewer ranks "
+              "1024 MiB on one output (docs/reference/errors.md); use `pgroups explain --rank R` for one rank, or fewer ranks "
               "or kinds");
   }
 }

@@ -76,10 +76,10 @@ inline std::string test_name(const ::testing::TestParamInfo<std::filesystem::pat
   return name;
 }
 
-/// Checks a plan in docs/spec.md §4's schema (from `plan --format json` or `verify --format
+/// Checks a plan in docs/reference/spec.md §4's schema (from `plan --format json` or `verify --format
 /// json`) against a golden layout: same config, data-parallel size and modes; per mode
 /// the same groups as a set, listed ascending by first rank, and the same local ranks
-/// and group sizes. Extra keys are allowed, as docs/spec.md §4 says.
+/// and group sizes. Extra keys are allowed, as docs/reference/spec.md §4 says.
 inline void expect_plan_equals_golden(const nlohmann::json& plan, const nlohmann::json& golden) {
   nlohmann::json config = plan.at("config");
   config.erase("legacy_sequence_dp");

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Readers of a cluster description (pgroups/layout/cluster.hpp) for `pgroups place`
-/// (docs/placement.md):
+/// (docs/using/placement.md):
 ///
 ///   TOML     [cluster]
 ///            gpus_per_node = 4

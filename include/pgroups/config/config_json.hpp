@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// docs/spec.md §4's "config" object: the one rendering of a configuration that the plan and
+/// docs/reference/spec.md §4's "config" object: the one rendering of a configuration that the plan and
 /// explain JSON, the CLI and Python's Plan.config share.
 
 #include <nlohmann/json.hpp>

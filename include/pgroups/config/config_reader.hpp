@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Readers that turn configuration text into a ParallelConfig, and nothing else. Three
-/// formats carry the same settings (docs/spec.md §1):
+/// formats carry the same settings (docs/reference/spec.md §1):
 ///
 ///   TOML     [parallel]
 ///            pipeline = 2
@@ -22,11 +22,11 @@
 /// `parallel`. An unknown key inside `parallel` is an error that suggests the closest
 /// known key, and so is a key given twice. An empty or blank text is a ParseError, as it is far
 /// more likely a truncated file than a wish. Python lines end at \n, \r\n or a lone \r.
-/// Integers are decimal (docs/errors.md, "Input rules"); a TOML file holds at most
+/// Integers are decimal (docs/reference/errors.md, "Input rules"); a TOML file holds at most
 /// 10,000 values, so that reading stays within a few times the text's size.
 ///
 /// A top-level `mesh` table describes a named mesh instead (ParallelConfig::mesh;
-/// docs/meshes.md): `order` (required; dimension names joined by '-', fastest first),
+/// docs/using/meshes.md): `order` (required; dimension names joined by '-', fastest first),
 /// `groups` (an array of group tokens; default one per dimension), and every other key
 /// the integer size of the dimension it names (1 when absent; a name missing from the
 /// order must have size 1):

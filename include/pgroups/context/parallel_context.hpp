@@ -2,7 +2,7 @@
 /// \file
 /// ParallelContext: the live process groups of one job, i.e. a communicator for every
 /// group kind of a Layout (a preset's 19 ParallelMode kinds, or a mesh's `--group`
-/// tokens: "tp", "tp-dp", "embd", ...), and what each rank can ask about them (docs/spec.md §6,
+/// tokens: "tp", "tp-dp", "embd", ...), and what each rank can ask about them (docs/reference/spec.md §6,
 /// the answers of Colossal-AI's ParallelContext and Megatron-LM's parallel_state). Every
 /// query takes the kind's name (`get_group("tp-dp")`; a mesh token also by its dimensions
 /// in another order, "dp-tp"); the ParallelMode overloads forward to the name
@@ -166,7 +166,7 @@ class ParallelContext {
   /// destroy()).
   [[nodiscard]] std::vector<ParallelMode> modes() const;
   /// Whether the kind exists: the layout has a kind of that name (find_group_kind) and
-  /// the context was not destroyed. O(kinds).
+  /// the context was not destroyed. O(kinds x dimensions), find_group_kind's cost.
   [[nodiscard]] bool is_initialized(std::string_view kind) const noexcept;
   /// False for a value that is no enumerator (a cast from a wrong integer); the other
   /// ParallelMode overloads throw ConfigError naming it (mode_name).
@@ -182,7 +182,7 @@ class ParallelContext {
   /// The kind called `kind` (as is_initialized finds it), for the queries below: each
   /// name overload is kind(name) and the handle overload. Throws the StateError the
   /// queries throw for a kind that is not initialized. O(kinds x dimensions); the
-  /// queries taking the handle are then O(1) unless noted (plus what they compute).
+  /// queries taking the handle then skip the lookup (see the cost below).
   [[nodiscard]] KindHandle kind(std::string_view kind) const;
   [[nodiscard]] KindHandle kind(ParallelMode mode) const { return kind(mode_name(mode)); }
 
@@ -191,7 +191,8 @@ class ParallelContext {
 
   /// Every per-kind query below throws StateError when !is_initialized(kind), naming
   /// the kind, the kinds that exist and the closest name, and when this rank is in no
-  /// group of the kind (is_member false), saying so. Each is O(kinds) unless noted.
+  /// group of the kind (is_member false), saying so. Each costs at most O(dimensions) (a RankView
+  /// answer) unless noted, plus, by name or mode, kind()'s O(kinds x dimensions).
   /// Each takes the kind's name, its ParallelMode or its KindHandle (kind()); a handle
   /// of another context, or one used after destroy(), throws StateError naming the kind.
   ///
@@ -314,7 +315,7 @@ class ParallelContext {
   ///    number of visible devices (nccl::choose_device; the launchers' LOCAL_RANK-style
   ///    variables are not consulted, the MPI shared-memory split counts the processes
   ///    actually on the node). devices_per_node is not used.
-  ///  - With the MPI backend nothing is bound, and the value is docs/spec.md §6's advice:
+  ///  - With the MPI backend nothing is bound, and the value is docs/reference/spec.md §6's advice:
   ///    options.device when given, otherwise global_rank % devices_per_node
   ///    (processes_on_node() when that option is 0).
   /// The two rules agree when every node runs as many consecutive ranks as it has

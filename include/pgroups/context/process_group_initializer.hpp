@@ -3,7 +3,7 @@
 /// The seed's API in C++: Colossal-AI's `process_group_initializer` classes
 /// (ProcessGroupInitializer, Initializer_Data ... Initializer_3D), with Colossal-AI's
 /// constructor parameters and an init_dist_group() that returns the seed's fields
-/// (docs/seed-api.md puts each beside its Python signature). They are a second front
+/// (docs/reference/seed-api.md puts each beside its Python signature). They are a second front
 /// door to the one engine, not a second engine: the groups come from the Layout and are
 /// created by the MPI creation strategies (pgroups/mpi/strategy.hpp) that ParallelContext
 /// uses, after the same validation, agreement and timeout rules (parallel_context.hpp).

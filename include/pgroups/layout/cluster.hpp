@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// Cluster: where a job's GPUs sit, as `pgroups place` reads it (docs/placement.md). GPUs
+/// Cluster: where a job's GPUs sit, as `pgroups place` reads it (docs/using/placement.md). GPUs
 /// fill nodes of gpus_per_node; nodes fill units of each level above the node (an NVLink
 /// domain, a leaf switch, a spine, a rack), each unit holding the same number of nodes and
 /// lying inside one unit of the next level. Crossing a level costs its `cost` per byte.

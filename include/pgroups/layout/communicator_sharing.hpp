@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// Communicator economy (issue 17): which group kinds of a Layout can use one
+/// Communicator economy (docs/using/context.md, "Communicator economy"): which group kinds of a Layout can use one
 /// communicator, and what a layout costs per rank in communicators ("the bill"), decided
 /// from the layout alone, exactly, without MPI and without enumerating the world.
 ///
@@ -25,7 +25,7 @@
 ///
 /// With sharing off (ContextOptions::share_communicators false, `--no-share`) every kind
 /// but `global` is `own`: one communicator per kind, each created by the strategy, as
-/// before issue 17.
+/// before communicators were shared.
 
 #include <cstddef>
 #include <cstdint>
@@ -50,7 +50,8 @@ struct KindSharing {
 };
 
 /// One entry per kind of `layout`, by kind index (the same on every rank).
-/// O(kinds^2 x largest group size).
+/// O(kinds x dimensions x log kinds): one partition key per kind, found in a map of the
+/// keys before it; no group is enumerated.
 [[nodiscard]] std::vector<KindSharing> communicator_sharing(const Layout& layout, bool share = true);
 /// The same, over the kinds `selected` (by kind index; a context built for some modes) only:
 /// the first selected kind of a partition owns it, so that no selected kind borrows the
@@ -59,7 +60,7 @@ struct KindSharing {
 [[nodiscard]] std::vector<KindSharing> communicator_sharing(const Layout& layout, bool share,
                                                             const std::vector<bool>& selected);
 
-/// What a layout costs one rank (issue 17's definitions):
+/// What a layout costs one rank (docs/developing/performance.md, "Communicator economy"):
 ///   kinds       the layout's group kinds;
 ///   distinct    distinct partitions (partition keys) among them whose groups have more
 ///               than one rank (the whole world counted once);
@@ -78,14 +79,14 @@ struct CommunicatorBill {
   friend bool operator==(const CommunicatorBill&, const CommunicatorBill&) = default;
 };
 
-/// The bill of `rank` (ConfigError for a rank outside the world). O(kinds^2 x group size).
+/// The bill of `rank` (ConfigError for a rank outside the world). O(kinds x dimensions x log kinds).
 [[nodiscard]] CommunicatorBill communicator_bill(const Layout& layout, std::int64_t rank, bool share = true);
 /// The largest per-rank figures: rank 0's, since rank 0 is a member of one group of every
 /// kind (every partial kind keeps the first rank of each group it picks from).
 [[nodiscard]] CommunicatorBill largest_communicator_bill(const Layout& layout, bool share = true);
 
 /// The model of NCCL device memory per communicator, in MiB, by its size and whether it
-/// stays in a node; the figures and their sources are in docs/performance.md. An
+/// stays in a node; the figures and their sources are in docs/developing/performance.md. An
 /// estimate: NCCL's use depends on its version, the GPUs, the transports, NCCL_BUFFSIZE
 /// and NCCL_RUNTIME_CONNECT.
 struct NcclMemoryModel {
@@ -108,7 +109,8 @@ struct NcclEstimate {
 /// one-rank ones are made only when asked for, and cost model.one_rank_mib each then).
 /// A group stays in a node when every member's node (rank / gpus_per_node, block
 /// placement) is the same; without gpus_per_node every rank is taken to be on one node.
-/// O(kinds^2 x group size).
+/// O(kinds x dimensions x log kinds): a group's first and last members decide; under a
+/// rank map that reorders a kind, O(group size log group size) for each such kind.
 [[nodiscard]] NcclEstimate estimate_nccl_memory(const Layout& layout, std::int64_t rank, bool share = true,
                                                 const NcclMemoryModel& model = {});
 

@@ -2,7 +2,7 @@
 /// \file
 /// The exceptions pgroups throws. Every error a user can cause is a subclass of
 /// pgroups::Error whose message names the offending value and the rule it breaks;
-/// each class has a fixed process exit code that the CLI uses (docs/errors.md).
+/// each class has a fixed process exit code that the CLI uses (docs/reference/errors.md).
 
 #include <stdexcept>
 #include <string>
@@ -36,7 +36,7 @@ class Error : public std::runtime_error {
   ExitCode code_;
 };
 
-/// A configuration value that breaks a rule of the layout (docs/spec.md §1), e.g. a tensor
+/// A configuration value that breaks a rule of the layout (docs/reference/spec.md §1), e.g. a tensor
 /// size that is not a perfect square in mode 2d.
 class ConfigError : public Error {
  public:

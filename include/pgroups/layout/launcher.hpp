@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// What the launcher told this process about where it runs, read from the environment
-/// variables each launcher sets for the processes it launches (docs/topology.md lists
+/// variables each launcher sets for the processes it launches (docs/reference/topology.md lists
 /// them), innermost launcher first:
 ///
 ///   torchrun            RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK,

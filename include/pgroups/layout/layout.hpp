@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Layout: the validated plan of one configuration, i.e. which group kinds exist and, for
-/// any rank, its coordinates and its group in each kind (docs/spec.md §2 and §3). Pure: no
+/// any rank, its coordinates and its group in each kind (docs/reference/spec.md §2 and §3). Pure: no
 /// communication, no enumeration of the world unless a caller asks for all groups.
 ///
 /// A group kind is a named way to cut the world into groups. A preset configuration
@@ -55,7 +55,7 @@ struct GroupKind {
 
 class Layout {
  public:
-  /// Validates `config` completely (docs/spec.md §1 and §5, and the mesh rules of
+  /// Validates `config` completely (docs/reference/spec.md §1 and §5, and the mesh rules of
   /// ParallelConfig::mesh and MeshConfig) and throws ConfigError naming the offending
   /// values and the rule. world_size must be given (> 0), except with a mesh, where 0
   /// means the product of the mesh's sizes (config().world_size then holds it).
@@ -66,7 +66,7 @@ class Layout {
   /// permutation of the world (ConfigError naming the first bad, duplicate or missing entry)
   /// and keep the order of every kind that varies one dimension of more than one rank
   /// (ConfigError naming the kind and a group whose launcher ranks do not ascend along it).
-  /// O(world size x kinds) to check; queries of kinds of several dimensions then cost
+  /// O(world size x kinds x dimensions) to check; queries of kinds of several dimensions then cost
   /// O(group size log group size) instead of O(dimensions).
   explicit Layout(const ParallelConfig& config);
 
@@ -164,7 +164,7 @@ class Layout {
   [[nodiscard]] std::vector<std::int64_t> group_of(std::int64_t rank, ParallelMode mode) const;
   [[nodiscard]] std::vector<std::vector<std::int64_t>> groups(ParallelMode mode) const;
 
-  /// Per-mode random seed of docs/spec.md §6, as Colossal-AI seeds its generators: `tensor` gets
+  /// Per-mode random seed of docs/reference/spec.md §6, as Colossal-AI seeds its generators: `tensor` gets
   /// `seed + tensor_local_rank + 1024 * pipeline_stage`, every other mode the base seed.
   /// Throws StateError for a mode not in modes().
   [[nodiscard]] std::int64_t seed(std::int64_t rank, ParallelMode mode) const;

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// ParallelConfig: what the user asks for (docs/spec.md §1), as a plain value. It is not
+/// ParallelConfig: what the user asks for (docs/reference/spec.md §1), as a plain value. It is not
 /// validated here; Layout's constructor (layout.hpp) is the single place that checks it.
 
 #include <cstdint>
@@ -42,9 +42,9 @@ struct ParallelConfig {
   /// 2.5D depth; required with mode 2.5d, forbidden with every other mode.
   std::optional<std::int64_t> depth;
   /// Reproduce Colossal-AI's contiguous `sequence_dp` blocks instead of the documented
-  /// "same pipeline stage" groups (docs/spec.md §3).
+  /// "same pipeline stage" groups (docs/reference/spec.md §3).
   bool legacy_sequence_dp = false;
-  /// Base of the per-mode random seeds (docs/spec.md §6).
+  /// Base of the per-mode random seeds (docs/reference/spec.md §6).
   std::int64_t seed = 1024;
   /// A named mesh and its group kinds instead of the presets. With a mesh, pipeline,
   /// tensor_size, tensor_mode, depth and legacy_sequence_dp must keep their defaults

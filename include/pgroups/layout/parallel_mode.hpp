@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// The 19 parallel modes of docs/spec.md §3 under Colossal-AI's names, and their creation order.
+/// The 19 parallel modes of docs/reference/spec.md §3 under Colossal-AI's names, and their creation order.
 
 #include <array>
 #include <cstdint>

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Placement: where each mesh coordinate runs on a Cluster, and what it costs
-/// (docs/placement.md).
+/// (docs/using/placement.md).
 ///
 /// The cost of a rank map: Σ over kinds k of traffic(k) × Σ over k's groups × Σ over levels
 /// ℓ (the node first) of cost(ℓ) × (the number of units of ℓ the group spans − 1).

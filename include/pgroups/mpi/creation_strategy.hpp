@@ -23,7 +23,7 @@ inline constexpr std::array<CreationStrategy, 4> kAllCreationStrategies = {
     CreationStrategy::comm_split, CreationStrategy::create_group, CreationStrategy::per_group,
     CreationStrategy::comm_create};
 
-/// The default: the fastest correct strategy measured (docs/performance.md). Every rank
+/// The default: the fastest correct strategy measured (docs/developing/performance.md). Every rank
 /// creates only its own group, with one collective per mode among that group's members;
 /// MPI_Comm_split's all-gather of colours is redundant when every rank can compute every
 /// colour, and collectives over the whole world cost more than those over a group.

@@ -20,7 +20,7 @@ namespace pgroups::mpi {
 /// MPIX_Comm_agree), by its compile-time macros: Open MPI's mpi-ext.h defines
 /// OMPI_HAVE_MPI_EXT_FTMPI, an MPI with the ULFM error classes defines MPIX_ERR_PROC_FAILED.
 /// Without it a dead rank ends an MPI job: survivors cannot shrink their communicators, and
-/// the new layout comes from `pgroups plan --lost` before a relaunch (docs/recovery.md).
+/// the new layout comes from `pgroups plan --lost` before a relaunch (docs/using/recovery.md).
 [[nodiscard]] bool has_ulfm() noexcept;
 
 }  // namespace pgroups::mpi

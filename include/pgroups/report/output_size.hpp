@@ -2,7 +2,7 @@
 /// \file
 /// The cap on one output built in memory (a JSON plan, a picture), checked before anything
 /// is allocated so that an absurd world size fails at once with a message, not after
-/// exhausting memory (docs/errors.md, "Output").
+/// exhausting memory (docs/reference/errors.md, "Output").
 
 #include <cstdint>
 #include <string_view>

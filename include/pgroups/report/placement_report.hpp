@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// How `pgroups place` shows a placement (docs/placement.md): text with, per kind, how many
+/// How `pgroups place` shows a placement (docs/using/placement.md): text with, per kind, how many
 /// groups stay within each level and how many cross it, for the placement and for the plain
 /// mesh order; JSON with the rank map; and the files launchers take (an Open MPI rankfile,
 /// a Slurm hostfile for --distribution=arbitrary).

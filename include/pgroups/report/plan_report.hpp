@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// How a plan is shown, by `pgroups plan` / `explain` and by Python's Plan.to_json and
-/// Plan.explain alike: docs/spec.md §4's JSON, and text with large groups and long group
+/// Plan.explain alike: docs/reference/spec.md §4's JSON, and text with large groups and long group
 /// lists elided so that a plan of any size prints in bounded time. Every printer asks the
 /// Layout (its kinds, summary() and kind notes), never whether it was a preset or a mesh.
 
@@ -17,7 +17,7 @@
 
 namespace pgroups::report {
 
-/// The "schema_version" of the plan and explain JSON (docs/spec.md §4): raised when a key
+/// The "schema_version" of the plan and explain JSON (docs/reference/spec.md §4): raised when a key
 /// changes meaning, is deprecated or goes away, not when one is added.
 inline constexpr int kSchemaVersion = 2;
 
@@ -28,7 +28,7 @@ inline constexpr std::int64_t kMaxJsonWorldSize = std::int64_t{1} << 22;
 /// against kMaxOutputBytes (output_size.hpp) before the tree is allocated.
 inline constexpr std::int64_t kJsonBytesPerCell = 64;
 
-/// The whole plan in docs/spec.md §4's schema: "schema_version", "config" (config_json of
+/// The whole plan in docs/reference/spec.md §4's schema: "schema_version", "config" (config_json of
 /// the layout), "data_parallel_size" and "kinds" keyed by group kind (a mesh's tokens as
 /// given); a rank outside a partial kind (embd) has null local_rank and group_size. The
 /// deprecated "modes" and per-kind "world_size" repeat "kinds" and "group_size".

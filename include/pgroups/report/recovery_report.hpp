@@ -25,7 +25,7 @@ namespace pgroups::report {
 /// {"destroyed", "created"}}: a survivor destroys every communicator of the old layout
 /// (a group over a dead rank cannot be reused) and creates the new layout's (bill_report's
 /// largest per-rank `created`); every active rank keeps its process, device and the
-/// weights of its replica. O(kinds^2 x group size + |lost|).
+/// weights of its replica. O(kinds x dimensions x log kinds): the two layouts' bills.
 [[nodiscard]] nlohmann::json recovery_bill_json(const Recovery& recovery, const BillOptions& bill);
 
 /// The recovery as text, before the new plan: the shrinking dimension's old and new size,

@@ -89,7 +89,7 @@ def destroy(context):
 # pgroups' contexts stay alive until the last test destroys them: torch names a group
 # made with use_local_synchronization after its ranks and the number of live groups, so
 # a group of the same ranks made after a destroy can take a destroyed group's name and
-# meet its stale store keys (torch 2.13; docs/colossal.md).
+# meet its stale store keys (torch 2.13; docs/using/python.md, "Colossal-AI's own code on pgroups' groups").
 LIVE = []
 
 

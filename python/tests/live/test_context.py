@@ -242,7 +242,7 @@ def test_a_kind_handle_of_another_context_is_a_state_error_naming_the_kind():
 
 @pytest.mark.parametrize("share", [True, False])
 def test_kinds_of_one_partition_share_a_communicator_unless_sharing_is_off(share):
-    # tp-cp is tp and cp has one-rank groups (issue 17); every kind still answers for itself.
+    # tp-cp is tp and cp has one-rank groups, so both share; every kind still answers for itself.
     mesh = {"tp": 2, "cp": 1, "dp": SIZE // 2}
     with ParallelContext(mesh=mesh, groups=["tp", "cp", "dp", "tp-cp"], share_communicators=share) as ctx:
         assert ctx.share_communicators is share

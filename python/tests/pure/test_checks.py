@@ -227,7 +227,7 @@ def test_the_one_timeout_text_names_missing_ranks_only_where_given():
         "timed out after 0.5 s waiting for all ranks at the node query"
 
 
-# Issue 28 class 7: ints beyond 64 bits are the CLI's ConfigError naming the argument, and
+# Ints beyond 64 bits are the CLI's ConfigError naming the argument, and
 # every public entry takes only its own types.
 BEYOND = [2 ** 64, 2 ** 63, -(2 ** 63) - 1, 10 ** 30]
 

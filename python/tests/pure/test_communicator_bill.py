@@ -1,4 +1,4 @@
-"""Plan.communicators: the communicator bill of issue 17, bound from C++, equal to explain's."""
+"""Plan.communicators: the communicator bill (docs/using/context.md, "Communicator economy"), bound from C++, equal to explain's."""
 
 import json
 

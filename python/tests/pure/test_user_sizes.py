@@ -1,4 +1,4 @@
-"""Issue 15, items 10 and 12 as Python sees them: the C++ rules bound by the package."""
+"""User sizes and options that do not apply (docs/reference/errors.md, "Input rules") as Python sees them: the C++ rules bound by the package."""
 
 import pytest
 
