@@ -189,7 +189,7 @@ Subcommand add_info_command(CLI::App& parent) {
             } else {
               write_output(info_text(info));
             }
-            // Read as unknown (docs/topology.md, "Launcher variables"), and said, in the
+            // Read as unknown (docs/reference/topology.md, "Launcher variables"), and said, in the
             // words nccl::choose_device refuses the same value with.
             print_warnings(info.launcher.malformed);
             return 0;

@@ -69,8 +69,8 @@ import torch.distributed as dist
 from . import _pgroups
 from ._checks import check_bool, check_timeout, check_token
 from ._modes import ModeLike, ParallelMode, mode_value
-from ._renamed import renamed_keywords
 from ._plan import Plan
+from ._renamed import renamed_keywords
 from ._torch_agree import Watchdog, agree
 from ._torch_groups import TorchGroups, _Handle
 

@@ -42,7 +42,7 @@ nlohmann::json plan_json(const Layout& layout) {
                                               {"group_size", sizes},
                                               {"world_size", sizes}};
   }
-  // "modes" is the deprecated spelling of "kinds" (docs/spec.md §4), kept for one release.
+  // "modes" is the deprecated spelling of "kinds" (docs/reference/spec.md §4), kept for one release.
   return {{"schema_version", kSchemaVersion},
           {"config", config_json(layout)},
           {"data_parallel_size", layout.data_parallel_size()},

@@ -3,7 +3,7 @@
 /// The one reader of the process environment (target pgroups::common): every variable
 /// pgroups reads (the launchers' rank variables, PGROUPS_TIMEOUT, SLURM_JOB_NODELIST)
 /// comes through here, and a variable that holds a count or an index is read by one rule
-/// everywhere (docs/topology.md, "Launcher variables"):
+/// everywhere (docs/reference/topology.md, "Launcher variables"):
 ///
 ///   - unset and empty are the same: not given;
 ///   - a value is decimal digits only ("0", "17"): no sign ("-1", "+1", "-0"), no space,
