@@ -76,9 +76,10 @@ void BM_GroupOf(benchmark::State& state) {
   }
   state.SetLabel(fmt::format("W=2^{} {} (size {})", state.range(0), pgroups::mode_name(mode), layout.group_size(mode)));
 }
-BENCHMARK(BM_GroupOf)->ArgsProduct({{20, 30},
-                                    {static_cast<long>(ParallelMode::tensor), static_cast<long>(ParallelMode::pipe),
-                                     static_cast<long>(ParallelMode::tensor_3d_input_x_weight)}});
+BENCHMARK(BM_GroupOf)
+    ->ArgsProduct({{20, 30},
+                   {static_cast<long>(ParallelMode::tensor), static_cast<long>(ParallelMode::pipe),
+                    static_cast<long>(ParallelMode::tensor_3d_input_x_weight)}});
 
 // Every group of every mode, as `plan --format json` enumerates them.
 void BM_PlanEnumeration(benchmark::State& state) {
@@ -128,12 +129,15 @@ class RatioReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
-      if (run.run_type == Run::RT_Iteration) seconds_[run.benchmark_name()] = run.GetAdjustedRealTime() * unit(run.time_unit);
+      if (run.run_type == Run::RT_Iteration)
+        seconds_[run.benchmark_name()] = run.GetAdjustedRealTime() * unit(run.time_unit);
     }
     ConsoleReporter::ReportRuns(runs);
   }
   void print_ratios() const {
-    fmt::print("\nOne rank's groups in every mode at W=65536, baseline (build every group, keep the own one) / pgroups (direct):\n");
+    fmt::print(
+        "\nOne rank's groups in every mode at W=65536, baseline (build every group, keep the own one) / pgroups "
+        "(direct):\n");
     for (int s = 0; s < 3; ++s) {
       const std::string suffix = fmt::format("/65536/{}", s);
       const auto base = seconds_.find("BM_BaselineScanForRank" + suffix);

@@ -16,20 +16,20 @@
 #include <vector>
 
 #include "integer_option.hpp"
+#include "megatron_comparison.hpp"
 #include "mpi_job.hpp"
 #include "mpi_options.hpp"
 #include "output.hpp"
+#include "pgroups/config/config_json.hpp"
 #include "pgroups/context/backend.hpp"
 #include "pgroups/context/parallel_context.hpp"
+#include "pgroups/layout/communicator_sharing.hpp"
 #include "pgroups/layout/creation_cost.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/layout/timeout.hpp"
 #include "pgroups/mpi/error.hpp"
 #include "pgroups/mpi/session.hpp"
 #include "plan_options.hpp"
-#include "pgroups/config/config_json.hpp"
-#include "megatron_comparison.hpp"
-#include "pgroups/layout/communicator_sharing.hpp"
 #include "subcommand.hpp"
 
 namespace pgroups::cli {
@@ -160,11 +160,13 @@ nlohmann::json bench_json(const std::vector<Entry>& entries, std::int64_t w, std
   const Entry& shared = find(entries, default_name);
   const Entry& separate = find(entries, kNoShareEntry);
   return {{"world_size", w},
-          {"sharing", {{"on_median_s", shared.median()},
-                       {"off_median_s", separate.median()},
-                       {"on_over_off", shared.median() / separate.median()},
-                       {"communicators", {{"on", communicator_bill(Layout(config), 0, true).created},
-                                          {"off", communicator_bill(Layout(config), 0, false).created}}}}},
+          {"sharing",
+           {{"on_median_s", shared.median()},
+            {"off_median_s", separate.median()},
+            {"on_over_off", shared.median() / separate.median()},
+            {"communicators",
+             {{"on", communicator_bill(Layout(config), 0, true).created},
+              {"off", communicator_bill(Layout(config), 0, false).created}}}}},
           {"modes", k},
           {"repeats", repeats},
           {"config", config_json(config)},
@@ -181,16 +183,18 @@ std::string bench_text(const std::vector<Entry>& entries, const Layout& layout, 
       "pgroups bench: {} (data {}), backend {}, K = {} communicators, {} repeats after a warm-up, slowest rank per "
       "repeat\n\n",
       describe(layout.config()), layout.data_parallel_size(), backend_name(backend), k, repeats);
-  out += fmt::format("{:<14} {:<34} {:>10} {:>12} {:>14}\n", "entry", "call", "min (ms)", "median (ms)", "median/limit");
+  out +=
+      fmt::format("{:<14} {:<34} {:>10} {:>12} {:>14}\n", "entry", "call", "min (ms)", "median (ms)", "median/limit");
   for (const Entry& entry : entries) {
     out += fmt::format("{:<14} {:<34} {:>10.3f} {:>12.3f} {:>13.2f}x\n",
                        entry.name + (entry.name == default_name ? "*" : ""), entry.call, entry.min() * 1e3,
                        entry.median() * 1e3, entry.median() / limit.median());
   }
-  out += fmt::format("\n* the default strategy, `split` in the JSON output. per_group / {} (median): {:.1f}x; "
-                     "{} / limit: {:.2f}x\n",
-                     default_name, find(entries, "per_group").median() / chosen.median(), default_name,
-                     chosen.median() / limit.median());
+  out += fmt::format(
+      "\n* the default strategy, `split` in the JSON output. per_group / {} (median): {:.1f}x; "
+      "{} / limit: {:.2f}x\n",
+      default_name, find(entries, "per_group").median() / chosen.median(), default_name,
+      chosen.median() / limit.median());
   out += fmt::format("sharing on / off ({}, median): {:.2f}x ({} against {} communicators per rank on rank 0)\n",
                      default_name, chosen.median() / find(entries, kNoShareEntry).median(),
                      communicator_bill(layout, 0, true).created, communicator_bill(layout, 0, false).created);
@@ -217,9 +221,10 @@ int run_model(const BenchOptions& options) {
     unit = Layout(config).world_size();
     largest = unit;
     if (options.max_world_option != nullptr && options.max_world_option->count()) {
-      throw ConfigError(fmt::format("--max-world does not apply to a mesh: a mesh fixes its world (W={}, the product "
-                                    "of its sizes), so the model has one row; leave --max-world out",
-                                    unit));
+      throw ConfigError(
+          fmt::format("--max-world does not apply to a mesh: a mesh fixes its world (W={}, the product "
+                      "of its sizes), so the model has one row; leave --max-world out",
+                      unit));
     }
   } else {
     if (config.pipeline < 1 || config.tensor_size < 1 ||
@@ -236,9 +241,10 @@ int run_model(const BenchOptions& options) {
       describe(config), "W");
   bool header_done = false;
   if (largest < unit) {
-    throw ConfigError(fmt::format("--max-world {} is smaller than the smallest world of the configuration, "
-                                  "pipeline {} * tensor {} = {}",
-                                  options.max_world, config.pipeline, config.tensor_size, unit));
+    throw ConfigError(
+        fmt::format("--max-world {} is smaller than the smallest world of the configuration, "
+                    "pipeline {} * tensor {} = {}",
+                    options.max_world, config.pipeline, config.tensor_size, unit));
   }
   // Doubling is checked against the largest world before it happens, so it never
   // overflows.
@@ -315,7 +321,8 @@ int bench_job(const BenchOptions& options, ContextOptions& base, int rank, int s
   }
   // The default strategy with sharing off (one communicator per kind), against sharing on
   // in the same run.
-  entries.emplace_back(std::string(kNoShareEntry), std::string(mpi::strategy_name(mpi::kDefaultCreationStrategy)) + ", sharing off",
+  entries.emplace_back(std::string(kNoShareEntry),
+                       std::string(mpi::strategy_name(mpi::kDefaultCreationStrategy)) + ", sharing off",
                        mpi::kDefaultCreationStrategy);
   entries.back().share = false;
   entries.emplace_back("limit", fmt::format("{} x MPI_Comm_dup", k));
@@ -361,13 +368,15 @@ Subcommand add_bench_command(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
       "bench", "Time group creation with each strategy beside MPI's floor (run with mpirun); --model needs no MPI");
   options->plan.add_to(*app, /*with_world_size=*/false);
-  add_integer_option(*app, "--repeats", options->repeats,
-                     "Timed repeats after one warm-up (default 5); the same on every rank (agreed: status 7 otherwise)");
+  add_integer_option(
+      *app, "--repeats", options->repeats,
+      "Timed repeats after one warm-up (default 5); the same on every rank (agreed: status 7 otherwise)");
   app->add_option("--format", options->format, "Output format; the same on every rank (agreed: status 7 otherwise)")
       ->check(CLI::IsMember({"text", "json"}));
   app->add_flag("--model", options->model,
                 "Print the cost model (calls and collectives per rank) for W up to --max-world, without MPI");
-  options->max_world_option = add_integer_option(*app, "--max-world", options->max_world, "Largest world of the cost model (default 1048576)");
+  options->max_world_option =
+      add_integer_option(*app, "--max-world", options->max_world, "Largest world of the cost model (default 1048576)");
   app->add_option("--backend", options->backend,
                   "mpi, or nccl: each strategy's context also creates the NCCL world and one split per kind")
       ->check(CLI::IsMember({"mpi", "nccl"}));

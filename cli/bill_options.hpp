@@ -1,5 +1,6 @@
 #pragma once
-// The communicator bill's flags of `plan` and `explain` (docs/using/context.md, "Communicator economy"), as verify takes them.
+// The communicator bill's flags of `plan` and `explain` (docs/using/context.md, "Communicator economy"), as verify
+// takes them.
 
 #include <CLI/CLI.hpp>
 

@@ -6,14 +6,14 @@
 #include "bill_options.hpp"
 #include "integer_option.hpp"
 #include "output.hpp"
-#include "plan_options.hpp"
-#include "print_warnings.hpp"
-#include "recovery_options.hpp"
+#include "pgroups/config/config_json.hpp"
 #include "pgroups/report/bill_report.hpp"
 #include "pgroups/report/locality_report.hpp"
 #include "pgroups/report/plan_report.hpp"
 #include "pgroups/report/recovery_report.hpp"
-#include "pgroups/config/config_json.hpp"
+#include "plan_options.hpp"
+#include "print_warnings.hpp"
+#include "recovery_options.hpp"
 #include "subcommand.hpp"
 
 namespace pgroups::cli {

@@ -17,8 +17,8 @@
 #include <string>
 
 #include "output.hpp"
-#include "print_warnings.hpp"
 #include "pgroups/layout/launcher.hpp"
+#include "print_warnings.hpp"
 #include "subcommand.hpp"
 
 #include <unistd.h>
@@ -151,19 +151,23 @@ std::string info_text(const BuildInfo& info) {
   out += fmt::format("  {:<10} {}, {}\n", "build:", info.build_type, info.compiler);
   std::string backends = info.mpi ? "mpi" : "";
   if (info.nccl) backends += backends.empty() ? "nccl" : ", nccl";
-  out += fmt::format("  {:<10} {}\n", "backends:", backends.empty() ? "none (the plan and explain commands only)" : backends);
+  out += fmt::format("  {:<10} {}\n",
+                     "backends:", backends.empty() ? "none (the plan and explain commands only)" : backends);
   out += fmt::format("  {:<10} {}\n", "mpi:",
-                     info.mpi ? fmt::format("{} (MPI {}; ULFM MPIX_Comm_shrink {})", info.mpi->library,
-                                            info.mpi->standard,
-                                            info.mpi->ulfm ? "yes" : "no: a lost rank ends the job, see pgroups plan --lost")
-                              : std::string("not built (configure with -DPGROUPS_WITH_MPI=ON)"));
-  out += fmt::format("  {:<10} {}\n", "nccl:",
-                     info.nccl ? fmt::format("{} (compiled against {}; ncclCommSplit {})", info.nccl->runtime,
-                                             info.nccl->compiled, info.nccl->split ? "yes" : "no")
-                               : std::string("not built (install NCCL with scripts/install-nccl.sh, then configure with -DPGROUPS_WITH_NCCL=ON)"));
+                     info.mpi
+                         ? fmt::format("{} (MPI {}; ULFM MPIX_Comm_shrink {})", info.mpi->library, info.mpi->standard,
+                                       info.mpi->ulfm ? "yes" : "no: a lost rank ends the job, see pgroups plan --lost")
+                         : std::string("not built (configure with -DPGROUPS_WITH_MPI=ON)"));
+  out += fmt::format(
+      "  {:<10} {}\n", "nccl:",
+      info.nccl
+          ? fmt::format("{} (compiled against {}; ncclCommSplit {})", info.nccl->runtime, info.nccl->compiled,
+                        info.nccl->split ? "yes" : "no")
+          : std::string(
+                "not built (install NCCL with scripts/install-nccl.sh, then configure with -DPGROUPS_WITH_NCCL=ON)"));
   if (info.cuda) {
-    out += fmt::format("  {:<10} runtime {}, driver {}\n", "cuda:",
-                       info.cuda->runtime.empty() ? "unknown" : info.cuda->runtime,
+    out += fmt::format("  {:<10} runtime {}, driver {}\n",
+                       "cuda:", info.cuda->runtime.empty() ? "unknown" : info.cuda->runtime,
                        info.cuda->driver.empty() ? "none" : info.cuda->driver);
     out += fmt::format("  {:<10} {} visible\n", "gpus:", info.cuda->visible_gpus);
   } else {

@@ -3,8 +3,8 @@
 // are escaped and cut (output.hpp), and standard output is checked before a success is
 // reported.
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <unistd.h>
 
@@ -68,13 +68,10 @@ int run(int argc, char** argv) {
                "pgroups"};
   app.require_subcommand(1);
   std::vector<pgroups::cli::Subcommand> commands = {
-      pgroups::cli::add_plan_command(app),
-      pgroups::cli::add_explain_command(app),
-      pgroups::cli::add_place_command(app),
-      pgroups::cli::add_info_command(app),
+      pgroups::cli::add_plan_command(app),   pgroups::cli::add_explain_command(app),
+      pgroups::cli::add_place_command(app),  pgroups::cli::add_info_command(app),
 #ifdef PGROUPS_CLI_WITH_MPI
-      pgroups::cli::add_verify_command(app),
-      pgroups::cli::add_bench_command(app),
+      pgroups::cli::add_verify_command(app), pgroups::cli::add_bench_command(app),
 #endif
   };
   try {

@@ -81,27 +81,27 @@ std::vector<MegatronComparison> megatron_comparisons() { return {compare(8, 1, 1
 nlohmann::json megatron_json(const std::vector<MegatronComparison>& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const MegatronComparison& row : rows) {
-    out.push_back({{"shape", row.shape},
-                   {"world_size", row.world_size},
-                   {"megatron_groups_per_rank", {{"first_stage", row.megatron_groups_first_stage},
-                                                 {"middle_stage", row.megatron_groups_middle_stage}}},
-                   {"megatron_gloo_per_rank", row.megatron_gloo},
-                   {"megatron_new_group_calls_per_rank", row.megatron_new_group_calls},
-                   {"pgroups_created_per_rank", {{"first_stage", row.pgroups_created_first_stage},
-                                                 {"middle_stage", row.pgroups_created_middle_stage}}}});
+    out.push_back(
+        {{"shape", row.shape},
+         {"world_size", row.world_size},
+         {"megatron_groups_per_rank",
+          {{"first_stage", row.megatron_groups_first_stage}, {"middle_stage", row.megatron_groups_middle_stage}}},
+         {"megatron_gloo_per_rank", row.megatron_gloo},
+         {"megatron_new_group_calls_per_rank", row.megatron_new_group_calls},
+         {"pgroups_created_per_rank",
+          {{"first_stage", row.pgroups_created_first_stage}, {"middle_stage", row.pgroups_created_middle_stage}}}});
   }
   return out;
 }
 
 std::string megatron_text(const std::vector<MegatronComparison>& rows) {
-  std::string out =
-      "\nagainst Megatron-LM's parallel_state (defaults, gloo copies included), per rank, W = 1024:\n";
+  std::string out = "\nagainst Megatron-LM's parallel_state (defaults, gloo copies included), per rank, W = 1024:\n";
   out += fmt::format("  {:<28} {:>22} {:>14} {:>22}\n", "shape", "megatron groups", "create_group", "pgroups created");
   out += fmt::format("  {:<28} {:>22} {:>14} {:>22}\n", "", "first / middle stage", "calls", "first / middle stage");
   for (const MegatronComparison& row : rows) {
     out += fmt::format("  {:<28} {:>14} / {:<5} {:>14} {:>14} / {:<5}\n", row.shape, row.megatron_groups_first_stage,
-                       row.megatron_groups_middle_stage, row.megatron_new_group_calls,
-                       row.pgroups_created_first_stage, row.pgroups_created_middle_stage);
+                       row.megatron_groups_middle_stage, row.megatron_new_group_calls, row.pgroups_created_first_stage,
+                       row.pgroups_created_middle_stage);
   }
   return out;
 }

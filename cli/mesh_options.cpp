@@ -5,9 +5,9 @@
 #include <array>
 
 #include "integer_option.hpp"
-#include "plan_options.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/layout/mesh_config.hpp"
+#include "plan_options.hpp"
 
 namespace pgroups::cli {
 namespace {
@@ -32,7 +32,7 @@ void PlanOptions::add_mesh_to(CLI::App& app) {
   cp_option_ = add_integer_option(app, "--cp", cp_, "Context-parallel size of the --order mesh")->group(kMeshGroup);
   ep_option_ = add_integer_option(app, "--ep", ep_, "Expert-parallel size of the --order mesh")->group(kMeshGroup);
   dp_option_ = add_integer_option(app, "--dp", dp_,
-                              "Data-parallel size of the --order mesh (default: world size / the other sizes)")
+                                  "Data-parallel size of the --order mesh (default: world size / the other sizes)")
                    ->group(kMeshGroup);
   pp_option_ = add_integer_option(app, "--pp", pp_, "Pipeline-parallel size of the --order mesh")->group(kMeshGroup);
 }
@@ -56,9 +56,10 @@ void PlanOptions::apply_mesh(ConfigOverrides& overrides) const {
   const bool megatron = order_option_->count() > 0 || !sizes.empty();
   if (mesh_option_->count() && megatron) {
     const std::string other = order_option_->count() ? std::string("--order") : size_names.front();
-    throw ConfigError(fmt::format("--mesh {} cannot be combined with {}: both describe the mesh; give --mesh "
-                                  "NAME=SIZE,... or --order with --tp/--cp/--ep/--dp/--pp",
-                                  mesh_, other));
+    throw ConfigError(
+        fmt::format("--mesh {} cannot be combined with {}: both describe the mesh; give --mesh "
+                    "NAME=SIZE,... or --order with --tp/--cp/--ep/--dp/--pp",
+                    mesh_, other));
   }
   if (mesh_option_->count()) {
     overrides.mesh = parse_mesh_dims(mesh_);

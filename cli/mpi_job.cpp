@@ -22,9 +22,9 @@ namespace {
 // `timeout`.
 std::pair<int, int> status_range(MPI_Comm comm, int status, std::chrono::milliseconds timeout) {
   const std::array<std::int64_t, 2> local = {status, -status};
-  const std::vector<std::int64_t> reduced = mpi::min_until(mpi::Communicator::borrow(comm), local,
-                                                           mpi::Deadline(timeout),
-                                                           {"settle", "the agreement on every rank's set-up"});
+  const std::vector<std::int64_t> reduced =
+      mpi::min_until(mpi::Communicator::borrow(comm), local, mpi::Deadline(timeout),
+                     {"settle", "the agreement on every rank's set-up"});
   return {static_cast<int>(reduced[0]), static_cast<int>(-reduced[1])};
 }
 

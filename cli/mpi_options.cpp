@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "pgroups/common/printable.hpp"
 #include "integer_option.hpp"
+#include "pgroups/common/printable.hpp"
 #include "pgroups/layout/creation_steps.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/layout/layout.hpp"
@@ -91,9 +91,10 @@ void MpiOptions::apply(ContextOptions& options, const ParallelConfig& config, in
   if (stall_rank) check_rank("--inject-stall-rank", *stall_rank, size);
   if (exit_rank) check_rank("--inject-exit-rank", *exit_rank, size);
   if (stall_rank && exit_rank && *stall_rank == *exit_rank) {
-    throw ConfigError(fmt::format("rank {} cannot both stall and exit: give --inject-stall-rank and "
-                                  "--inject-exit-rank different ranks",
-                                  *stall_rank));
+    throw ConfigError(
+        fmt::format("rank {} cannot both stall and exit: give --inject-stall-rank and "
+                    "--inject-exit-rank different ranks",
+                    *stall_rank));
   }
   // The context's own list of steps, so that every step it announces can be named here,
   // then the command's own phases after creation.
@@ -101,23 +102,23 @@ void MpiOptions::apply(ContextOptions& options, const ParallelConfig& config, in
   const std::vector<std::string>& later = later_steps_;
   if (!step.empty() && find_step(steps, step) == nullptr &&
       std::find(later.begin(), later.end(), step) == later.end()) {
-    throw ConfigError(fmt::format("--inject-step {} is not a step of `pgroups {}` with {}: the steps of creation "
-                                  "are {}; after it {}",
-                                  quoted_excerpt(step), command_, describe(config), step_names(steps),
-                                  fmt::join(later, ", ")));
+    throw ConfigError(
+        fmt::format("--inject-step {} is not a step of `pgroups {}` with {}: the steps of creation "
+                    "are {}; after it {}",
+                    quoted_excerpt(step), command_, describe(config), step_names(steps), fmt::join(later, ", ")));
   }
   // The exit's default is the first group kind's step (after `global`, made by
   // "duplicate"), so that the rank dies half-way.
-  const auto first_group = std::find_if(steps.begin(), steps.end(),
-                                        [](const CreationStep& s) { return s.kind == StepKind::group; });
+  const auto first_group =
+      std::find_if(steps.begin(), steps.end(), [](const CreationStep& s) { return s.kind == StepKind::group; });
   const std::string exit_default = first_group != steps.end() ? first_group->name : std::string("node");
   const std::string at = !step.empty() ? step : stall_rank == rank ? std::string("duplicate") : exit_default;
 
   if (stall_rank == rank) {
     options.before_step = [at, rank](std::string_view current) {
       if (current != at) return;
-      announce_fault(fmt::format("pgroups: injected fault: rank {} stalls before step '{}' (--inject-stall-rank)\n",
-                                 rank, at));
+      announce_fault(
+          fmt::format("pgroups: injected fault: rank {} stalls before step '{}' (--inject-stall-rank)\n", rank, at));
       for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
     };
   } else if (exit_rank == rank) {

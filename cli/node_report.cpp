@@ -44,7 +44,8 @@ LiveNodes gather_live_nodes(MPI_Comm world) {
       nodes.local_rank_on_node.push_back(all[2 * static_cast<std::size_t>(r)]);
       nodes.launcher_local_rank.push_back(all[2 * static_cast<std::size_t>(r) + 1]);
       // A node's host is its first rank's.
-      if (ids[static_cast<std::size_t>(r)] == r) nodes.hosts.emplace_back(&hosts[host.size() * static_cast<std::size_t>(r)]);
+      if (ids[static_cast<std::size_t>(r)] == r)
+        nodes.hosts.emplace_back(&hosts[host.size() * static_cast<std::size_t>(r)]);
     }
   }
   return nodes;

@@ -48,7 +48,7 @@ std::string link_target(const std::string& path, int& error) {
   error = 0;
   std::string current = path;
   for (int hops = 0;; ++hops) {
-    struct stat info {};
+    struct stat info{};
     if (::lstat(current.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) return current;
     if (hops == kMaxLinkHops) {
       error = ELOOP;
@@ -65,7 +65,7 @@ std::string link_target(const std::string& path, int& error) {
 
 Identity identity_of(const std::string& path) {
   Identity id;
-  struct stat info {};
+  struct stat info{};
   if (::stat(path.c_str(), &info) == 0) id.inode = std::pair(info.st_dev, info.st_ino);
   // A new file is known by where it will land: two links to one missing file are one output.
   int link_error = 0;
@@ -80,8 +80,8 @@ Identity identity_of(const std::string& path) {
 [[noreturn]] void fail(const NamedFile& file, std::string_view what, int error, const std::string& target = {}) {
   const std::string through =
       target.empty() || target == file.path ? std::string() : fmt::format(" (a link to {})", quote_path(target));
-  throw IoError(fmt::format("cannot write {} to {}{}: {} failed: {}", file.option, quote_path(file.path), through,
-                            what, std::strerror(error)));
+  throw IoError(fmt::format("cannot write {} to {}{}: {} failed: {}", file.option, quote_path(file.path), through, what,
+                            std::strerror(error)));
 }
 
 void write_all(int fd, std::string_view text, const NamedFile& file) {
@@ -101,15 +101,15 @@ void check_outputs(const std::vector<NamedFile>& outputs, const std::vector<Name
   for (const NamedFile& output : outputs) {
     if (output.path.empty()) {
       // An empty path is most likely an unset shell variable, as for --config ''.
-      throw IoError(fmt::format("{} was given an empty path: name a file, or leave {} out", output.option,
-                                output.option));
+      throw IoError(
+          fmt::format("{} was given an empty path: name a file, or leave {} out", output.option, output.option));
     }
   }
   std::vector<NamedFile> others = inputs;
   std::vector<Identity> known;
   for (const NamedFile& input : inputs) known.push_back(identity_of(input.path));
   // Standard output redirected to a regular file is an output too.
-  struct stat out {};
+  struct stat out{};
   if (::fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode)) {
     others.push_back({"standard output", ""});
     known.push_back({std::pair(out.st_dev, out.st_ino), {}});
@@ -119,10 +119,11 @@ void check_outputs(const std::vector<NamedFile>& outputs, const std::vector<Name
     for (std::size_t i = 0; i < known.size(); ++i) {
       if (!id.same_as(known[i])) continue;
       const NamedFile& other = others[i];
-      throw IoError(fmt::format("{} {} is the same file as {}{}: an output never overwrites an input or another "
-                                "output; name another file (nothing was written)",
-                                output.option, quote_path(output.path), other.option,
-                                other.path.empty() ? "" : " " + quote_path(other.path)));
+      throw IoError(
+          fmt::format("{} {} is the same file as {}{}: an output never overwrites an input or another "
+                      "output; name another file (nothing was written)",
+                      output.option, quote_path(output.path), other.option,
+                      other.path.empty() ? "" : " " + quote_path(other.path)));
     }
     others.push_back(output);
     known.push_back(id);
@@ -130,7 +131,7 @@ void check_outputs(const std::vector<NamedFile>& outputs, const std::vector<Name
 }
 
 void write_file(const NamedFile& file, std::string_view text) {
-  struct stat info {};
+  struct stat info{};
   const bool exists = ::stat(file.path.c_str(), &info) == 0;
   if (exists && S_ISDIR(info.st_mode)) fail(file, "open", EISDIR);
   if (exists && !S_ISREG(info.st_mode)) {
@@ -160,7 +161,7 @@ void write_file(const NamedFile& file, std::string_view text) {
     target = link_target(file.path, link_error);
     if (link_error != 0) fail(file, "resolve", link_error);
   }
-  struct stat link {};
+  struct stat link{};
   const bool is_link = ::lstat(file.path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
   const auto fail_here = [&](std::string_view what, int error) {
     fail(file, what, error, is_link ? target : std::string());

@@ -11,14 +11,14 @@
 
 #include "output.hpp"
 #include "output_file.hpp"
-#include "plan_options.hpp"
-#include "plan_picture.hpp"
-#include "pgroups/report/locality_report.hpp"
 #include "pgroups/common/environment.hpp"
 #include "pgroups/config/cluster_reader.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/layout/placement.hpp"
+#include "pgroups/report/locality_report.hpp"
 #include "pgroups/report/placement_report.hpp"
+#include "plan_options.hpp"
+#include "plan_picture.hpp"
 #include "subcommand.hpp"
 
 namespace pgroups::cli {
@@ -78,8 +78,9 @@ Subcommand add_place_command(CLI::App& parent) {
               described = read_cluster_file(*options->cluster_file);
             } else if (options->slurm_topology) {
               if (!config.gpus_per_node) {
-                throw ConfigError("--slurm-topology needs --gpus-per-node G (topology.conf does not say how many "
-                                  "GPUs a node holds)");
+                throw ConfigError(
+                    "--slurm-topology needs --gpus-per-node G (topology.conf does not say how many "
+                    "GPUs a node holds)");
               }
               std::string list;
               if (options->nodelist) {
@@ -91,8 +92,8 @@ Subcommand add_place_command(CLI::App& parent) {
               }
               const auto costs = options->level_costs ? parse_traffic(*options->level_costs)
                                                       : std::vector<std::pair<std::string, double>>{};
-              described = read_slurm_topology(*options->slurm_topology, expand_host_list(list), *config.gpus_per_node,
-                                              costs);
+              described =
+                  read_slurm_topology(*options->slurm_topology, expand_host_list(list), *config.gpus_per_node, costs);
             } else {
               throw ConfigError("pgroups place needs a cluster: give --cluster FILE or --slurm-topology FILE");
             }
@@ -115,7 +116,8 @@ Subcommand add_place_command(CLI::App& parent) {
             const PlacementResult result = place(layout, described);
             std::vector<std::int64_t> map;
             const bool drawn = options->svg_file || options->html_file;
-            if (options->rankfile || options->hostfile || drawn) map = placement_rank_map(layout, described, result.best);
+            if (options->rankfile || options->hostfile || drawn)
+              map = placement_rank_map(layout, described, result.best);
             std::string svg;
             std::string html;
             if (drawn) {

@@ -10,14 +10,14 @@
 #include "bill_options.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
-#include "plan_options.hpp"
-#include "plan_picture.hpp"
-#include "print_warnings.hpp"
-#include "recovery_options.hpp"
 #include "pgroups/report/bill_report.hpp"
 #include "pgroups/report/locality_report.hpp"
 #include "pgroups/report/plan_report.hpp"
 #include "pgroups/report/recovery_report.hpp"
+#include "plan_options.hpp"
+#include "plan_picture.hpp"
+#include "print_warnings.hpp"
+#include "recovery_options.hpp"
 #include "subcommand.hpp"
 
 namespace pgroups::cli {

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "integer_option.hpp"
 #include "pgroups/config/config_merge.hpp"
 #include "pgroups/config/config_reader.hpp"
 #include "pgroups/config/rank_map_file.hpp"
-#include "integer_option.hpp"
 #include "pgroups/layout/error.hpp"
 
 namespace pgroups::cli {
@@ -41,8 +41,9 @@ void PlanOptions::add_gpus_per_node_to(CLI::App& app) {
 ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_runtime) const {
   if (config_option_->count() && config_file_.empty()) {
     // An empty path is most likely an unset shell variable; the defaults would hide it.
-    throw IoError("--config was given an empty path: name a .toml, .json or .py file, or leave --config out to use "
-                  "the flags alone");
+    throw IoError(
+        "--config was given an empty path: name a .toml, .json or .py file, or leave --config out to use "
+        "the flags alone");
   }
   const ParallelConfig file = config_option_->count() ? read_config_file(config_file_) : ParallelConfig{};
   ConfigOverrides overrides;

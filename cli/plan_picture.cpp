@@ -175,10 +175,9 @@ std::string row_label(const std::vector<Dim>& dims, const Geometry& g, std::int6
   return label + fmt::format("{}", fmt::join(parts, " "));
 }
 
-void panel(std::string& out, const Layout& layout, std::size_t mode, const std::vector<Dim>& dims,
-           const Geometry& g, double left, double top, const std::optional<LocalityReport>& locality,
-           const std::string& outline, const std::vector<PictureLevel>& levels,
-           const std::vector<std::string>& level_outlines) {
+void panel(std::string& out, const Layout& layout, std::size_t mode, const std::vector<Dim>& dims, const Geometry& g,
+           double left, double top, const std::optional<LocalityReport>& locality, const std::string& outline,
+           const std::vector<PictureLevel>& levels, const std::vector<std::string>& level_outlines) {
   const std::string& name = layout.group_kinds()[mode].name;
   const std::int64_t count = layout.group_count(mode);
   const std::int64_t size = layout.group_size(mode);
@@ -189,7 +188,8 @@ void panel(std::string& out, const Layout& layout, std::size_t mode, const std::
     }
   }
   const bool flagged = counted != nullptr && counted->bandwidth_hungry && counted->groups_across_nodes > 0;
-  out += fmt::format("<g class=\"panel\" data-mode=\"{}\" transform=\"translate({:g},{:g})\">\n", escape(name), left, top);
+  out +=
+      fmt::format("<g class=\"panel\" data-mode=\"{}\" transform=\"translate({:g},{:g})\">\n", escape(name), left, top);
   const std::string heading =
       fmt::format("{} group{} of {} rank{}", count, count == 1 ? "" : "s", size, size == 1 ? "" : "s");
   out += fmt::format("<text x=\"0\" y=\"15\" class=\"mode\">{}</text>", escape(name));
@@ -211,13 +211,14 @@ void panel(std::string& out, const Layout& layout, std::size_t mode, const std::
         report::elided_list(size, [&](std::int64_t i) { return layout.group_member(leader, mode, i); }, 3);
     const double width = 16 + 6.1 * static_cast<double>(members.size()) + 12;
     if (x + width > g.panel_width - 60 && group > 0) {
-      out += fmt::format("<text x=\"{:g}\" y=\"{:g}\" class=\"legend\">+{} more</text>", x, legend_y + 9,
-                         count - group);
+      out +=
+          fmt::format("<text x=\"{:g}\" y=\"{:g}\" class=\"legend\">+{} more</text>", x, legend_y + 9, count - group);
       break;
     }
-    out += fmt::format("<rect x=\"{:g}\" y=\"{:g}\" width=\"11\" height=\"11\" fill=\"{}\" stroke=\"#555\" "
-                       "stroke-width=\"0.5\"/><text x=\"{:g}\" y=\"{:g}\" class=\"legend\">{}</text>",
-                       x, legend_y, group_colour(group, count), x + 15, legend_y + 9, members);
+    out += fmt::format(
+        "<rect x=\"{:g}\" y=\"{:g}\" width=\"11\" height=\"11\" fill=\"{}\" stroke=\"#555\" "
+        "stroke-width=\"0.5\"/><text x=\"{:g}\" y=\"{:g}\" class=\"legend\">{}</text>",
+        x, legend_y, group_colour(group, count), x + 15, legend_y + 9, members);
     x += width;
   }
   out += '\n';
@@ -256,8 +257,8 @@ void panel(std::string& out, const Layout& layout, std::size_t mode, const std::
           "data-rank=\"{}\" data-group=\"none\"><title>rank {}: in no {} group</title></rect>",
           cx, cy, g.cell, g.cell, rank, rank, escape(name));
       if (g.font > 0) {
-        out += fmt::format("<text class=\"label\" x=\"{:g}\" y=\"{:g}\">{}</text>", cx + g.cell / 2,
-                           cy + g.cell / 2, rank);
+        out += fmt::format("<text class=\"label\" x=\"{:g}\" y=\"{:g}\">{}</text>", cx + g.cell / 2, cy + g.cell / 2,
+                           rank);
       }
       out += '\n';
       continue;
@@ -284,14 +285,14 @@ void panel(std::string& out, const Layout& layout, std::size_t mode, const std::
     const double bar = std::max(1.5, g.cell / 8);
     for (std::size_t l = 0; l < levels.size(); ++l) {
       if (!crosses[l][static_cast<std::size_t>(group)]) continue;
-      out += fmt::format("<rect class=\"crossing\" data-level=\"{}\" x=\"{:g}\" y=\"{:g}\" width=\"{:g}\" "
-                         "height=\"{:g}\" fill=\"{}\"/>",
-                         escape(levels[l].name), cx, cy + g.cell - bar * static_cast<double>(l + 1), g.cell, bar,
-                         level_colour(l));
+      out += fmt::format(
+          "<rect class=\"crossing\" data-level=\"{}\" x=\"{:g}\" y=\"{:g}\" width=\"{:g}\" "
+          "height=\"{:g}\" fill=\"{}\"/>",
+          escape(levels[l].name), cx, cy + g.cell - bar * static_cast<double>(l + 1), g.cell, bar, level_colour(l));
     }
     if (g.font > 0) {
-      out += fmt::format("<text class=\"label\" x=\"{:g}\" y=\"{:g}\">{}</text>", cx + g.cell / 2, cy + g.cell / 2,
-                         rank);
+      out +=
+          fmt::format("<text class=\"label\" x=\"{:g}\" y=\"{:g}\">{}</text>", cx + g.cell / 2, cy + g.cell / 2, rank);
     }
     out += '\n';
   }
@@ -317,20 +318,20 @@ std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& 
                      const std::vector<PictureLevel>& levels) {
   const std::int64_t world = layout.world_size();
   if (world > kMaxPictureWorldSize) {
-    throw ConfigError(fmt::format("world size {} is too large to draw (at most {} ranks); use --format json, or "
-                                  "`pgroups explain --rank R` for one rank",
-                                  world, kMaxPictureWorldSize));
+    throw ConfigError(
+        fmt::format("world size {} is too large to draw (at most {} ranks); use --format json, or "
+                    "`pgroups explain --rank R` for one rank",
+                    world, kMaxPictureWorldSize));
   }
   // A cell (a rect and its label) per rank in every panel, one panel per kind.
   report::check_output_estimate("the picture", world, static_cast<std::int64_t>(layout.group_kinds().size()),
-                        kPictureBytesPerCell);
+                                kPictureBytesPerCell);
   const std::vector<Dim> dims = dims_fastest_first(layout);
   const auto modes = layout.group_kinds();
   const Geometry g = geometry(dims, world, modes.size());
   const auto lines = static_cast<std::int64_t>((modes.size() + static_cast<std::size_t>(g.panels_per_line) - 1) /
                                                static_cast<std::size_t>(g.panels_per_line));
-  const double width = std::max(
-      640.0, 2 * kPad + g.panels_per_line * g.panel_width + (g.panels_per_line - 1) * kGap);
+  const double width = std::max(640.0, 2 * kPad + g.panels_per_line * g.panel_width + (g.panels_per_line - 1) * kGap);
   const double height = kTitleHeight + static_cast<double>(lines) * (g.panel_height + kGap) + kPad;
 
   std::vector<std::string> column_names;
@@ -342,9 +343,11 @@ std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& 
   std::vector<std::string> level_outlines;
   for (const PictureLevel& level : levels) {
     if (static_cast<std::int64_t>(level.unit_of_rank.size()) != world) {
-      throw ConfigError(fmt::format("level {} gives units for {} ranks, not {}", level.name, level.unit_of_rank.size(), world));
+      throw ConfigError(
+          fmt::format("level {} gives units for {} ranks, not {}", level.name, level.unit_of_rank.size(), world));
     }
-    level_outlines.push_back(unit_outline([&](std::int64_t r) { return level.unit_of_rank[static_cast<std::size_t>(r)]; }, g));
+    level_outlines.push_back(
+        unit_outline([&](std::int64_t r) { return level.unit_of_rank[static_cast<std::size_t>(r)]; }, g));
   }
 
   std::string out = fmt::format(
@@ -376,7 +379,8 @@ std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& 
   out += fmt::format("<text x=\"{:g}\" y=\"28\" class=\"title\">{}</text>\n", kPad, escape(title_of(layout, locality)));
   std::string note = fmt::format(
       "Each cell is a rank: columns run over {}, rows over {}. Colour: the rank's group in the panel's kind.",
-      fmt::join(column_names, " \u00d7 "), row_names.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(row_names, " \u00d7 ")));
+      fmt::join(column_names, " \u00d7 "),
+      row_names.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(row_names, " \u00d7 ")));
   out += fmt::format("<text x=\"{:g}\" y=\"48\" class=\"note\">{}</text>\n", kPad, escape(note));
   std::string note2 =
       locality ? fmt::format("Thick outline: a node of {} GPUs (consecutive ranks).", *locality->nodes.gpus_per_node())
@@ -394,8 +398,8 @@ std::string plan_svg(const Layout& layout, const std::optional<LocalityReport>& 
   for (std::size_t i = 0; i < modes.size(); ++i) {
     const auto line = static_cast<double>(i / static_cast<std::size_t>(g.panels_per_line));
     const auto slot = static_cast<double>(i % static_cast<std::size_t>(g.panels_per_line));
-    panel(out, layout, i, dims, g, kPad + slot * (g.panel_width + kGap),
-          kTitleHeight + line * (g.panel_height + kGap), locality, outline, levels, level_outlines);
+    panel(out, layout, i, dims, g, kPad + slot * (g.panel_width + kGap), kTitleHeight + line * (g.panel_height + kGap),
+          locality, outline, levels, level_outlines);
   }
   out += "</svg>\n";
   return out;

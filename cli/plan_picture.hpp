@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/report/locality_report.hpp"
 #include "pgroups/layout/layout.hpp"
+#include "pgroups/report/locality_report.hpp"
 
 namespace pgroups::cli {
 

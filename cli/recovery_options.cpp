@@ -13,16 +13,17 @@ std::vector<std::int64_t> parse_rank_list(const std::string& text, const std::st
     const std::size_t comma = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, comma - start);
     if (item.empty()) {
-      throw CLI::ValidationError(fmt::format("{} '{}' has an empty item: list ranks as 3,17 or ranges as 20-23",
-                                                     option, text));
+      throw CLI::ValidationError(
+          fmt::format("{} '{}' has an empty item: list ranks as 3,17 or ranges as 20-23", option, text));
     }
     // A '-' past the first character splits a range; a leading one is a negative rank.
     const std::size_t dash = item.find('-', 1);
     const std::int64_t first = parse_integer_option(item.substr(0, dash), option, 0, INT64_MAX);
-    const std::int64_t last = dash == std::string::npos ? first : parse_integer_option(item.substr(dash + 1), option, 0, INT64_MAX);
+    const std::int64_t last =
+        dash == std::string::npos ? first : parse_integer_option(item.substr(dash + 1), option, 0, INT64_MAX);
     if (last < first) {
-      throw CLI::ValidationError(fmt::format("{} range {} ends below its start: a range is FIRST-LAST, FIRST <= LAST",
-                                                     option, item));
+      throw CLI::ValidationError(
+          fmt::format("{} range {} ends below its start: a range is FIRST-LAST, FIRST <= LAST", option, item));
     }
     if (last - first >= kMaxListedRanks - static_cast<std::int64_t>(ranks.size())) {
       throw CLI::ValidationError(fmt::format("{} names more than {} ranks", option, kMaxListedRanks));
@@ -46,15 +47,17 @@ void RecoveryOptions::add_to(CLI::App& app) {
         },
         "LIST");
   };
-  lost_option_ = app.add_option("--lost", lost_,
-                                "Plan the survivors' layout after these ranks died (3,17 or ranges 20-23): the replicas of "
-                                "the shrinking dimension that lost a rank are dropped")
-                     ->check(check("--lost"));
-  alive_option_ = app.add_option("--alive", alive_,
-                                 "Plan the layout of these ranks (the others of the world are lost; ranks at or past the "
-                                 "world size join as new replicas)")
-                      ->check(check("--alive"))
-                      ->excludes(lost_option_);
+  lost_option_ =
+      app.add_option("--lost", lost_,
+                     "Plan the survivors' layout after these ranks died (3,17 or ranges 20-23): the replicas of "
+                     "the shrinking dimension that lost a rank are dropped")
+          ->check(check("--lost"));
+  alive_option_ =
+      app.add_option("--alive", alive_,
+                     "Plan the layout of these ranks (the others of the world are lost; ranks at or past the "
+                     "world size join as new replicas)")
+          ->check(check("--alive"))
+          ->excludes(lost_option_);
   shrink_option_ = app.add_option("--shrink", shrink_,
                                   "The dimension that loses (or gains) whole replicas: dp by default (a preset's data; "
                                   "also pp, or tp in modes none/1d/sequence)");
@@ -70,7 +73,8 @@ std::optional<Recovery> RecoveryOptions::resolve(const Layout& layout) const {
     return std::nullopt;
   }
   if (alive_option_->count() > 0) {
-    return Recovery(layout, recovery_request_from_alive(layout.world_size(), parse_rank_list(alive_, "--alive"), shrink_));
+    return Recovery(layout,
+                    recovery_request_from_alive(layout.world_size(), parse_rank_list(alive_, "--alive"), shrink_));
   }
   return Recovery(layout, RecoveryRequest{parse_rank_list(lost_, "--lost"), {}, shrink_});
 }

@@ -29,19 +29,19 @@
 #include <utility>
 #include <vector>
 
-#include "pgroups/context/parallel_context.hpp"
-#include "pgroups/layout/error.hpp"
-#include "pgroups/mpi/error.hpp"
-#include "pgroups/mpi/session.hpp"
 #include "mpi_job.hpp"
 #include "mpi_options.hpp"
 #include "node_report.hpp"
-#include "print_warnings.hpp"
-#include "pgroups/report/verify_report.hpp"
 #include "output.hpp"
+#include "pgroups/context/parallel_context.hpp"
+#include "pgroups/layout/error.hpp"
 #include "pgroups/layout/timeout.hpp"
 #include "pgroups/mpi/deadline.hpp"
+#include "pgroups/mpi/error.hpp"
+#include "pgroups/mpi/session.hpp"
+#include "pgroups/report/verify_report.hpp"
 #include "plan_options.hpp"
+#include "print_warnings.hpp"
 #include "subcommand.hpp"
 #include "verify_device.hpp"
 
@@ -239,8 +239,7 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
           out["nodes"] = report::live_nodes_json(nodes, locality);
           write_output(out.dump() + '\n');
         } else {
-          write_output(report::verify_report_text(run) + '\n' +
-                       report::live_nodes_text(nodes, locality));
+          write_output(report::verify_report_text(run) + '\n' + report::live_nodes_text(nodes, locality));
         }
       } catch (const IoError& error) {
         output_error = error;
@@ -293,7 +292,7 @@ Subcommand add_verify_command(CLI::App& parent) {
   app->add_option("--format", options->format, "Output format; the same on every rank (agreed: status 7 otherwise)")
       ->check(CLI::IsMember({"text", "json"}));
   app->add_flag("--no-share", options->no_share,
-               "One communicator per kind, none shared (the same on every rank: agreed, status 7 otherwise)");
+                "One communicator per kind, none shared (the same on every rank: agreed, status 7 otherwise)");
   options->mpi.add_to(*app, {"check", "destroy", "finalize"});
   return {app, [options] { return run_verify(*options); }, [] { return true; }};
 }

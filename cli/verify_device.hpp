@@ -25,8 +25,8 @@ struct DeviceCheck {
 };
 
 /// Collective over `world`: ParallelContext::check_device_groups, then one gather per
-/// group kind on rank 0 (a rank outside a partial kind contributes an empty check). A rank whose sum differs says so on stderr. Throws what
-/// check_device_groups throws, and BackendError for an MPI failure.
+/// group kind on rank 0 (a rank outside a partial kind contributes an empty check). A rank whose sum differs says so on
+/// stderr. Throws what check_device_groups throws, and BackendError for an MPI failure.
 [[nodiscard]] DeviceCheck check_device_groups(MPI_Comm world, int rank, int size, ParallelContext& context);
 
 }  // namespace pgroups::cli

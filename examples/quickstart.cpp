@@ -26,21 +26,25 @@ int run() {
 
   // A data-parallel all-reduce ("gradients"): the sum of the group's global ranks.
   long long sum = context.global_rank();
-  pgroups::mpi::check(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_LONG_LONG, MPI_SUM,
-                                    context.get_group(ParallelMode::data).mpi()),
-                      "MPI_Allreduce(data)");
+  pgroups::mpi::check(
+      MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_LONG_LONG, MPI_SUM, context.get_group(ParallelMode::data).mpi()),
+      "MPI_Allreduce(data)");
   long long expected = 0;
   for (long long member : context.ranks_in_group(ParallelMode::data)) expected += member;
 
   // What this rank knows, gathered on rank 0 so that the lines come out in rank order.
-  const std::array<long long, 12> row = {
-      context.global_rank(),
-      context.local_rank(ParallelMode::data),        context.world_size(ParallelMode::data),
-      context.local_rank(ParallelMode::pipe),        context.world_size(ParallelMode::pipe),
-      context.local_rank(ParallelMode::tensor),      context.world_size(ParallelMode::tensor),
-      context.prev_global_rank(ParallelMode::pipe),  context.next_global_rank(ParallelMode::pipe),
-      context.seed(ParallelMode::data),              context.seed(ParallelMode::tensor),
-      sum == expected ? 1 : 0};
+  const std::array<long long, 12> row = {context.global_rank(),
+                                         context.local_rank(ParallelMode::data),
+                                         context.world_size(ParallelMode::data),
+                                         context.local_rank(ParallelMode::pipe),
+                                         context.world_size(ParallelMode::pipe),
+                                         context.local_rank(ParallelMode::tensor),
+                                         context.world_size(ParallelMode::tensor),
+                                         context.prev_global_rank(ParallelMode::pipe),
+                                         context.next_global_rank(ParallelMode::pipe),
+                                         context.seed(ParallelMode::data),
+                                         context.seed(ParallelMode::tensor),
+                                         sum == expected ? 1 : 0};
   const MPI_Comm world = context.get_group(ParallelMode::global).mpi();
   const bool leader = context.global_rank() == 0;
   const auto ranks = static_cast<std::size_t>(context.world_size(ParallelMode::global));
@@ -54,9 +58,10 @@ int run() {
     std::printf("quickstart: %s\n", pgroups::describe(context.config()).c_str());
     for (std::size_t r = 0; r < ranks; ++r) {
       const long long* v = &rows[r * row.size()];
-      std::printf("rank %lld: data %lld/%lld, pipe %lld/%lld, tensor %lld/%lld; pipe prev %lld, next %lld; "
-                  "seeds data %lld, tensor %lld\n",
-                  v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
+      std::printf(
+          "rank %lld: data %lld/%lld, pipe %lld/%lld, tensor %lld/%lld; pipe prev %lld, next %lld; "
+          "seeds data %lld, tensor %lld\n",
+          v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
       if (v[11] == 0) ++failures;
     }
     std::printf("all-reduce over data: %s\n", failures == 0 ? "OK" : "WRONG SUM");

@@ -108,7 +108,8 @@ Matrix summa(const ParallelContext& context, std::int64_t stage, const Grid& g) 
 
 std::vector<double> gradient_of(std::int64_t rank, std::size_t length) {
   std::vector<double> g(length);
-  for (std::size_t k = 0; k < length; ++k) g[k] = static_cast<double>((rank + 1) * static_cast<std::int64_t>(k + 1) % 13);
+  for (std::size_t k = 0; k < length; ++k)
+    g[k] = static_cast<double>((rank + 1) * static_cast<std::int64_t>(k + 1) % 13);
   return g;
 }
 

@@ -1,5 +1,5 @@
-// The communicator economy (docs/using/context.md, "Communicator economy") for Python: Plan.communicators() and the sharing
-// that pgroups.torch follows, bound from the one C++ rule (pgroups/layout/communicator_sharing.hpp).
+// The communicator economy (docs/using/context.md, "Communicator economy") for Python: Plan.communicators() and the
+// sharing that pgroups.torch follows, bound from the one C++ rule (pgroups/layout/communicator_sharing.hpp).
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

@@ -1,7 +1,7 @@
-// A configuration crosses into C++ once (docs/developing/architecture.md, "The front doors"): Python's arguments become a
-// ConfigOverrides, merged over a file (or the defaults) by merge_config, the CLI's own
-// rule, and the result is a ParallelConfig or the Layout itself. gpus_per_node and the
-// rest dimension travel with it, so that no field is lost on the way back to Python.
+// A configuration crosses into C++ once (docs/developing/architecture.md, "The front doors"): Python's arguments become
+// a ConfigOverrides, merged over a file (or the defaults) by merge_config, the CLI's own rule, and the result is a
+// ParallelConfig or the Layout itself. gpus_per_node and the rest dimension travel with it, so that no field is lost on
+// the way back to Python.
 
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
@@ -77,10 +77,8 @@ void bind_config(py::module_& m) {
       .def_readonly("seed", &ParallelConfig::seed)
       .def_readonly("rank_map", &ParallelConfig::rank_map)
       .def_property_readonly("mesh", &dim_list)
-      .def_property_readonly("groups",
-                             [](const ParallelConfig& c) {
-                               return c.mesh ? c.mesh->groups : std::vector<std::string>{};
-                             })
+      .def_property_readonly(
+          "groups", [](const ParallelConfig& c) { return c.mesh ? c.mesh->groups : std::vector<std::string>{}; })
       .def("__eq__", [](const ParallelConfig& a, const ParallelConfig& b) { return a == b; })
       .def("__hash__", [](const ParallelConfig& c) { return py::hash(py::str(config_setting_text(c))); })
       .def("__repr__", [](const ParallelConfig& c) { return "ParallelConfig(" + describe(c) + ")"; });
@@ -93,8 +91,7 @@ void bind_config(py::module_& m) {
                        std::optional<std::int64_t> depth, std::optional<bool> legacy_sequence_dp,
                        std::optional<std::int64_t> seed, std::optional<std::int64_t> gpus_per_node,
                        const std::optional<DimList>& mesh, std::optional<std::vector<std::string>> groups,
-                       std::optional<std::string> rest_dimension,
-                       std::optional<std::vector<std::int64_t>> rank_map) {
+                       std::optional<std::string> rest_dimension, std::optional<std::vector<std::int64_t>> rank_map) {
              ConfigOverrides o;
              o.world_size = world_size;
              o.pipeline = pipeline;
@@ -115,26 +112,28 @@ void bind_config(py::module_& m) {
            py::arg("legacy_sequence_dp") = py::none(), py::arg("seed") = py::none(),
            py::arg("gpus_per_node") = py::none(), py::arg("mesh") = py::none(), py::arg("groups") = py::none(),
            py::arg("rest_dimension") = py::none(), py::arg("rank_map") = py::none());
-  m.def("read_rank_map_file", [](const std::filesystem::path& path) { return read_rank_map_file(path); },
-        py::arg("path"));
+  m.def(
+      "read_rank_map_file", [](const std::filesystem::path& path) { return read_rank_map_file(path); },
+      py::arg("path"));
 
-  m.def("read_config_file", [](const std::filesystem::path& path) { return read_config_file(path); },
-        py::arg("path"));
-  m.def("parse_config",
-        [](const std::string& text, const std::string& format, const std::string& source) {
-          return parse_config(text, format_of(format), source);
-        },
-        py::arg("text"), py::arg("format"), py::arg("source") = "<config>");
+  m.def("read_config_file", [](const std::filesystem::path& path) { return read_config_file(path); }, py::arg("path"));
+  m.def(
+      "parse_config",
+      [](const std::string& text, const std::string& format, const std::string& source) {
+        return parse_config(text, format_of(format), source);
+      },
+      py::arg("text"), py::arg("format"), py::arg("source") = "<config>");
   // The one crossing: a file (or none) and the overrides, merged once; with
   // world_size_hint, require_world_size names the caller's spelling of a missing size.
   m.def("resolve_config", &resolve_config, py::arg("path"), py::arg("overrides"),
         py::arg("world_size_hint") = py::none());
-  m.def("resolve_layout",
-        [](const std::optional<std::string>& path, const ConfigOverrides& overrides,
-           const std::optional<std::string>& world_size_hint) {
-          return Layout(resolve_config(path, overrides, world_size_hint));
-        },
-        py::arg("path"), py::arg("overrides"), py::arg("world_size_hint") = py::none());
+  m.def(
+      "resolve_layout",
+      [](const std::optional<std::string>& path, const ConfigOverrides& overrides,
+         const std::optional<std::string>& world_size_hint) {
+        return Layout(resolve_config(path, overrides, world_size_hint));
+      },
+      py::arg("path"), py::arg("overrides"), py::arg("world_size_hint") = py::none());
 }
 
 }  // namespace pgroups::python

@@ -50,8 +50,8 @@ py::object wrap_comm(MPI_Comm comm) { return mpi4py_intracomm_class().attr("f2py
 class PyContext {
  public:
   PyContext(const ParallelConfig& config, const py::object& world, const std::optional<std::string>& strategy,
-            std::optional<double> timeout_seconds, std::optional<std::int64_t> device,
-            std::int64_t devices_per_node, bool share_communicators = true)
+            std::optional<double> timeout_seconds, std::optional<std::int64_t> device, std::int64_t devices_per_node,
+            bool share_communicators = true)
       : world_(world) {
     const MPI_Comm comm = comm_of(world);
     ContextOptions options;
@@ -105,22 +105,24 @@ void bind_context(py::module_& m) {
   m.attr("with_mpi") = true;
   // The cross-rank agreement for Python callers: ParallelContext's rank that hit an error
   // before it could build the context meets the others' constructors with it.
-  m.def("agree",
-        [](const py::object& world, const py::bytes& record, const std::string& what,
-           std::optional<double> timeout_seconds) {
-          const MPI_Comm comm = comm_of(world);
-          const std::chrono::milliseconds timeout = resolve_timeout(
-              timeout_seconds ? std::optional(timeout_from_seconds(*timeout_seconds, "timeout")) : std::nullopt);
-          const std::string text(record);
-          py::gil_scoped_release release;
-          mpi::agree(mpi::Communicator::borrow(comm), text, what, mpi::Deadline(timeout));
-        },
-        py::arg("world"), py::arg("record"), py::arg("what") = "configuration", py::arg("timeout") = py::none());
+  m.def(
+      "agree",
+      [](const py::object& world, const py::bytes& record, const std::string& what,
+         std::optional<double> timeout_seconds) {
+        const MPI_Comm comm = comm_of(world);
+        const std::chrono::milliseconds timeout = resolve_timeout(
+            timeout_seconds ? std::optional(timeout_from_seconds(*timeout_seconds, "timeout")) : std::nullopt);
+        const std::string text(record);
+        py::gil_scoped_release release;
+        mpi::agree(mpi::Communicator::borrow(comm), text, what, mpi::Deadline(timeout));
+      },
+      py::arg("world"), py::arg("record"), py::arg("what") = "configuration", py::arg("timeout") = py::none());
   // A strategy's name checked by the constructor's own parser, before the agreement, so
   // that a wrong name on one rank is carried like a wrong type.
-  m.def("check_strategy",
-        [](const std::string& name) { return std::string(mpi::strategy_name(mpi::parse_creation_strategy(name))); },
-        py::arg("name"));
+  m.def(
+      "check_strategy",
+      [](const std::string& name) { return std::string(mpi::strategy_name(mpi::parse_creation_strategy(name))); },
+      py::arg("name"));
   py::class_<KindHandle>(m, "KindHandle")
       .def_property_readonly("name", &KindHandle::name)
       .def_property_readonly("index", &KindHandle::index)
@@ -129,9 +131,9 @@ void bind_context(py::module_& m) {
       .def("__repr__", [](const KindHandle& h) { return "KindHandle('" + h.name() + "')"; });
   py::class_<PyContext>(m, "Context")
       // The configuration as resolve_config gave it: merged once, in C++.
-      .def(py::init([](const ParallelConfig& config, const py::object& world, const std::optional<std::string>& strategy,
-                       std::optional<double> timeout, std::optional<std::int64_t> device,
-                       std::int64_t devices_per_node, bool share) {
+      .def(py::init([](const ParallelConfig& config, const py::object& world,
+                       const std::optional<std::string>& strategy, std::optional<double> timeout,
+                       std::optional<std::int64_t> device, std::int64_t devices_per_node, bool share) {
              return std::make_unique<PyContext>(config, world, strategy, timeout, device, devices_per_node, share);
            }),
            py::arg("config"), py::arg("world"), py::arg("strategy"), py::arg("timeout"), py::arg("device"),
@@ -142,12 +144,15 @@ void bind_context(py::module_& m) {
       .def("layout", [](PyContext& c) { return Layout(c.get().layout()); })
       .def("strategy", [](PyContext& c) { return std::string(mpi::strategy_name(c.get().options().strategy)); })
       .def("timeout_seconds",
-           [](PyContext& c) { return c.get().options().timeout ? static_cast<double>(c.get().options().timeout->count()) / 1000.0 : 0.0; })
+           [](PyContext& c) {
+             return c.get().options().timeout ? static_cast<double>(c.get().options().timeout->count()) / 1000.0 : 0.0;
+           })
       .def("is_initialized", [](PyContext& c, const std::string& kind) { return c.get().is_initialized(kind); })
       .def("kind", [](PyContext& c, const std::string& kind) { return c.get().kind(kind); })
-      .def("is_member", [](PyContext& c, const KindArg& kind) {
-        return ask(kind, [&c](const auto& k) { return c.get().is_member(k); });
-      })
+      .def("is_member",
+           [](PyContext& c, const KindArg& kind) {
+             return ask(kind, [&c](const auto& k) { return c.get().is_member(k); });
+           })
       .def("kind_names", [](PyContext& c) { return c.get().kind_names(); })
       .def("groups", [](PyContext& c) { return c.get().kind_names(); })
       .def("modes",
@@ -157,39 +162,48 @@ void bind_context(py::module_& m) {
              return names;
            })
       .def("global_rank", [](PyContext& c) { return c.get().global_rank(); })
-      .def("local_rank", [](PyContext& c, const KindArg& kind) {
-        return ask(kind, [&c](const auto& k) { return c.get().local_rank(k); });
-      })
-      .def("world_size", [](PyContext& c, const KindArg& kind) {
-        return ask(kind, [&c](const auto& k) { return c.get().world_size(k); });
-      })
-      .def("get_group", [](PyContext& c, const KindArg& kind) {
-        return wrap_comm(ask(kind, [&c](const auto& k) { return c.get().get_group(k).mpi(); }));
-      })
-      .def("get_cpu_group", [](PyContext& c, const KindArg& kind) {
-        return wrap_comm(ask(kind, [&c](const auto& k) { return c.get().get_cpu_group(k).mpi(); }));
-      })
-      .def("ranks_in_group", [](PyContext& c, const KindArg& kind) {
-        return ask(kind, [&c](const auto& k) { return c.get().ranks_in_group(k); });
-      })
-      .def("next_global_rank", [](PyContext& c, const KindArg& kind) {
-        return ask(kind, [&c](const auto& k) { return c.get().next_global_rank(k); });
-      })
-      .def("prev_global_rank", [](PyContext& c, const KindArg& kind) {
-        return ask(kind, [&c](const auto& k) { return c.get().prev_global_rank(k); });
-      })
-      .def("is_first_rank", [](PyContext& c, const KindArg& kind) {
-        return ask(kind, [&c](const auto& k) { return c.get().is_first_rank(k); });
-      })
-      .def("is_last_rank", [](PyContext& c, const KindArg& kind) {
-        return ask(kind, [&c](const auto& k) { return c.get().is_last_rank(k); });
-      })
-      .def("seed", [](PyContext& c, const KindArg& kind) {
-        return ask(kind, [&c](const auto& k) { return c.get().seed(k); });
-      })
-      .def("creation_seconds", [](PyContext& c, const KindArg& kind) {
-        return ask(kind, [&c](const auto& k) { return c.get().creation_seconds(k); });
-      })
+      .def("local_rank",
+           [](PyContext& c, const KindArg& kind) {
+             return ask(kind, [&c](const auto& k) { return c.get().local_rank(k); });
+           })
+      .def("world_size",
+           [](PyContext& c, const KindArg& kind) {
+             return ask(kind, [&c](const auto& k) { return c.get().world_size(k); });
+           })
+      .def("get_group",
+           [](PyContext& c, const KindArg& kind) {
+             return wrap_comm(ask(kind, [&c](const auto& k) { return c.get().get_group(k).mpi(); }));
+           })
+      .def("get_cpu_group",
+           [](PyContext& c, const KindArg& kind) {
+             return wrap_comm(ask(kind, [&c](const auto& k) { return c.get().get_cpu_group(k).mpi(); }));
+           })
+      .def("ranks_in_group",
+           [](PyContext& c, const KindArg& kind) {
+             return ask(kind, [&c](const auto& k) { return c.get().ranks_in_group(k); });
+           })
+      .def("next_global_rank",
+           [](PyContext& c, const KindArg& kind) {
+             return ask(kind, [&c](const auto& k) { return c.get().next_global_rank(k); });
+           })
+      .def("prev_global_rank",
+           [](PyContext& c, const KindArg& kind) {
+             return ask(kind, [&c](const auto& k) { return c.get().prev_global_rank(k); });
+           })
+      .def("is_first_rank",
+           [](PyContext& c, const KindArg& kind) {
+             return ask(kind, [&c](const auto& k) { return c.get().is_first_rank(k); });
+           })
+      .def("is_last_rank",
+           [](PyContext& c, const KindArg& kind) {
+             return ask(kind, [&c](const auto& k) { return c.get().is_last_rank(k); });
+           })
+      .def("seed",
+           [](PyContext& c, const KindArg& kind) { return ask(kind, [&c](const auto& k) { return c.get().seed(k); }); })
+      .def("creation_seconds",
+           [](PyContext& c, const KindArg& kind) {
+             return ask(kind, [&c](const auto& k) { return c.get().creation_seconds(k); });
+           })
       .def("is_pipeline_first_stage",
            [](PyContext& c, bool ignore_virtual) { return c.get().is_pipeline_first_stage(ignore_virtual); })
       .def("is_pipeline_last_stage",

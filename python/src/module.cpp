@@ -41,7 +41,7 @@ PYBIND11_MODULE(_pgroups, m) {
       if (py::hasattr(builtins, carried.kind().c_str())) {
         const py::object found = builtins.attr(carried.kind().c_str());
         if (PyType_Check(found.ptr()) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(found.ptr()),
-                                                           reinterpret_cast<PyTypeObject*>(PyExc_Exception))) {
+                                                          reinterpret_cast<PyTypeObject*>(PyExc_Exception))) {
           type = found.ptr();  // a built-in, alive as long as the interpreter
         }
       }

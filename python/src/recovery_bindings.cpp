@@ -36,12 +36,15 @@ void bind_recovery(py::module_& m) {
       .def_property_readonly("replica_size", &Recovery::replica_size)
       .def_property_readonly("dropped_replicas",
                              [](const Recovery& r) {
-                               return std::vector<std::int64_t>(r.dropped_replicas().begin(), r.dropped_replicas().end());
+                               return std::vector<std::int64_t>(r.dropped_replicas().begin(),
+                                                                r.dropped_replicas().end());
                              })
       .def_property_readonly("added_replicas", &Recovery::added_replicas)
-      .def_property_readonly("lost", [](const Recovery& r) { return std::vector<std::int64_t>(r.lost().begin(), r.lost().end()); })
-      .def_property_readonly("joining",
-                             [](const Recovery& r) { return std::vector<std::int64_t>(r.joining().begin(), r.joining().end()); })
+      .def_property_readonly(
+          "lost", [](const Recovery& r) { return std::vector<std::int64_t>(r.lost().begin(), r.lost().end()); })
+      .def_property_readonly(
+          "joining",
+          [](const Recovery& r) { return std::vector<std::int64_t>(r.joining().begin(), r.joining().end()); })
       .def_property_readonly("spare_count", &Recovery::spare_count)
       .def("spares",
            [](const Recovery& r) {
@@ -54,16 +57,17 @@ void bind_recovery(py::module_& m) {
       .def("rank_map",
            [](const Recovery& r) {
              if (r.layout().world_size() > report::kMaxJsonWorldSize) {
-               throw ConfigError(fmt::format(
-                   "a rank map of {} ranks is too large to list (at most {}); ask old_rank(r) for one rank",
-                   r.layout().world_size(), report::kMaxJsonWorldSize));
+               throw ConfigError(
+                   fmt::format("a rank map of {} ranks is too large to list (at most {}); ask old_rank(r) for one rank",
+                               r.layout().world_size(), report::kMaxJsonWorldSize));
              }
              return r.rank_map();
            })
       .def("old_rank", &Recovery::old_rank, py::arg("new_rank"))
       .def("new_rank", &Recovery::new_rank, py::arg("old_rank"))
-      .def("fate", [](const Recovery& r, std::int64_t rank) { return std::string(rank_fate_name(r.fate(rank))); },
-           py::arg("old_rank"))
+      .def(
+          "fate", [](const Recovery& r, std::int64_t rank) { return std::string(rank_fate_name(r.fate(rank))); },
+          py::arg("old_rank"))
       .def("text", [](const Recovery& r) { return report::recovery_text(r, report::BillOptions{}); })
       .def("rank_text", &report::recovery_rank_text, py::arg("old_rank"))
       .def("bill_json", [](const Recovery& r) { return report::recovery_bill_json(r, report::BillOptions{}).dump(); })

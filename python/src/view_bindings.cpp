@@ -57,14 +57,17 @@ void bind_view(py::module_& m) {
       .def_property_readonly("pick", [](const PartitionKey& k) { return pick_name(k.pick); })
       .def_property_readonly("full", &PartitionKey::full)
       .def_property_readonly("is_world", &PartitionKey::is_world)
-      .def("__eq__", [](const PartitionKey& a, const py::object& b) {
-        return py::isinstance<PartitionKey>(b) && a == b.cast<const PartitionKey&>();
-      })
-      .def("__hash__", [](const PartitionKey& k) {
-        py::tuple runs(k.runs.size());
-        for (std::size_t i = 0; i < k.runs.size(); ++i) runs[i] = py::make_tuple(k.runs[i].first, k.runs[i].second);
-        return py::hash(py::make_tuple(k.world_size, runs, static_cast<int>(k.pick)));
-      })
+      .def("__eq__",
+           [](const PartitionKey& a, const py::object& b) {
+             return py::isinstance<PartitionKey>(b) && a == b.cast<const PartitionKey&>();
+           })
+      .def("__hash__",
+           [](const PartitionKey& k) {
+             py::tuple runs(k.runs.size());
+             for (std::size_t i = 0; i < k.runs.size(); ++i)
+               runs[i] = py::make_tuple(k.runs[i].first, k.runs[i].second);
+             return py::hash(py::make_tuple(k.world_size, runs, static_cast<int>(k.pick)));
+           })
       .def("__repr__", [](const PartitionKey& k) { return "PartitionKey(" + k.text() + ")"; });
 
   py::class_<RankView>(m, "RankView")
@@ -76,9 +79,10 @@ void bind_view(py::module_& m) {
                                for (const GroupKind& kind : v.layout().group_kinds()) names.push_back(kind.name);
                                return names;
                              })
-      .def("kind_name", [](const RankView& v, const py::object& kind) {
-        return v.layout().group_kinds()[kind_index(v, kind)].name;
-      }, py::arg("kind"))
+      .def(
+          "kind_name",
+          [](const RankView& v, const py::object& kind) { return v.layout().group_kinds()[kind_index(v, kind)].name; },
+          py::arg("kind"))
       .def("is_member", by_name(&RankView::is_member), py::arg("kind"))
       .def("local_rank", by_name(&RankView::local_rank), py::arg("kind"))
       .def("size", by_name(&RankView::size), py::arg("kind"))

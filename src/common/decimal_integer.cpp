@@ -55,9 +55,9 @@ IntegerReading read_decimal_integer(std::string_view text, IntegerSyntax syntax)
   }
   if (fits && (magnitude <= kMax || (negative && magnitude == kMax + 1))) {
     reading.status = IntegerStatus::ok;
-    reading.value = magnitude <= kMax ? (negative ? -static_cast<std::int64_t>(magnitude)
-                                                  : static_cast<std::int64_t>(magnitude))
-                                      : std::numeric_limits<std::int64_t>::min();
+    reading.value = magnitude <= kMax
+                        ? (negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude))
+                        : std::numeric_limits<std::int64_t>::min();
     return reading;
   }
   reading.status = IntegerStatus::too_large;

@@ -45,7 +45,8 @@ struct UnitLevel {
 // order then keeps each unit together, units numbered by their first node in launch order.
 void apply_unit_levels(Cluster& cluster, const std::vector<UnitLevel>& levels, bool skip_foreign_hosts) {
   std::map<std::string, std::int64_t, std::less<>> position;
-  for (std::size_t i = 0; i < cluster.hosts.size(); ++i) position.emplace(cluster.hosts[i], static_cast<std::int64_t>(i));
+  for (std::size_t i = 0; i < cluster.hosts.size(); ++i)
+    position.emplace(cluster.hosts[i], static_cast<std::int64_t>(i));
   const auto n = static_cast<std::size_t>(cluster.node_count);
   std::vector<std::vector<std::int64_t>> unit_of;  // per level, per launch position
   for (const UnitLevel& level : levels) {
@@ -64,8 +65,8 @@ void apply_unit_levels(Cluster& cluster, const std::vector<UnitLevel>& levels, b
         auto& unit = units[static_cast<std::size_t>(at->second)];
         if (unit >= 0) {
           throw ParseError(fmt::format("{}: host {} is in two units of level {} ({} and {})", level.where,
-                                       quoted_excerpt(host), level.name, level.unit_names[named[static_cast<std::size_t>(unit)]],
-                                       level.unit_names[u]));
+                                       quoted_excerpt(host), level.name,
+                                       level.unit_names[named[static_cast<std::size_t>(unit)]], level.unit_names[u]));
         }
         unit = static_cast<std::int64_t>(sizes.size());
         ++held;
@@ -77,16 +78,16 @@ void apply_unit_levels(Cluster& cluster, const std::vector<UnitLevel>& levels, b
     }
     for (std::size_t p = 0; p < n; ++p) {
       if (units[p] < 0) {
-        throw ParseError(fmt::format("{}: host {} is in no unit of level {}", level.where, quoted_excerpt(cluster.hosts[p]),
-                                     level.name));
+        throw ParseError(fmt::format("{}: host {} is in no unit of level {}", level.where,
+                                     quoted_excerpt(cluster.hosts[p]), level.name));
       }
     }
     for (std::size_t u = 1; u < sizes.size(); ++u) {
       if (sizes[u] != sizes[0]) {
-        throw ParseError(fmt::format("{}: the units of level {} hold different numbers of the job's nodes ({} holds {}, "
-                                     "{} holds {}): place needs units of one size",
-                                     level.where, level.name, level.unit_names[named[0]], sizes[0],
-                                     level.unit_names[named[u]], sizes[u]));
+        throw ParseError(fmt::format(
+            "{}: the units of level {} hold different numbers of the job's nodes ({} holds {}, "
+            "{} holds {}): place needs units of one size",
+            level.where, level.name, level.unit_names[named[0]], sizes[0], level.unit_names[named[u]], sizes[u]));
       }
     }
     // Renumbered by first appearance in launch order.
@@ -102,9 +103,10 @@ void apply_unit_levels(Cluster& cluster, const std::vector<UnitLevel>& levels, b
       for (std::size_t p = 0; p < n; ++p) {
         const auto [at, added] = outer_of.emplace(unit_of.back()[p], units[p]);
         if (!added && at->second != units[p]) {
-          throw ParseError(fmt::format("{}: host {} and the other hosts of its unit of the level below lie in different "
-                                       "units of level {}: each unit must lie inside one unit of the level above",
-                                       level.where, quoted_excerpt(cluster.hosts[p]), level.name));
+          throw ParseError(
+              fmt::format("{}: host {} and the other hosts of its unit of the level below lie in different "
+                          "units of level {}: each unit must lie inside one unit of the level above",
+                          level.where, quoted_excerpt(cluster.hosts[p]), level.name));
         }
       }
     }
@@ -131,7 +133,10 @@ std::string kind_name(const ConfigValue& value) {
     case ValueKind::null: return "null";
     case ValueKind::boolean: return "a boolean";
     case ValueKind::integer:
-    case ValueKind::big_integer: return fmt::format("integer {}", printable_excerpt(value.kind == ValueKind::integer ? std::to_string(value.integer) : value.text, 40));
+    case ValueKind::big_integer:
+      return fmt::format(
+          "integer {}",
+          printable_excerpt(value.kind == ValueKind::integer ? std::to_string(value.integer) : value.text, 40));
     case ValueKind::floating: return fmt::format("float {}", printable_excerpt(value.text, 40));
     case ValueKind::string: return fmt::format("string {}", quoted_excerpt(value.text, '"'));
     case ValueKind::array: return "an array";
@@ -148,12 +153,14 @@ class ClusterReader {
   Cluster read(const ConfigValue& root) const {
     const ConfigEntry* entry = root.kind == ValueKind::table ? root.find(detail::kClusterKey) : nullptr;
     if (entry == nullptr) {
-      throw ParseError(fmt::format("{}: no cluster table: a cluster file holds cluster = {{gpus_per_node, nodes, "
-                                   "levels, ...}} (docs/using/placement.md)",
-                                   source_));
+      throw ParseError(
+          fmt::format("{}: no cluster table: a cluster file holds cluster = {{gpus_per_node, nodes, "
+                      "levels, ...}} (docs/using/placement.md)",
+                      source_));
     }
     const ConfigValue& table = entry->value;
-    if (table.kind != ValueKind::table) fail(table.position, fmt::format("cluster must be a table, found {}", kind_name(table)));
+    if (table.kind != ValueKind::table)
+      fail(table.position, fmt::format("cluster must be a table, found {}", kind_name(table)));
     Cluster cluster;
     const ConfigValue* gpus = nullptr;
     const ConfigValue* nodes = nullptr;
@@ -178,8 +185,8 @@ class ClusterReader {
     if (gpus == nullptr) fail(table.position, "cluster has no gpus_per_node: give the GPUs (ranks) of one node");
     cluster.gpus_per_node = integer(*gpus, "cluster.gpus_per_node");
     if (cluster.gpus_per_node < 1) {
-      fail(gpus->position, fmt::format("cluster.gpus_per_node {} is invalid: it must be a positive integer",
-                                       cluster.gpus_per_node));
+      fail(gpus->position,
+           fmt::format("cluster.gpus_per_node {} is invalid: it must be a positive integer", cluster.gpus_per_node));
     }
     if (nodes == nullptr) fail(table.position, "cluster has no nodes: give a count or the host names in launch order");
     if (nodes->kind == ValueKind::array) {
@@ -196,7 +203,8 @@ class ClusterReader {
     } else {
       cluster.node_count = integer(*nodes, "cluster.nodes", "an integer or an array of host names");
       if (cluster.node_count < 1) {
-        fail(nodes->position, fmt::format("cluster.nodes {} is invalid: it must be a positive integer", cluster.node_count));
+        fail(nodes->position,
+             fmt::format("cluster.nodes {} is invalid: it must be a positive integer", cluster.node_count));
       }
     }
     if (levels != nullptr) read_levels(*levels, cluster);
@@ -225,7 +233,8 @@ class ClusterReader {
       bool named = false;
       for (const ConfigEntry& e : level.entries) {
         if (e.key == "name") {
-          if (e.value.kind != ValueKind::string) fail(e.value.position, fmt::format("{}.name must be a string, found {}", path, kind_name(e.value)));
+          if (e.value.kind != ValueKind::string)
+            fail(e.value.position, fmt::format("{}.name must be a string, found {}", path, kind_name(e.value)));
           if (e.value.text.empty() || e.value.text == "node" || e.value.text == "rest") {
             fail(e.value.position, fmt::format("{}.name {} is invalid: a level needs a name of its own (node and rest "
                                                "are taken)",
@@ -239,13 +248,15 @@ class ClusterReader {
           out.cost = number(e.value, path + ".cost");
         } else {
           constexpr std::array<std::string_view, 3> kKeys = {"name", "nodes", "cost"};
-          fail(e.key_position, fmt::format("unknown key {} in {}; the keys are name, nodes, cost{}", quoted_excerpt(e.key),
-                                           path, detail::did_you_mean(e.key, kKeys)));
+          fail(e.key_position, fmt::format("unknown key {} in {}; the keys are name, nodes, cost{}",
+                                           quoted_excerpt(e.key), path, detail::did_you_mean(e.key, kKeys)));
         }
       }
       if (!named) fail(level.position, fmt::format("{} has no name", path));
-      if (nodes == nullptr) fail(level.position, fmt::format("{} ({}) has no nodes: give the nodes of one unit, or the "
-                                                            "hosts of each unit", path, out.name));
+      if (nodes == nullptr)
+        fail(level.position, fmt::format("{} ({}) has no nodes: give the nodes of one unit, or the "
+                                         "hosts of each unit",
+                                         path, out.name));
       if (nodes->kind == ValueKind::array) {
         if (cluster.hosts.empty()) {
           fail(nodes->position, fmt::format("{}.nodes lists hosts, but cluster.nodes is a count: give the host names "
@@ -278,15 +289,18 @@ class ClusterReader {
 
   void read_traffic(const ConfigValue& value, Cluster& cluster) const {
     if (value.kind != ValueKind::table) {
-      fail(value.position, fmt::format("cluster.traffic must be a table of kind = relative bytes, found {}", kind_name(value)));
+      fail(value.position,
+           fmt::format("cluster.traffic must be a table of kind = relative bytes, found {}", kind_name(value)));
     }
     for (const ConfigEntry& e : value.entries) {
-      cluster.traffic.emplace_back(e.key, number(e.value, fmt::format("cluster.traffic.{}", printable_excerpt(e.key, 40))));
+      cluster.traffic.emplace_back(e.key,
+                                   number(e.value, fmt::format("cluster.traffic.{}", printable_excerpt(e.key, 40))));
     }
   }
 
   std::vector<std::string> strings(const ConfigValue& value, std::string_view path) const {
-    if (value.kind != ValueKind::array) fail(value.position, fmt::format("{} must be an array of host names, found {}", path, kind_name(value)));
+    if (value.kind != ValueKind::array)
+      fail(value.position, fmt::format("{} must be an array of host names, found {}", path, kind_name(value)));
     std::vector<std::string> out;
     for (std::size_t i = 0; i < value.entries.size(); ++i) {
       const ConfigValue& host = value.entries[i].value;
@@ -298,9 +312,12 @@ class ClusterReader {
     return out;
   }
 
-  std::int64_t integer(const ConfigValue& value, std::string_view path, std::string_view expected = "an integer") const {
+  std::int64_t integer(const ConfigValue& value, std::string_view path,
+                       std::string_view expected = "an integer") const {
     if (value.kind == ValueKind::integer) return value.integer;
-    if (value.kind == ValueKind::big_integer) fail(value.position, fmt::format("{} {} does not fit in a 64-bit integer", path, printable_excerpt(value.text, 40)));
+    if (value.kind == ValueKind::big_integer)
+      fail(value.position,
+           fmt::format("{} {} does not fit in a 64-bit integer", path, printable_excerpt(value.text, 40)));
     fail(value.position, fmt::format("{} must be {}, found {}", path, expected, kind_name(value)));
   }
 
@@ -312,12 +329,15 @@ class ClusterReader {
       errno = 0;
       char* end = nullptr;
       result = std::strtod(value.text.c_str(), &end);
-      if (end == value.text.c_str()) fail(value.position, fmt::format("{} {} is not a number", path, printable_excerpt(value.text, 40)));
+      if (end == value.text.c_str())
+        fail(value.position, fmt::format("{} {} is not a number", path, printable_excerpt(value.text, 40)));
     } else {
       fail(value.position, fmt::format("{} must be a number, found {}", path, kind_name(value)));
     }
     if (!std::isfinite(result) || result < 0) {
-      fail(value.position, fmt::format("{} {} is invalid: it must be a finite number >= 0", path, printable_excerpt(value.text.empty() ? std::to_string(value.integer) : value.text, 40)));
+      fail(value.position,
+           fmt::format("{} {} is invalid: it must be a finite number >= 0", path,
+                       printable_excerpt(value.text.empty() ? std::to_string(value.integer) : value.text, 40)));
     }
     return result;
   }
@@ -379,7 +399,8 @@ std::vector<std::string> expand_host_list(std::string_view text) {
     std::size_t i = 0;
     while (i < name.size()) {
       const std::size_t open = name.find('[', i);
-      const std::string_view literal = name.substr(i, open == std::string_view::npos ? std::string_view::npos : open - i);
+      const std::string_view literal =
+          name.substr(i, open == std::string_view::npos ? std::string_view::npos : open - i);
       for (std::string& e : expanded) e += literal;
       if (open == std::string_view::npos) break;
       const std::size_t close = name.find(']', open);
@@ -395,7 +416,8 @@ std::vector<std::string> expand_host_list(std::string_view text) {
         const std::string_view first = part.substr(0, dash);
         const std::string_view last = dash == std::string_view::npos ? first : part.substr(dash + 1);
         const auto digits = [](std::string_view s) {
-          return !s.empty() && s.size() <= 18 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+          return !s.empty() && s.size() <= 18 &&
+                 std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
         };
         if (!digits(first) || !digits(last)) {
           bad(fmt::format("{} is not a number or a range of numbers (a-b)", quoted_excerpt(part)));
@@ -454,7 +476,8 @@ std::vector<std::pair<std::string, double>> parse_traffic(std::string_view text)
 }
 
 Cluster parse_slurm_topology(std::string_view text, std::string_view source, const std::vector<std::string>& hosts,
-                             std::int64_t gpus_per_node, const std::vector<std::pair<std::string, double>>& level_costs) {
+                             std::int64_t gpus_per_node,
+                             const std::vector<std::pair<std::string, double>>& level_costs) {
   struct Switch {
     std::string name;
     std::size_t line = 0;
@@ -489,7 +512,8 @@ Cluster parse_slurm_topology(std::string_view text, std::string_view source, con
       i = j;
       const std::size_t eq = token.find('=');
       if (eq == std::string_view::npos || eq == 0) {
-        fail(line_number, fmt::format("{} is not a field: topology.conf lines are Key=Value fields", quoted_excerpt(token)));
+        fail(line_number,
+             fmt::format("{} is not a field: topology.conf lines are Key=Value fields", quoted_excerpt(token)));
       }
       fields.emplace_back(lower(token.substr(0, eq)), std::string(token.substr(eq + 1)));
     }
@@ -527,20 +551,26 @@ Cluster parse_slurm_topology(std::string_view text, std::string_view source, con
       }
     }
     if (is_block) {
-      if (!switches.empty()) fail(line_number, "BlockName= after SwitchName=: a topology.conf is one plugin's, tree or block");
+      if (!switches.empty())
+        fail(line_number, "BlockName= after SwitchName=: a topology.conf is one plugin's, tree or block");
       if (entry.nodes.empty()) fail(line_number, fmt::format("block {} has no Nodes=", quoted_excerpt(entry.name)));
       for (const Switch& other : blocks) {
-        if (other.name == entry.name) fail(line_number, fmt::format("block {} is defined twice (first at line {})", quoted_excerpt(entry.name), other.line));
+        if (other.name == entry.name)
+          fail(line_number,
+               fmt::format("block {} is defined twice (first at line {})", quoted_excerpt(entry.name), other.line));
       }
       blocks.push_back(std::move(entry));
     } else {
-      if (!blocks.empty()) fail(line_number, "SwitchName= after BlockName=: a topology.conf is one plugin's, tree or block");
+      if (!blocks.empty())
+        fail(line_number, "SwitchName= after BlockName=: a topology.conf is one plugin's, tree or block");
       if (entry.nodes.empty() == entry.children.empty()) {
         fail(line_number, fmt::format("switch {} must have either Nodes= (a leaf switch) or Switches= (a parent)",
                                       quoted_excerpt(entry.name)));
       }
       const auto [at, added] = index.emplace(entry.name, switches.size());
-      if (!added) fail(line_number, fmt::format("switch {} is defined twice (first at line {})", quoted_excerpt(entry.name), switches[at->second].line));
+      if (!added)
+        fail(line_number, fmt::format("switch {} is defined twice (first at line {})", quoted_excerpt(entry.name),
+                                      switches[at->second].line));
       switches.push_back(std::move(entry));
     }
   }
@@ -555,7 +585,8 @@ Cluster parse_slurm_topology(std::string_view text, std::string_view source, con
   {
     std::set<std::string_view> seen;
     for (const std::string& host : hosts) {
-      if (!seen.insert(host).second) throw ConfigError(fmt::format("the node list holds host {} twice", quoted_excerpt(host)));
+      if (!seen.insert(host).second)
+        throw ConfigError(fmt::format("the node list holds host {} twice", quoted_excerpt(host)));
     }
   }
   const auto cost_of = [&](const std::string& name, double fallback) {
@@ -578,15 +609,16 @@ Cluster parse_slurm_topology(std::string_view text, std::string_view source, con
     for (const Switch& s : switches) {
       for (const std::string& child : s.children) {
         if (!index.count(child)) {
-          fail(s.children_line, fmt::format("Switches= names switch {}, which no SwitchName= line defines",
-                                            quoted_excerpt(child)));
+          fail(s.children_line,
+               fmt::format("Switches= names switch {}, which no SwitchName= line defines", quoted_excerpt(child)));
         }
       }
     }
     const auto level_of = [&](auto&& self, std::size_t i, std::size_t depth) -> int {
       Switch& s = switches[i];
       if (s.level > 0) return s.level;
-      if (depth > switches.size()) fail(s.line, fmt::format("switch {} is its own ancestor: the switches form a cycle", quoted_excerpt(s.name)));
+      if (depth > switches.size())
+        fail(s.line, fmt::format("switch {} is its own ancestor: the switches form a cycle", quoted_excerpt(s.name)));
       int level = 1;
       for (const std::string& child : s.children) level = std::max(level, 1 + self(self, index.at(child), depth + 1));
       s.level = level;
@@ -594,7 +626,8 @@ Cluster parse_slurm_topology(std::string_view text, std::string_view source, con
     };
     int top = 0;
     for (std::size_t i = 0; i < switches.size(); ++i) top = std::max(top, level_of(level_of, i, 0));
-    const auto nodes_under = [&](auto&& self, const Switch& s, std::vector<std::string>& out, std::size_t depth) -> void {
+    const auto nodes_under = [&](auto&& self, const Switch& s, std::vector<std::string>& out,
+                                 std::size_t depth) -> void {
       if (depth > switches.size()) return;
       out.insert(out.end(), s.nodes.begin(), s.nodes.end());
       for (const std::string& child : s.children) self(self, switches[index.at(child)], out, depth + 1);
@@ -619,7 +652,8 @@ Cluster parse_slurm_topology(std::string_view text, std::string_view source, con
   }
   for (const auto& entry : level_costs) {
     const std::string& name = entry.first;
-    const bool known = name == "node" || std::any_of(levels.begin(), levels.end(), [&](const UnitLevel& l) { return l.name == name; });
+    const bool known =
+        name == "node" || std::any_of(levels.begin(), levels.end(), [&](const UnitLevel& l) { return l.name == name; });
     if (!known) {
       std::vector<std::string> names = {"node"};
       for (const UnitLevel& l : levels) names.push_back(l.name);
@@ -636,7 +670,8 @@ Cluster parse_slurm_topology(std::string_view text, std::string_view source, con
 }
 
 Cluster read_slurm_topology(const std::filesystem::path& path, const std::vector<std::string>& hosts,
-                            std::int64_t gpus_per_node, const std::vector<std::pair<std::string, double>>& level_costs) {
+                            std::int64_t gpus_per_node,
+                            const std::vector<std::pair<std::string, double>>& level_costs) {
   const std::string text = detail::read_whole_file(path);
   return parse_slurm_topology(text, printable_excerpt(path.string(), 400), hosts, gpus_per_node, level_costs);
 }

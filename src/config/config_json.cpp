@@ -26,8 +26,9 @@ nlohmann::json settings_json(const ParallelConfig& config) {
             {"groups", config.mesh->groups}};
   }
   nlohmann::json tensor = {{"size", config.tensor_size}};
-  tensor["mode"] = config.tensor_mode == TensorMode::none ? nlohmann::json(nullptr)
-                                                          : nlohmann::json(std::string(tensor_mode_name(config.tensor_mode)));
+  tensor["mode"] = config.tensor_mode == TensorMode::none
+                       ? nlohmann::json(nullptr)
+                       : nlohmann::json(std::string(tensor_mode_name(config.tensor_mode)));
   if (config.tensor_mode == TensorMode::tensor_2p5d && config.depth) tensor["depth"] = *config.depth;
   nlohmann::json json = {{"world_size", config.world_size}, {"pipeline", config.pipeline}, {"tensor", tensor}};
   if (config.legacy_sequence_dp) json["legacy_sequence_dp"] = true;

@@ -26,16 +26,18 @@ void fill_rest_dimension(MeshConfig& mesh, const std::string& name, std::int64_t
   }
   if (rest == nullptr || others <= 0) return;
   if (world % others != 0) {
-    throw ConfigError(fmt::format("world size {} is not divisible by the product {} of the sizes of order {} without "
-                                  "{}, so no size of {} fits; give its size or other sizes",
-                                  world, others, order, name, name));
+    throw ConfigError(
+        fmt::format("world size {} is not divisible by the product {} of the sizes of order {} without "
+                    "{}, so no size of {} fits; give its size or other sizes",
+                    world, others, order, name, name));
   }
   rest->size = world / others;
 }
 
 }  // namespace
 
-ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& overrides, std::string_view how_to_give_a_mesh) {
+ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& overrides,
+                            std::string_view how_to_give_a_mesh) {
   if (overrides.world_size) {
     if (*overrides.world_size < 1) {
       throw ConfigError(fmt::format("world size {} is invalid: it must be a positive integer", *overrides.world_size));
@@ -59,9 +61,10 @@ ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& override
   }
   if (overrides.groups && !overrides.groups->empty()) {
     if (!base.mesh) {
-      throw ConfigError(fmt::format("group '{}' needs a mesh: groups are the group kinds of a mesh (give {}, or a "
-                                    "[mesh] table in the config file); presets have fixed modes",
-                                    overrides.groups->front(), how_to_give_a_mesh));
+      throw ConfigError(
+          fmt::format("group '{}' needs a mesh: groups are the group kinds of a mesh (give {}, or a "
+                      "[mesh] table in the config file); presets have fixed modes",
+                      overrides.groups->front(), how_to_give_a_mesh));
     }
     base.mesh->groups = *overrides.groups;
   }

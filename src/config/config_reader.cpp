@@ -80,9 +80,9 @@ ConfigValue read_tree_file(const std::filesystem::path& path, std::string& sourc
   source = printable_excerpt(path.string(), 400);
   if (!format) {
     const std::string extension = path.extension().string();
-    throw ParseError(fmt::format(
-        "{}: cannot tell the format from {}; use .toml, .json or .py", source,
-        extension.empty() ? std::string("a name without extension") : fmt::format("the extension {}", quoted_excerpt(extension))));
+    throw ParseError(fmt::format("{}: cannot tell the format from {}; use .toml, .json or .py", source,
+                                 extension.empty() ? std::string("a name without extension")
+                                                   : fmt::format("the extension {}", quoted_excerpt(extension))));
   }
   const std::string text = read_whole_file(path);
   if (is_blank(text)) throw ParseError(fmt::format("{}: the file is empty", source));
@@ -123,15 +123,16 @@ ParallelConfig read_config_file(const std::filesystem::path& path) {
     throw IoError("the configuration file path is empty: name a .toml, .json or .py file");
   }
   if (path.native().find('\0') != std::string::npos) {
-    throw IoError(fmt::format("configuration file path {} holds a NUL byte, which no file name can",
-                              quoted_path(path.string())));
+    throw IoError(
+        fmt::format("configuration file path {} holds a NUL byte, which no file name can", quoted_path(path.string())));
   }
   const auto format = config_format_from_path(path);
   if (!format) {
     const std::string extension = path.extension().string();
-    throw ParseError(fmt::format(
-        "{}: cannot tell the configuration format from {}; use .toml, .json or .py", printable_excerpt(path.string(), 400),
-        extension.empty() ? std::string("a name without extension") : fmt::format("the extension {}", quoted_excerpt(extension))));
+    throw ParseError(fmt::format("{}: cannot tell the configuration format from {}; use .toml, .json or .py",
+                                 printable_excerpt(path.string(), 400),
+                                 extension.empty() ? std::string("a name without extension")
+                                                   : fmt::format("the extension {}", quoted_excerpt(extension))));
   }
   const std::string text = detail::read_whole_file(path);
   return parse_config(text, *format, printable_excerpt(path.string(), 400));

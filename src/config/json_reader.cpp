@@ -78,7 +78,11 @@ bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '
 class JsonTreeHandler final : public nlohmann::json_sax<nlohmann::json> {
  public:
   JsonTreeHandler(std::string_view text, std::string_view source, const char* const* read_up_to)
-      : text_(text), source_(source), read_up_to_(read_up_to), cursor_(text), builder_(source, OtherTopLevelKeys::refused) {
+      : text_(text),
+        source_(source),
+        read_up_to_(read_up_to),
+        cursor_(text),
+        builder_(source, OtherTopLevelKeys::refused) {
     // nlohmann skips a UTF-8 byte order mark silently.
     if (text.starts_with("\xEF\xBB\xBF")) previous_end_ = 3;
   }

@@ -14,8 +14,8 @@
 namespace pgroups::detail {
 namespace {
 
-constexpr std::array<std::string_view, 7> kParallelKeys = {"pipeline", "tensor", "world_size", "legacy_sequence_dp",
-                                                           "seed", "gpus_per_node", "rank_map"};
+constexpr std::array<std::string_view, 7> kParallelKeys = {
+    "pipeline", "tensor", "world_size", "legacy_sequence_dp", "seed", "gpus_per_node", "rank_map"};
 constexpr std::array<std::string_view, 3> kTensorKeys = {"size", "mode", "depth"};
 constexpr std::array<std::string_view, 1> kPipelineKeys = {"size"};
 constexpr std::array<std::string_view, 2> kMeshKeys = {"order", "groups"};
@@ -96,9 +96,9 @@ class TableReader {
       hint = did_you_mean(entry.key, kTopLevelKeys);
       if (hint.empty()) hint = "; a training run's other settings belong in a file of their own";
     }
-    fail(entry.key_position, fmt::format("unknown top-level key {}: a {} configuration holds parallel, mesh and cluster only{}",
-                                         quoted_excerpt(entry.key), format_ == ConfigFormat::toml ? "TOML" : "JSON",
-                                         hint));
+    fail(entry.key_position,
+         fmt::format("unknown top-level key {}: a {} configuration holds parallel, mesh and cluster only{}",
+                     quoted_excerpt(entry.key), format_ == ConfigFormat::toml ? "TOML" : "JSON", hint));
   }
 
   void read_parallel(const ConfigValue& value, ParallelConfig& config) const {
@@ -112,8 +112,9 @@ class TableReader {
         config.world_size = integer(entry.value, "parallel.world_size");
         // 0 is the library's "not given"; written in a file it is a size, and an invalid one.
         if (config.world_size == 0) {
-          throw ConfigError("parallel.world_size 0 is invalid: it must be a positive integer (leave it out to take "
-                            "a mesh's product)");
+          throw ConfigError(
+              "parallel.world_size 0 is invalid: it must be a positive integer (leave it out to take "
+              "a mesh's product)");
         }
       } else if (entry.key == "legacy_sequence_dp") {
         if (entry.value.kind != ValueKind::boolean) wrong_type(entry.value, "parallel.legacy_sequence_dp", "a boolean");
@@ -135,8 +136,8 @@ class TableReader {
   MeshConfig read_mesh(const ConfigValue& value) const {
     if (value.kind != ValueKind::table) wrong_type(value, "mesh", words_.a_table);
     if (value.integer > static_cast<std::int64_t>(ValueTreeBuilder::kMaxKeptEntries)) {
-      fail(value.position, fmt::format("mesh has {} keys; at most {} are allowed", value.integer,
-                                       ValueTreeBuilder::kMaxKeptEntries));
+      fail(value.position,
+           fmt::format("mesh has {} keys; at most {} are allowed", value.integer, ValueTreeBuilder::kMaxKeptEntries));
     }
     MeshConfig mesh;
     const ConfigValue* order = nullptr;

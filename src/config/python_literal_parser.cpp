@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
-#include "pgroups/common/decimal_integer.hpp"
 #include "../common/did_you_mean.hpp"
 #include "format_readers.hpp"
+#include "pgroups/common/decimal_integer.hpp"
 #include "python_literal_tokenizer.hpp"
 
 namespace pgroups::detail {

@@ -103,8 +103,7 @@ std::string describe(const Token& token) {
   return "token";
 }
 
-Tokenizer::Tokenizer(std::string_view text, std::string_view source)
-    : text_(text), source_(source) {
+Tokenizer::Tokenizer(std::string_view text, std::string_view source) : text_(text), source_(source) {
   if (text_.starts_with("\xEF\xBB\xBF")) at_ = line_start_ = 3;
   // Python refuses NUL anywhere in a source file; one check here spares every branch.
   if (const auto nul = text_.find('\0'); nul != std::string_view::npos) {
@@ -295,8 +294,7 @@ void Tokenizer::escape(std::string& value) {
         append_utf8(value, code_point);
         return;
       }
-      fail_at(start,
-              fmt::format("unsupported escape sequence {} in a string", quoted_excerpt(text_.substr(start, 2))));
+      fail_at(start, fmt::format("unsupported escape sequence {} in a string", quoted_excerpt(text_.substr(start, 2))));
   }
   ++at_;
 }
@@ -351,8 +349,7 @@ std::size_t Tokenizer::utf8_length(std::size_t at) const {
 }
 
 void Tokenizer::skip_blanks() {
-  while (at_ < text_.size() &&
-         (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\f')) {
+  while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\f')) {
     ++at_;
   }
 }
@@ -368,13 +365,9 @@ void Tokenizer::consume_newline() {
   line_start_ = at_;
 }
 
-SourcePosition Tokenizer::position() const {
-  return {line_, at_ - line_start_ + 1};
-}
+SourcePosition Tokenizer::position() const { return {line_, at_ - line_start_ + 1}; }
 
-void Tokenizer::fail(std::string_view message) const {
-  fail(position(), message);
-}
+void Tokenizer::fail(std::string_view message) const { fail(position(), message); }
 
 void Tokenizer::fail(SourcePosition where, std::string_view message) const {
   throw_parse_error(source_, where, message);

@@ -51,16 +51,18 @@ std::vector<std::int64_t> parse_rank_map(std::string_view text, std::string_view
   if (document.is_object()) {
     const auto it = document.find("rank_map");
     if (it == document.end()) {
-      throw ParseError(fmt::format("{}: the object has no rank_map key: a rank map file holds the list itself "
-                                   "([3, 0, 1, 2]) or an object with rank_map (as pgroups place --format json prints)",
-                                   source));
+      throw ParseError(
+          fmt::format("{}: the object has no rank_map key: a rank map file holds the list itself "
+                      "([3, 0, 1, 2]) or an object with rank_map (as pgroups place --format json prints)",
+                      source));
     }
     list = &*it;
   }
   if (!list->is_array()) {
-    throw ParseError(fmt::format("{}: rank_map must be an array of integers, found {}: entry r is the launcher rank "
-                                 "that runs mesh rank r",
-                                 source, found(*list)));
+    throw ParseError(
+        fmt::format("{}: rank_map must be an array of integers, found {}: entry r is the launcher rank "
+                    "that runs mesh rank r",
+                    source, found(*list)));
   }
   std::vector<std::int64_t> map;
   map.reserve(list->size());

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/common/decimal_integer.hpp"
 #include "format_readers.hpp"
+#include "pgroups/common/decimal_integer.hpp"
 
 namespace pgroups::detail {
 namespace {

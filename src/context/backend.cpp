@@ -21,8 +21,8 @@ std::string_view backend_name(Backend backend) {
     case Backend::mpi: return "mpi";
     case Backend::nccl: return "nccl";
   }
-  throw ConfigError(fmt::format("Backend {} is not a backend: the backends are 0 (mpi) and 1 (nccl)",
-                                static_cast<int>(backend)));
+  throw ConfigError(
+      fmt::format("Backend {} is not a backend: the backends are 0 (mpi) and 1 (nccl)", static_cast<int>(backend)));
 }
 
 Backend parse_backend(std::string_view text) {

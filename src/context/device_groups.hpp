@@ -61,9 +61,8 @@ class DeviceGroups {
   /// splitShare (one family): whenever pgroups aborts one of them (a failed or timed-out
   /// creation, check or destroy), it aborts the whole family, so no sibling is left
   /// sharing the resources of an aborted communicator.
-  void create(const Layout& layout, std::int64_t rank, const mpi::Communicator& control,
-              const MpiGroupOf& mpi_group_of, std::optional<std::chrono::milliseconds> timeout,
-              std::vector<KindSharing> sharing = {});
+  void create(const Layout& layout, std::int64_t rank, const mpi::Communicator& control, const MpiGroupOf& mpi_group_of,
+              std::optional<std::chrono::milliseconds> timeout, std::vector<KindSharing> sharing = {});
 
   /// The device bound by bind(). Stays valid after destroy().
   [[nodiscard]] int device() const noexcept { return device_; }

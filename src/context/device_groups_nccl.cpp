@@ -2,12 +2,12 @@
 // pgroups::nccl exists, device_groups_none.cpp otherwise).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
-#include <algorithm>
 #include <exception>
-#include <string>
 #include <span>
+#include <string>
 #include <utility>
 
 #include "device_groups.hpp"
@@ -25,9 +25,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 }  // namespace
 
@@ -47,8 +45,7 @@ DeviceGroups::~DeviceGroups() {
   }
 }
 
-std::unique_ptr<DeviceGroups> DeviceGroups::bind(const mpi::Communicator& control,
-                                                 std::optional<std::int64_t> device,
+std::unique_ptr<DeviceGroups> DeviceGroups::bind(const mpi::Communicator& control, std::optional<std::int64_t> device,
                                                  std::int64_t node_local_rank) {
   const auto start = Clock::now();
   std::exception_ptr failure;
@@ -81,8 +78,8 @@ void DeviceGroups::create(const Layout& layout, std::int64_t rank, const mpi::Co
   nccl::CommOptions options;
   if (timeout) options.timeout = *timeout;
   const auto start = Clock::now();
-  nccl::NcclCommunicator world = nccl::create_world(layout.world_size(), rank, nccl::mpi_broadcast(control.get()),
-                                                    options);
+  nccl::NcclCommunicator world =
+      nccl::create_world(layout.world_size(), rank, nccl::mpi_broadcast(control.get()), options);
   world_seconds_ = seconds_since(start);
   // The per-group fallback broadcasts each group's unique id over the kind's MPI
   // communicator, whose rank 0 is the group's local rank 0.
@@ -120,7 +117,8 @@ ncclComm_t DeviceGroups::comm(std::string_view group) const {
     request.device = device_;
     (void)nccl::bind_device(request);  // the thread asking may not have the device current
     const auto start = Clock::now();
-    nccl::NcclCommunicator one = nccl::init_communicator(std::string(group), 1, 0, [](std::span<std::byte>) {}, options);
+    nccl::NcclCommunicator one =
+        nccl::init_communicator(std::string(group), 1, 0, [](std::span<std::byte>) {}, options);
     comms_->groups.add(std::string(group), std::move(one), seconds_since(start));
   }
   return comms_->groups.at(group).get();

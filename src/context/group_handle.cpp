@@ -11,8 +11,8 @@ std::string_view library(Backend backend) noexcept { return backend == Backend::
 
 [[noreturn]] void throw_wrong_kind(std::string_view group, Backend held, Backend asked) {
   throw StateError(fmt::format(
-      "the group handle of group {} holds an {} communicator (backend {}), not an {} one; {}", group,
-      library(held), backend_name(held), library(asked),
+      "the group handle of group {} holds an {} communicator (backend {}), not an {} one; {}", group, library(held),
+      backend_name(held), library(asked),
       asked == Backend::mpi ? "get_cpu_group returns the MPI communicator whatever the context's backend"
                             : "get_group returns an NCCL communicator only when the context was built with backend "
                               "nccl"));

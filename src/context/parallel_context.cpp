@@ -47,7 +47,7 @@ void name_communicators(const Layout& layout, const mpi::Communicator& world,
   std::string world_name;
   for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
     const detail::KindGroup& entry = created[kind];
-    std::string& target = entry.sharing.source == CommSource::world ? world_name
+    std::string& target = entry.sharing.source == CommSource::world    ? world_name
                           : entry.sharing.source == CommSource::shared ? names[entry.sharing.owner]
                                                                        : names[kind];
     target += (target.empty() ? "" : ",") + kinds[kind].name;
@@ -72,8 +72,7 @@ void name_communicators(const Layout& layout, const mpi::Communicator& world,
 std::string agreement_text(const ParallelConfig& config, const ContextOptions& options,
                            std::string_view node_info_source) {
   std::string text = fmt::format("{} node_info={} backend={} strategy={}", config_setting_text(config),
-                                 node_info_source, backend_name(options.backend),
-                                 mpi::strategy_name(options.strategy));
+                                 node_info_source, backend_name(options.backend), mpi::strategy_name(options.strategy));
   // Sharing decides which collectives run; only its non-default value is spelled out,
   // so that the texts of earlier versions stay as they were.
   if (!options.share_communicators) text += " communicators=separate";
@@ -126,8 +125,8 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
     // The same on every rank once they agree on the backend, as the configuration is.
     require_backend_built(opts.backend);
     if (resolved.world_size != size) {
-      throw ConfigError(fmt::format("world size {} was given, but the communicator has {} ranks",
-                                    resolved.world_size, size));
+      throw ConfigError(
+          fmt::format("world size {} was given, but the communicator has {} ranks", resolved.world_size, size));
     }
     state_.layout.emplace(resolved);
     steps = creation_steps(*state_.layout, with_device);
@@ -144,17 +143,16 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   // that never arrives makes the others throw TimeoutError here.
   announce(opts, duplicate_step);
   const auto dup_start = Clock::now();
-  mpi::Communicator control =
-      mpi::dup_until(borrowed, deadline, {duplicate_step.name, duplicate_step.description});
+  mpi::Communicator control = mpi::dup_until(borrowed, deadline, {duplicate_step.name, duplicate_step.description});
   const double dup_seconds = seconds_since(dup_start);
   announce(opts, agreement_step);
   // Where the node query's answer comes from is agreed on with the configuration: the
   // query is a collective, and ranks that disagreed on taking it would wait forever.
   const std::optional<mpi::NodeInfo> launcher_node = mpi::node_info_from_launcher(borrowed);
   // A rank's own error travels in place of its settings, so that every rank throws it.
-  const std::string record =
-      request.own_error ? encode_error(request.own_error->kind, request.own_error->message)
-                        : agreement_record(resolved, opts, launcher_node ? "launcher" : "shared_memory_split");
+  const std::string record = request.own_error
+                                 ? encode_error(request.own_error->kind, request.own_error->message)
+                                 : agreement_record(resolved, opts, launcher_node ? "launcher" : "shared_memory_split");
   mpi::require_identical(control, record, "configuration", deadline);
   // Every rank carried the same error, so the records agreed: each throws it.
   if (request.own_error) {
@@ -232,9 +230,7 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
         const std::chrono::milliseconds step_limit = wait_limit(*opts.timeout);
         device_groups->create(
             layout, global_rank, control,
-            [&created, &layout](std::string_view group) {
-              return created[layout.group_kind_index(group)].comm.get();
-            },
+            [&created, &layout](std::string_view group) { return created[layout.group_kind_index(group)].comm.get(); },
             step_limit, sharing);
         break;
       }
@@ -248,7 +244,6 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   live->device_groups = std::move(device_groups);
   state_.live = std::move(live);
 }
-
 
 ParallelContext::~ParallelContext() = default;
 ParallelContext::ParallelContext(ParallelContext&& other) noexcept = default;
@@ -282,9 +277,7 @@ bool LiveGroups::holds_nothing() const noexcept { return groups.empty() && world
 // the other ranks; so freeing runs under a watchdog, as creation does. The deadline is
 // unlimited (no thread at all) when there is nothing to free or MPI is gone.
 void LiveGroups::destroy() {
-  const mpi::Deadline deadline = holds_nothing() || !mpi::is_running()
-                                     ? mpi::Deadline()
-                                     : mpi::Deadline(timeout_);
+  const mpi::Deadline deadline = holds_nothing() || !mpi::is_running() ? mpi::Deadline() : mpi::Deadline(timeout_);
   Watchdog watchdog(deadline, rank_, world_size_);
   const auto guard = watchdog.enter_if_possible(kDestroyStep);
   // The NCCL communicators first: they were created after (and from) the MPI ones.
@@ -322,9 +315,7 @@ void LiveGroups::destroy_quietly() noexcept {
   // freed.
   std::optional<Watchdog> watchdog;
   try {
-    watchdog.emplace(!mpi::is_running() ? mpi::Deadline()
-                                    : mpi::Deadline(timeout_),
-                     rank_, world_size_);
+    watchdog.emplace(!mpi::is_running() ? mpi::Deadline() : mpi::Deadline(timeout_), rank_, world_size_);
   } catch (...) {
     watchdog.reset();
   }

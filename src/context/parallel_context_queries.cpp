@@ -19,9 +19,10 @@ std::string destroyed_message(std::string_view group) {
 }
 
 [[noreturn]] void throw_no_pipeline_communicator(std::string_view group) {
-  throw StateError(fmt::format("there is no communicator of group {}: the pipeline size is 1, so none was created "
-                               "(its queries answer for this rank alone)",
-                               group));
+  throw StateError(
+      fmt::format("there is no communicator of group {}: the pipeline size is 1, so none was created "
+                  "(its queries answer for this rank alone)",
+                  group));
 }
 
 }  // namespace
@@ -78,9 +79,10 @@ KindHandle ParallelContext::kind(std::string_view group) const {
 std::size_t ParallelContext::checked_index(const KindHandle& group) const {
   if (destroyed()) throw StateError(destroyed_message(group.name()));
   if (group.context_ != state_.live->id()) {
-    throw StateError(fmt::format("the handle of group {} belongs to another context (or to one since destroyed): "
-                                 "ask this context for it, kind(\"{}\")",
-                                 group.name(), group.name()));
+    throw StateError(
+        fmt::format("the handle of group {} belongs to another context (or to one since destroyed): "
+                    "ask this context for it, kind(\"{}\")",
+                    group.name(), group.name()));
   }
   return group.index_;
 }

@@ -16,8 +16,7 @@ namespace pgroups {
 
 ProcessGroupInitializer::ProcessGroupInitializer(std::int64_t rank, std::int64_t world_size,
                                                  const ParallelConfig& config, std::int64_t data_parallel_size,
-                                                 std::int64_t pipeline_parallel_size,
-                                                 std::int64_t tensor_parallel_size)
+                                                 std::int64_t pipeline_parallel_size, std::int64_t tensor_parallel_size)
     : rank_(rank),
       world_size_(world_size),
       config_(config),
@@ -61,15 +60,16 @@ std::vector<DistGroup> ProcessGroupInitializer::create_dist_groups(MPI_Comm worl
         fmt::format("rank {} given to {} is not this process's rank {} in the communicator", rank_, name(), me)};
   } else if (world_size_ != size) {
     request.own_error = detail::OwnError{
-        "ConfigError", fmt::format("world size {} given to {} is not the communicator's size {}", world_size_, name(),
-                                   size)};
+        "ConfigError",
+        fmt::format("world size {} given to {} is not the communicator's size {}", world_size_, name(), size)};
   }
   // Checks of the plan the same on every rank, thrown on every rank after the agreement.
   request.select_kinds = [this, backend = options.backend](const Layout& layout) {
     if (backend != Backend::mpi) {
-      throw ConfigError(fmt::format("{} creates MPI communicators only (backend mpi); backend {} was asked for: use "
-                                    "a ParallelContext for NCCL communicators",
-                                    name(), backend_name(backend)));
+      throw ConfigError(
+          fmt::format("{} creates MPI communicators only (backend mpi); backend {} was asked for: use "
+                      "a ParallelContext for NCCL communicators",
+                      name(), backend_name(backend)));
     }
     const std::int64_t product = data_parallel_size_ * pipeline_parallel_size_ * tensor_parallel_size_;
     if (product != world_size_) {

@@ -145,8 +145,8 @@ void judge_records(std::span<const std::string> records, std::string_view what) 
       const auto fields = decode(variant);
       if (kind.empty()) kind = std::string((*fields)[0].second);
       if (shown++ < kShown) {
-        detail += fmt::format("{}{} hit before the {} agreement: {}", detail.empty() ? "" : "; ",
-                              ranks_text(variant), what, (*fields)[1].second);
+        detail += fmt::format("{}{} hit before the {} agreement: {}", detail.empty() ? "" : "; ", ranks_text(variant),
+                              what, (*fields)[1].second);
       }
     }
     if (shown > kShown) detail += fmt::format("; and {} more errors", shown - kShown);

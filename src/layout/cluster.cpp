@@ -15,8 +15,8 @@ namespace pgroups {
 
 void validate(const Cluster& cluster) {
   if (cluster.gpus_per_node < 1) {
-    throw ConfigError(fmt::format("cluster gpus_per_node {} is invalid: it must be a positive integer",
-                                  cluster.gpus_per_node));
+    throw ConfigError(
+        fmt::format("cluster gpus_per_node {} is invalid: it must be a positive integer", cluster.gpus_per_node));
   }
   if (cluster.node_count < 1) {
     throw ConfigError(fmt::format("cluster nodes {} is invalid: it must be a positive number of nodes (or host names)",
@@ -28,7 +28,8 @@ void validate(const Cluster& cluster) {
   }
   if (!cluster.hosts.empty()) {
     if (static_cast<std::int64_t>(cluster.hosts.size()) != cluster.node_count) {
-      throw ConfigError(fmt::format("cluster has {} host names for {} nodes", cluster.hosts.size(), cluster.node_count));
+      throw ConfigError(
+          fmt::format("cluster has {} host names for {} nodes", cluster.hosts.size(), cluster.node_count));
     }
     std::set<std::string_view> seen;
     for (const std::string& host : cluster.hosts) {
@@ -40,8 +41,8 @@ void validate(const Cluster& cluster) {
   }
   if (!cluster.node_order.empty()) {
     if (static_cast<std::int64_t>(cluster.node_order.size()) != cluster.node_count) {
-      throw ConfigError(fmt::format("cluster node order has {} entries for {} nodes", cluster.node_order.size(),
-                                    cluster.node_count));
+      throw ConfigError(
+          fmt::format("cluster node order has {} entries for {} nodes", cluster.node_order.size(), cluster.node_count));
     }
     std::vector<bool> seen(cluster.node_order.size(), false);
     for (const std::int64_t position : cluster.node_order) {
@@ -65,14 +66,15 @@ void validate(const Cluster& cluster) {
     const std::string what = fmt::format("cluster levels[{}]", i);
     if (level.name.empty()) throw ConfigError(fmt::format("{} has no name", what));
     if (!names.insert(level.name).second) {
-      throw ConfigError(fmt::format("{} name {} is used twice (node is the node's own level)", what,
-                                    quoted_excerpt(level.name)));
+      throw ConfigError(
+          fmt::format("{} name {} is used twice (node is the node's own level)", what, quoted_excerpt(level.name)));
     }
     check_cost(level.cost, what + " (" + level.name + ") cost");
     if (level.nodes < 1 || level.nodes % below != 0) {
-      throw ConfigError(fmt::format("{} ({}) nodes {} is invalid: a unit must hold a positive multiple of the {} "
-                                    "nodes of the level below, so that each unit lies inside one unit above",
-                                    what, level.name, level.nodes, below));
+      throw ConfigError(
+          fmt::format("{} ({}) nodes {} is invalid: a unit must hold a positive multiple of the {} "
+                      "nodes of the level below, so that each unit lies inside one unit above",
+                      what, level.name, level.nodes, below));
     }
     if (cluster.node_count % level.nodes != 0) {
       throw ConfigError(fmt::format("{} ({}) nodes {} does not divide the cluster's {} nodes: every unit must be full",
@@ -82,8 +84,8 @@ void validate(const Cluster& cluster) {
   }
   for (const auto& [name, bytes] : cluster.traffic) {
     if (!std::isfinite(bytes) || bytes < 0) {
-      throw ConfigError(fmt::format("traffic of {} is {}: relative bytes must be a finite number >= 0",
-                                    quoted_excerpt(name), bytes));
+      throw ConfigError(
+          fmt::format("traffic of {} is {}: relative bytes must be a finite number >= 0", quoted_excerpt(name), bytes));
     }
   }
 }

@@ -124,9 +124,10 @@ LauncherInfo detect_launcher(const EnvironmentLookup& lookup) {
       if (const auto tasks_per_node = environment_text(lookup, kTasksPerNode)) {
         info.local_size = slurm_tasks_on_node(*tasks_per_node, *info.node);
         if (!info.local_size) {
-          info.malformed.push_back(fmt::format("environment variable {}={} is malformed for node {}: it must be a list "
-                                               "of counts \"N\" or \"N(xK)\" that covers the node",
-                                               kTasksPerNode, quoted_excerpt(*tasks_per_node), *info.node));
+          info.malformed.push_back(
+              fmt::format("environment variable {}={} is malformed for node {}: it must be a list "
+                          "of counts \"N\" or \"N(xK)\" that covers the node",
+                          kTasksPerNode, quoted_excerpt(*tasks_per_node), *info.node));
         }
       }
     }

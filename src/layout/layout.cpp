@@ -82,9 +82,9 @@ std::size_t Layout::kind_of(ParallelMode mode) const {
   if (kind == kNoKind) {
     std::vector<std::string_view> names;
     for (ParallelMode m : modes_) names.push_back(mode_name(m));
-    throw StateError(fmt::format("mode {} is not created for {}; the modes are: {}", mode_name(mode),
-                                 describe(lowered_.config), names.empty() ? std::string("none (a mesh has group kinds)")
-                                                                  : fmt::format("{}", fmt::join(names, ", "))));
+    throw StateError(fmt::format(
+        "mode {} is not created for {}; the modes are: {}", mode_name(mode), describe(lowered_.config),
+        names.empty() ? std::string("none (a mesh has group kinds)") : fmt::format("{}", fmt::join(names, ", "))));
   }
   return kind;
 }
@@ -112,9 +112,7 @@ PartitionKey Layout::partition_key(std::size_t kind) const {
   return key;
 }
 
-void Layout::check_rank(std::int64_t rank) const {
-  detail::check_world_rank(rank, lowered_.config.world_size);
-}
+void Layout::check_rank(std::int64_t rank) const { detail::check_world_rank(rank, lowered_.config.world_size); }
 
 std::int64_t Layout::mesh_rank(std::int64_t rank) const {
   check_rank(rank);
@@ -148,7 +146,8 @@ void Layout::check_map_order() const {
         std::vector<std::int64_t> group = mesh.group_of(r, s.varying);
         for (std::int64_t& member : group) member = rank_map_.launcher_rank(member);
         throw ConfigError(fmt::format(
-            "rank map breaks the order of kind '{}': its group of mesh ranks {} runs on launcher ranks {}, which do not "
+            "rank map breaks the order of kind '{}': its group of mesh ranks {} runs on launcher ranks {}, which do "
+            "not "
             "ascend along {}; torch and MPI number a group by ascending rank, so a kind of one dimension must keep its "
             "mesh order (the pipeline stage, the DeviceMesh coordinate and the group rank would disagree)",
             lowered_.kinds[k].name, rank_list_excerpt(mesh.group_of(r, s.varying)), rank_list_excerpt(group),
@@ -203,12 +202,9 @@ std::int64_t Layout::group_size(std::size_t kind) const {
   const KindShape& s = shape(kind);
   const std::int64_t full = mesh_of(s).group_size(s.varying);
   switch (s.pick) {
-    case KindShape::Pick::first:
-      return 1;
-    case KindShape::Pick::first_and_last:
-      return full > 1 ? 2 : 1;
-    default:
-      return full;
+    case KindShape::Pick::first: return 1;
+    case KindShape::Pick::first_and_last: return full > 1 ? 2 : 1;
+    default: return full;
   }
 }
 

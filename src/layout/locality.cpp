@@ -55,9 +55,7 @@ NodeMap NodeMap::observed(const std::vector<std::int64_t>& node_of_rank) {
   return map;
 }
 
-void NodeMap::check_rank(std::int64_t rank) const {
-  detail::check_world_rank(rank, world_size_);
-}
+void NodeMap::check_rank(std::int64_t rank) const { detail::check_world_rank(rank, world_size_); }
 
 std::int64_t NodeMap::node_of(std::int64_t rank) const {
   check_rank(rank);
@@ -91,8 +89,8 @@ bool is_bandwidth_hungry(std::string_view name) noexcept {
 
 std::vector<ModeLocality> mode_locality(const Layout& layout, const NodeMap& nodes) {
   if (nodes.world_size() != layout.world_size()) {
-    throw ConfigError(fmt::format("the node map covers {} ranks, but the layout has {}", nodes.world_size(),
-                                  layout.world_size()));
+    throw ConfigError(
+        fmt::format("the node map covers {} ranks, but the layout has {}", nodes.world_size(), layout.world_size()));
   }
   std::vector<ModeLocality> result;
   const auto kinds = layout.group_kinds();
@@ -107,8 +105,8 @@ std::vector<ModeLocality> mode_locality(const Layout& layout, const NodeMap& nod
       const std::int64_t node = nodes.node_of(leader);
       // Members ascend and, when each node is one range of ranks, the last member decides.
       bool within = true;
-      const std::int64_t size = kinds[kind].partial ? static_cast<std::int64_t>(layout.group_of(leader, kind).size())
-                                                    : entry.group_size;
+      const std::int64_t size =
+          kinds[kind].partial ? static_cast<std::int64_t>(layout.group_of(leader, kind).size()) : entry.group_size;
       if (nodes.contiguous()) {
         within = nodes.node_of(layout.group_member(leader, kind, size - 1)) == node;
       } else {

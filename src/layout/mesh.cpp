@@ -26,14 +26,12 @@ Mesh::Mesh(std::vector<MeshDim> dims) : dims_(std::move(dims)) {
       }
     }
     if (dim.size < 1) {
-      throw ConfigError(fmt::format("mesh dimension '{}' has size {}, must be a positive integer",
-                                    dim.name, dim.size));
+      throw ConfigError(fmt::format("mesh dimension '{}' has size {}, must be a positive integer", dim.name, dim.size));
     }
     strides_.push_back(size_);
     if (__builtin_mul_overflow(size_, dim.size, &size_)) {
       throw ConfigError(fmt::format("mesh of sizes [{}] has more than {} ranks (64-bit overflow)",
-                                    fmt::join(sizes_of(dims_), ", "),
-                                    std::numeric_limits<std::int64_t>::max()));
+                                    fmt::join(sizes_of(dims_), ", "), std::numeric_limits<std::int64_t>::max()));
     }
   }
 }
@@ -69,9 +67,7 @@ DimMask Mesh::mask_of(std::span<const std::string_view> names) const {
   return mask;
 }
 
-void Mesh::check_rank(std::int64_t rank) const {
-  detail::check_world_rank(rank, size_);
-}
+void Mesh::check_rank(std::int64_t rank) const { detail::check_world_rank(rank, size_); }
 
 std::int64_t Mesh::coordinate(std::int64_t rank, std::size_t dim) const {
   check_rank(rank);
@@ -95,7 +91,8 @@ std::int64_t Mesh::rank_of(std::span<const std::int64_t> coords) const {
   std::int64_t rank = 0;
   for (std::size_t i = 0; i < dims_.size(); ++i) {
     if (coords[i] < 0 || coords[i] >= dims_[i].size) {
-      throw ConfigError(fmt::format("coordinate {} = {} is outside 0..{}", dims_[i].name, coords[i], dims_[i].size - 1));
+      throw ConfigError(
+          fmt::format("coordinate {} = {} is outside 0..{}", dims_[i].name, coords[i], dims_[i].size - 1));
     }
     rank += coords[i] * strides_[i];
   }
@@ -129,9 +126,7 @@ std::int64_t Mesh::group_index(std::int64_t rank, DimMask varying) const {
   return index;
 }
 
-std::int64_t Mesh::local_rank(std::int64_t rank, DimMask varying) const {
-  return group_index(rank, ~varying);
-}
+std::int64_t Mesh::local_rank(std::int64_t rank, DimMask varying) const { return group_index(rank, ~varying); }
 
 std::int64_t Mesh::group_member(std::int64_t rank, DimMask varying, std::int64_t index) const {
   check_rank(rank);

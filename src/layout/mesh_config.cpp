@@ -43,21 +43,20 @@ std::vector<MeshDim> parse_mesh_dims(std::string_view spec) {
     const std::string_view item = rest.substr(0, comma);
     const std::size_t equals = item.find('=');
     if (equals == std::string_view::npos || equals == 0) {
-      throw ConfigError(fmt::format("mesh item {} in {} is not NAME=SIZE (e.g. tp=2,dp=4,pp=2)",
-                                    quoted_excerpt(item), quoted_excerpt(spec)));
+      throw ConfigError(fmt::format("mesh item {} in {} is not NAME=SIZE (e.g. tp=2,dp=4,pp=2)", quoted_excerpt(item),
+                                    quoted_excerpt(spec)));
     }
     const std::string_view size_text = item.substr(equals + 1);
     // The one integer reader of the config files and the integer options: "010" and
     // "0x10" are refused in their words, never read in another base.
     const IntegerReading size = read_decimal_integer(size_text);
     if (size.status == IntegerStatus::leading_zero || size.status == IntegerStatus::not_decimal) {
-      throw ConfigError(fmt::format("mesh item {} in {}: {}", quoted_excerpt(item),
-                                    quoted_excerpt(spec), integer_problem(size, size_text, "")));
+      throw ConfigError(fmt::format("mesh item {} in {}: {}", quoted_excerpt(item), quoted_excerpt(spec),
+                                    integer_problem(size, size_text, "")));
     }
     if (size.status != IntegerStatus::ok) {
       throw ConfigError(fmt::format("mesh item {} in {} has size {}, which is not a 64-bit integer",
-                                    quoted_excerpt(item), quoted_excerpt(spec),
-                                    quoted_excerpt(size_text)));
+                                    quoted_excerpt(item), quoted_excerpt(spec), quoted_excerpt(size_text)));
     }
     dims.push_back({std::string(item.substr(0, equals)), size.value});
     if (comma == std::string_view::npos) return dims;
@@ -77,10 +76,10 @@ std::vector<MeshDim> mesh_dims_from_order(std::string_view order, std::span<cons
       }
     }
     if (!found && given.size != 1) {
-      throw ConfigError(fmt::format("size {}={} is given, but {} is not in the order {}; a name missing from the "
-                                    "order must have size 1",
-                                    printable_excerpt(given.name, 40), given.size,
-                                    quoted_excerpt(given.name), quoted_excerpt(order)));
+      throw ConfigError(fmt::format(
+          "size {}={} is given, but {} is not in the order {}; a name missing from the "
+          "order must have size 1",
+          printable_excerpt(given.name, 40), given.size, quoted_excerpt(given.name), quoted_excerpt(order)));
     }
   }
   return dims;

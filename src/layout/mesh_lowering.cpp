@@ -42,9 +42,10 @@ void check_not_mixed(const ParallelConfig& c) {
   if (c.depth) mixed.push_back(fmt::format("depth={}", *c.depth));
   if (c.legacy_sequence_dp) mixed.push_back("legacy_sequence_dp");
   if (!mixed.empty()) {
-    throw ConfigError(fmt::format("a mesh cannot be combined with {}: the mesh's dimensions replace pipeline, tensor, "
-                                  "mode and depth",
-                                  fmt::join(mixed, ", ")));
+    throw ConfigError(
+        fmt::format("a mesh cannot be combined with {}: the mesh's dimensions replace pipeline, tensor, "
+                    "mode and depth",
+                    fmt::join(mixed, ", ")));
   }
 }
 
@@ -95,8 +96,8 @@ Layout::Lowered Layout::lower_mesh(const ParallelConfig& config) {
     throw ConfigError(fmt::format("world size {} is invalid: it must be a positive integer", config.world_size));
   }
   if (config.world_size != 0 && config.world_size != mesh.size()) {
-    throw ConfigError(fmt::format("world size {} does not match the {}, whose sizes multiply to {}",
-                                  config.world_size, describe(MeshConfig{mesh_config.dims, {}}), mesh.size()));
+    throw ConfigError(fmt::format("world size {} does not match the {}, whose sizes multiply to {}", config.world_size,
+                                  describe(MeshConfig{mesh_config.dims, {}}), mesh.size()));
   }
   out.config.world_size = mesh.size();
   out.legacy_block_mesh = Mesh({{"member", mesh.size()}});
@@ -106,7 +107,8 @@ Layout::Lowered Layout::lower_mesh(const ParallelConfig& config) {
   };
   out.pipeline_dim = find_dim(mesh, "pp");
   std::string sizes;
-  for (const MeshDim& dim : mesh.dims()) sizes += fmt::format("{}{} {}", sizes.empty() ? "" : " x ", dim.name, dim.size);
+  for (const MeshDim& dim : mesh.dims())
+    sizes += fmt::format("{}{} {}", sizes.empty() ? "" : " x ", dim.name, dim.size);
   out.summary = fmt::format("{} (order {}, first fastest)", sizes, mesh_order(mesh_config));
   out.pipeline_size = size_of("pp");
   out.tensor_size = size_of("tp");
@@ -152,8 +154,8 @@ Layout::Lowered Layout::lower_mesh(const ParallelConfig& config) {
     }
     for (std::size_t k = 0; k < out.kinds.size(); ++k) {
       if (out.shapes[k].varying == shape.varying && out.shapes[k].pick == shape.pick) {
-        throw ConfigError(fmt::format("group '{}' repeats group '{}': both vary the same dimensions",
-                                      printable(token), printable(out.kinds[k].name)));
+        throw ConfigError(fmt::format("group '{}' repeats group '{}': both vary the same dimensions", printable(token),
+                                      printable(out.kinds[k].name)));
       }
     }
     GroupKind kind{token, std::nullopt, {}, shape.pick != KindShape::Pick::all, {}};

@@ -17,7 +17,7 @@ namespace pgroups {
 namespace {
 std::string describe_settings(const ParallelConfig& config);
 constexpr std::array<std::string_view, 6> kTensorModeNames = {"none", "1d", "2d", "2.5d", "3d", "sequence"};
-}
+}  // namespace
 
 std::string_view tensor_mode_name(TensorMode mode) {
   const auto index = static_cast<std::size_t>(mode);

@@ -33,8 +33,9 @@ std::string PartitionKey::text() const {
   std::vector<std::string> parts;
   for (const auto& [stride, extent] : runs) parts.push_back(fmt::format("{}x{}", stride, extent));
   const char* picked = pick == Pick::all ? "all" : pick == Pick::first ? "first" : "first_and_last";
-  std::string text = fmt::format("W={} runs={} {}", world_size,
-                                 parts.empty() ? std::string("none") : fmt::format("{}", fmt::join(parts, ",")), picked);
+  std::string text =
+      fmt::format("W={} runs={} {}", world_size,
+                  parts.empty() ? std::string("none") : fmt::format("{}", fmt::join(parts, ",")), picked);
   if (rank_map != 0) text += fmt::format(" map={:016x}", rank_map);
   return text;
 }

@@ -194,19 +194,22 @@ bool nests(const Shares& inner, const Shares& outer) {
 
 Problem problem_of(const Layout& layout, const Cluster& cluster) {
   if (!layout.is_mesh()) {
-    throw ConfigError("pgroups place needs a named mesh (--mesh, --order or a [mesh] table): the presets' "
-                      "dimensions are not placed");
+    throw ConfigError(
+        "pgroups place needs a named mesh (--mesh, --order or a [mesh] table): the presets' "
+        "dimensions are not placed");
   }
   if (!layout.rank_map().identity()) {
-    throw ConfigError("pgroups place chooses the rank map: give the layout without one (no --rank-map, no "
-                      "parallel.rank_map)");
+    throw ConfigError(
+        "pgroups place chooses the rank map: give the layout without one (no --rank-map, no "
+        "parallel.rank_map)");
   }
   validate(cluster);
   const std::int64_t gpus = cluster.node_count * cluster.gpus_per_node;
   if (gpus != layout.world_size()) {
-    throw ConfigError(fmt::format("the mesh has {} ranks, but the cluster has {} GPUs ({} nodes of {}): place puts "
-                                  "one rank on each GPU",
-                                  layout.world_size(), gpus, cluster.node_count, cluster.gpus_per_node));
+    throw ConfigError(
+        fmt::format("the mesh has {} ranks, but the cluster has {} GPUs ({} nodes of {}): place puts "
+                    "one rank on each GPU",
+                    layout.world_size(), gpus, cluster.node_count, cluster.gpus_per_node));
   }
   Problem p;
   for (const MeshDim& dim : layout.mesh().dims()) p.sizes.push_back(dim.size);
@@ -269,10 +272,11 @@ PlacementResult place(const Layout& layout, const Cluster& cluster) {
   } else if (layout.world_size() <= kPlacementEnumerationLimit) {
     result.identity = cost_by_enumeration(layout, cluster);
   } else {
-    throw ConfigError(fmt::format("the plain mesh order cuts a dimension across a level unevenly (or the nodes' "
-                                  "launch order splits a unit), and a world of {} ranks is above the {} that are "
-                                  "costed group by group",
-                                  layout.world_size(), kPlacementEnumerationLimit));
+    throw ConfigError(
+        fmt::format("the plain mesh order cuts a dimension across a level unevenly (or the nodes' "
+                    "launch order splits a unit), and a world of {} ranks is above the {} that are "
+                    "costed group by group",
+                    layout.world_size(), kPlacementEnumerationLimit));
   }
 
   // One layer of candidates per boundary, each with the identity's shares when it has them.
@@ -395,12 +399,18 @@ PlacementCost cost_by_enumeration(const Layout& layout, const Cluster& cluster) 
   PlacementCost out;
   for (std::size_t k = 0; k < layout.group_kinds().size(); ++k) {
     const GroupKind& kind = layout.group_kinds()[k];
-    KindCost entry{kind.name, layout.group_size(k), layout.group_count(k), traffic_of(cluster, kind.name),
-                   std::vector<std::int64_t>(unit_nodes.size(), 0), std::vector<std::int64_t>(unit_nodes.size(), -1), 0};
+    KindCost entry{kind.name,
+                   layout.group_size(k),
+                   layout.group_count(k),
+                   traffic_of(cluster, kind.name),
+                   std::vector<std::int64_t>(unit_nodes.size(), 0),
+                   std::vector<std::int64_t>(unit_nodes.size(), -1),
+                   0};
     for (const std::vector<std::int64_t>& group : layout.groups(k)) {
       for (std::size_t l = 0; l < unit_nodes.size(); ++l) {
         std::set<std::int64_t> units;
-        for (const std::int64_t rank : group) units.insert(position[static_cast<std::size_t>(rank / g)] / unit_nodes[l]);
+        for (const std::int64_t rank : group)
+          units.insert(position[static_cast<std::size_t>(rank / g)] / unit_nodes[l]);
         const auto spanned = static_cast<std::int64_t>(units.size());
         if (spanned > 1) ++entry.crossing[l];
         entry.units[l] = entry.units[l] == -1 || entry.units[l] == spanned ? spanned : 0;

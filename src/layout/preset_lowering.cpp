@@ -45,18 +45,10 @@ std::vector<MeshDim> mesh_dims(const ParallelConfig& c, const detail::PresetSize
   const std::int64_t q = sizes.grid_dim;
   std::vector<MeshDim> dims;
   switch (c.tensor_mode) {
-    case TensorMode::tensor_2d:
-      dims = {{"row", q}, {"col", q}};
-      break;
-    case TensorMode::tensor_2p5d:
-      dims = {{"row", q}, {"col", q}, {"dep", *c.depth}};
-      break;
-    case TensorMode::tensor_3d:
-      dims = {{"i", q}, {"j", q}, {"k", q}};
-      break;
-    default:
-      dims = {{"tensor", c.tensor_size}};
-      break;
+    case TensorMode::tensor_2d: dims = {{"row", q}, {"col", q}}; break;
+    case TensorMode::tensor_2p5d: dims = {{"row", q}, {"col", q}, {"dep", *c.depth}}; break;
+    case TensorMode::tensor_3d: dims = {{"i", q}, {"j", q}, {"k", q}}; break;
+    default: dims = {{"tensor", c.tensor_size}}; break;
   }
   dims.push_back({"pipe", c.pipeline});
   dims.push_back({"data", sizes.data_parallel_size});
@@ -87,7 +79,8 @@ detail::PresetSizes detail::check_preset(const ParallelConfig& c) {
     throw ConfigError(fmt::format("tensor size {} is invalid: it must be a positive integer", c.tensor_size));
   }
   if (c.depth && c.tensor_mode != TensorMode::tensor_2p5d) {
-    throw ConfigError(fmt::format("depth {} is not allowed with mode {}: depth belongs to mode 2.5d only", *c.depth, mode));
+    throw ConfigError(
+        fmt::format("depth {} is not allowed with mode {}: depth belongs to mode 2.5d only", *c.depth, mode));
   }
   if (c.tensor_mode == TensorMode::tensor_2p5d && !c.depth) {
     throw ConfigError("mode 2.5d requires a depth (tensor size = q * q * depth)");
@@ -102,10 +95,10 @@ detail::PresetSizes detail::check_preset(const ParallelConfig& c) {
   // Colossal-AI checks divisibility before the mode's shape; keep its order so the same
   // configuration reports the same rule.
   if (c.world_size % model_size != 0) {
-    throw ConfigError(fmt::format(
-        "world size {} is not divisible by pipeline size {} * tensor size {} = {}: the data-parallel size "
-        "W / (pipeline * tensor) must be a whole number",
-        c.world_size, c.pipeline, c.tensor_size, model_size));
+    throw ConfigError(
+        fmt::format("world size {} is not divisible by pipeline size {} * tensor size {} = {}: the data-parallel size "
+                    "W / (pipeline * tensor) must be a whole number",
+                    c.world_size, c.pipeline, c.tensor_size, model_size));
   }
   PresetSizes sizes;
   sizes.data_parallel_size = c.world_size / model_size;
@@ -119,9 +112,10 @@ detail::PresetSizes detail::check_preset(const ParallelConfig& c) {
     case TensorMode::tensor_2p5d:
       if (c.tensor_size % *c.depth == 0) sizes.grid_dim = exact_root_or_zero(c.tensor_size / *c.depth, 2);
       if (sizes.grid_dim == 0) {
-        throw ConfigError(fmt::format(
-            "tensor size {} is not depth {} times a perfect square, required by mode 2.5d (tensor size = q * q * depth)",
-            c.tensor_size, *c.depth));
+        throw ConfigError(
+            fmt::format("tensor size {} is not depth {} times a perfect square, required by mode 2.5d (tensor size = q "
+                        "* q * depth)",
+                        c.tensor_size, *c.depth));
       }
       break;
     case TensorMode::tensor_3d:
@@ -130,8 +124,7 @@ detail::PresetSizes detail::check_preset(const ParallelConfig& c) {
         throw ConfigError(fmt::format("tensor size {} is not a perfect cube, required by mode 3d", c.tensor_size));
       }
       break;
-    default:
-      break;
+    default: break;
   }
   return sizes;
 }
@@ -171,11 +164,8 @@ Layout::Lowered Layout::lower_presets(const ParallelConfig& config) {
   if (config.pipeline > 1) add(ParallelMode::pipe, pipe);
   add(ParallelMode::tensor, tensor);
   switch (config.tensor_mode) {
-    case TensorMode::none:
-      break;
-    case TensorMode::tensor_1d:
-      add(ParallelMode::tensor_1d, tensor);
-      break;
+    case TensorMode::none: break;
+    case TensorMode::tensor_1d: add(ParallelMode::tensor_1d, tensor); break;
     case TensorMode::sequence:
       add(ParallelMode::sequence, tensor);
       if (config.legacy_sequence_dp) {
@@ -184,7 +174,8 @@ Layout::Lowered Layout::lower_presets(const ParallelConfig& config) {
       } else {
         add(ParallelMode::sequence_dp, data | tensor);
         out.kinds.back().note =
-            "all ranks of one pipeline stage (docs/reference/spec.md §3; --legacy-sequence-dp for Colossal-AI's blocks)";
+            "all ranks of one pipeline stage (docs/reference/spec.md §3; --legacy-sequence-dp for Colossal-AI's "
+            "blocks)";
       }
       break;
     case TensorMode::tensor_2d:

@@ -18,9 +18,10 @@ bool RankView::is_member(std::size_t kind) const { return layout_->is_member(ran
 void RankView::require_member(std::size_t kind) const {
   if (!is_member(kind)) {
     // Every front door's text (ParallelContext, pgroups.torch): the rank has no group to use.
-    throw StateError(fmt::format("rank {} is in no group of kind {}: it is a partial kind, and this rank has no "
-                                 "communicator of it (ask is_member first)",
-                                 rank_, layout_->group_kinds()[kind].name));
+    throw StateError(
+        fmt::format("rank {} is in no group of kind {}: it is a partial kind, and this rank has no "
+                    "communicator of it (ask is_member first)",
+                    rank_, layout_->group_kinds()[kind].name));
   }
 }
 
@@ -54,9 +55,7 @@ std::int64_t RankView::first_rank(std::size_t kind) const {
   return layout_->group_member(rank_, kind, 0);
 }
 
-std::int64_t RankView::last_rank(std::size_t kind) const {
-  return layout_->group_member(rank_, kind, size(kind) - 1);
-}
+std::int64_t RankView::last_rank(std::size_t kind) const { return layout_->group_member(rank_, kind, size(kind) - 1); }
 
 std::int64_t RankView::seed(std::size_t kind) const { return layout_->seed(rank_, kind); }
 

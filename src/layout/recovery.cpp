@@ -61,8 +61,9 @@ std::string preset_dim_name(const Layout& layout, std::string_view asked) {
     }
     return "tensor";
   }
-  throw ConfigError(fmt::format("shrinking dimension '{}' is not one of this preset's: data (dp), pipe (pp), tensor (tp)",
-                                detail::printable(asked)));
+  throw ConfigError(
+      fmt::format("shrinking dimension '{}' is not one of this preset's: data (dp), pipe (pp), tensor (tp)",
+                  detail::printable(asked)));
 }
 
 std::size_t shrink_index(const Layout& layout, std::string_view asked, std::string& name) {
@@ -106,10 +107,10 @@ void check_unique(std::vector<std::int64_t>& ranks, std::string_view what) {
     replicas += fmt::format("{}{}={}: lost rank{} {}", replicas.empty() ? "" : "; ", shrink_name, coordinate,
                             ranks.size() == 1 ? "" : "s", joined_ranks(ranks));
   }
-  throw ConfigError(fmt::format(
-      "no layout remains: every replica of {} lost a rank ({}), and a replica with a lost rank is dropped; "
-      "{} joining rank{} fill no whole replica of {} ranks",
-      shrink_name, replicas, joining, joining == 1 ? "" : "s", replica_size));
+  throw ConfigError(
+      fmt::format("no layout remains: every replica of {} lost a rank ({}), and a replica with a lost rank is dropped; "
+                  "{} joining rank{} fill no whole replica of {} ranks",
+                  shrink_name, replicas, joining, joining == 1 ? "" : "s", replica_size));
 }
 
 ParallelConfig resized_config(const Layout& layout, std::string_view shrink_name, std::int64_t new_size,
@@ -158,8 +159,9 @@ RecoveryRequest recovery_request_from_alive(std::int64_t world_size, std::span<c
   const auto in_world = std::lower_bound(sorted.begin(), sorted.end(), world_size);
   const std::int64_t missing = world_size - (in_world - sorted.begin());
   if (missing > kMaxListedRanks) {
-    throw ConfigError(fmt::format("the alive ranks leave {} of the world's {} ranks lost: at most {} lost ranks are listed",
-                                  missing, world_size, kMaxListedRanks));
+    throw ConfigError(
+        fmt::format("the alive ranks leave {} of the world's {} ranks lost: at most {} lost ranks are listed", missing,
+                    world_size, kMaxListedRanks));
   }
   std::int64_t expected = 0;
   for (auto it = sorted.begin(); it != in_world; ++it) {
@@ -180,14 +182,15 @@ Recovery::Parts Recovery::compute_parts(const Layout& layout, RecoveryRequest re
   parts.replica_size = w / size;
   for (std::int64_t rank : request.lost) {
     if (rank < 0 || rank >= w) {
-      throw ConfigError(fmt::format("lost rank {} is outside the world of {} ranks: a lost rank is in [0, {})", rank, w, w));
+      throw ConfigError(
+          fmt::format("lost rank {} is outside the world of {} ranks: a lost rank is in [0, {})", rank, w, w));
     }
   }
   for (std::int64_t id : request.joining) {
     if (id < w) {
       throw ConfigError(fmt::format(
-          "joining rank {} is not a new process: the old world has ranks [0, {}), joining ranks are numbered from {}", id, w,
-          w));
+          "joining rank {} is not a new process: the old world has ranks [0, {}), joining ranks are numbered from {}",
+          id, w, w));
     }
   }
   check_unique(request.lost, "lost");
@@ -200,7 +203,8 @@ Recovery::Parts Recovery::compute_parts(const Layout& layout, RecoveryRequest re
   parts.surviving = size - static_cast<std::int64_t>(parts.dropped.size());
   parts.added = static_cast<std::int64_t>(parts.joining.size()) / parts.replica_size;
   if (parts.surviving + parts.added == 0) {
-    throw_nothing_survives(layout, parts.shrink, parts.shrink_name, parts.lost, parts.replica_size, parts.joining.size());
+    throw_nothing_survives(layout, parts.shrink, parts.shrink_name, parts.lost, parts.replica_size,
+                           parts.joining.size());
   }
   parts.config = resized_config(layout, parts.shrink_name, parts.surviving + parts.added, parts.replica_size);
   return parts;
@@ -220,7 +224,8 @@ Recovery::Recovery(const Layout& old_layout, Parts parts)
       joining_(std::move(parts.joining)),
       dropped_(std::move(parts.dropped)),
       new_(parts.config) {
-  for (std::size_t j = 0; j < dropped_.size(); ++j) dropped_shifted_.push_back(dropped_[j] - static_cast<std::int64_t>(j));
+  for (std::size_t j = 0; j < dropped_.size(); ++j)
+    dropped_shifted_.push_back(dropped_[j] - static_cast<std::int64_t>(j));
 }
 
 bool Recovery::is_dropped(std::int64_t coordinate) const {
@@ -273,7 +278,8 @@ std::int64_t Recovery::old_rank(std::int64_t new_rank) const {
   std::vector<std::int64_t> coords = mesh.coordinates(new_rank);
   const std::int64_t kept = coords[shrink_];
   if (kept < surviving_) {
-    const auto before = std::upper_bound(dropped_shifted_.begin(), dropped_shifted_.end(), kept) - dropped_shifted_.begin();
+    const auto before =
+        std::upper_bound(dropped_shifted_.begin(), dropped_shifted_.end(), kept) - dropped_shifted_.begin();
     coords[shrink_] = kept + before;
     return old_.mesh().rank_of(coords);
   }
@@ -294,13 +300,15 @@ std::optional<std::int64_t> Recovery::new_rank(std::int64_t old_rank) const {
   }
   const auto found = std::lower_bound(joining_.begin(), joining_.end(), old_rank);
   if (old_rank < 0 || found == joining_.end() || *found != old_rank) {
-    throw ConfigError(fmt::format("rank {} is neither a rank of the old world [0, {}) nor a joining rank", old_rank, w));
+    throw ConfigError(
+        fmt::format("rank {} is neither a rank of the old world [0, {}) nor a joining rank", old_rank, w));
   }
   const std::int64_t j = found - joining_.begin();
   if (j >= added_ * replica_size_) return std::nullopt;
   const Mesh& mesh = new_.mesh();
   const std::int64_t replica = surviving_ + j / replica_size_;
-  return mesh.group_member(mesh.group_leader(replica, other_dims(mesh, shrink_)), other_dims(mesh, shrink_), j % replica_size_);
+  return mesh.group_member(mesh.group_leader(replica, other_dims(mesh, shrink_)), other_dims(mesh, shrink_),
+                           j % replica_size_);
 }
 
 RankFate Recovery::fate(std::int64_t old_rank) const {

@@ -33,8 +33,8 @@ std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_clock::
 
 std::chrono::milliseconds timeout_from_seconds(double seconds, std::string_view source) {
   if (std::isnan(seconds)) {
-    throw ConfigError(fmt::format("{} {} is not a valid timeout: expected a number of seconds (0 = no timeout)",
-                                  source, seconds_value(seconds)));
+    throw ConfigError(fmt::format("{} {} is not a valid timeout: expected a number of seconds (0 = no timeout)", source,
+                                  seconds_value(seconds)));
   }
   if (seconds < 0.0) {
     throw ConfigError(fmt::format("{} {} is not a valid timeout: it must not be negative (0 = no timeout)", source,
@@ -49,8 +49,8 @@ std::chrono::milliseconds timeout_from_seconds(double seconds, std::string_view 
 
 std::chrono::milliseconds checked_timeout(std::chrono::milliseconds timeout, std::string_view source) {
   if (timeout.count() < 0) {
-    throw ConfigError(fmt::format("{} {} ms is invalid: it must not be negative (0 = no timeout)", source,
-                                  timeout.count()));
+    throw ConfigError(
+        fmt::format("{} {} ms is invalid: it must not be negative (0 = no timeout)", source, timeout.count()));
   }
   if (timeout > kLargestTimeout) {
     throw ConfigError(fmt::format("{} {} ms is invalid: it must be at most {} ms ({:.0f} seconds)", source,

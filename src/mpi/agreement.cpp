@@ -32,8 +32,7 @@ namespace {
     total += lengths[r];
   }
   std::string all(static_cast<std::size_t>(total), '\0');
-  check(MPI_Allgatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
-                       comm.get()),
+  check(MPI_Allgatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, comm.get()),
         "MPI_Allgatherv");
 
   std::vector<std::string> records(static_cast<std::size_t>(size));

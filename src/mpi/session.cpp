@@ -43,13 +43,15 @@ void require_running(std::string_view what) {
   switch (mpi_state()) {
     case MpiState::running: return;
     case MpiState::not_started:
-      throw StateError(fmt::format("{} before MPI_Init: MPI must be running (call MPI_Init or MPI_Init_thread first, "
-                                   "or hold a pgroups::mpi::Session)",
-                                   what));
+      throw StateError(
+          fmt::format("{} before MPI_Init: MPI must be running (call MPI_Init or MPI_Init_thread first, "
+                      "or hold a pgroups::mpi::Session)",
+                      what));
     case MpiState::finalized:
-      throw StateError(fmt::format("{} after MPI_Finalize: MPI must be running (between MPI_Init and MPI_Finalize, "
-                                   "e.g. inside a pgroups::mpi::Session)",
-                                   what));
+      throw StateError(
+          fmt::format("{} after MPI_Finalize: MPI must be running (between MPI_Init and MPI_Finalize, "
+                      "e.g. inside a pgroups::mpi::Session)",
+                      what));
   }
 }
 

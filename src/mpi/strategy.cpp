@@ -18,7 +18,7 @@ namespace {
 constexpr std::array<std::string_view, 4> kStrategyNames = {"comm_split", "create_group", "per_group", "comm_create"};
 // Accepted by parse_creation_strategy beside the names above.
 constexpr std::array<std::string_view, 5> kAcceptedNames = {"split", "comm_split", "create_group", "per_group",
-                                                             "comm_create"};
+                                                            "comm_create"};
 
 // An MPI_Group freed on every path, so that a failing create call leaks nothing.
 class Group {
@@ -91,17 +91,18 @@ CreationStrategy parse_creation_strategy(std::string_view text) {
   for (CreationStrategy strategy : kAllCreationStrategies) {
     if (strategy_name(strategy) == text) return strategy;
   }
-  throw ConfigError(fmt::format("unknown creation strategy {}; the strategy must be one of {} (the default), "
-                                "comm_split, per_group, comm_create{}",
-                                quoted_excerpt(text), strategy_name(kDefaultCreationStrategy),
-                                detail::did_you_mean(text, kAcceptedNames)));
+  throw ConfigError(fmt::format(
+      "unknown creation strategy {}; the strategy must be one of {} (the default), "
+      "comm_split, per_group, comm_create{}",
+      quoted_excerpt(text), strategy_name(kDefaultCreationStrategy), detail::did_you_mean(text, kAcceptedNames)));
 }
 
 std::string strategy_deprecation(std::string_view text) {
   if (text != "split") return {};
-  return fmt::format("strategy 'split' is deprecated: it runs MPI_Comm_create_group, not MPI_Comm_split; say {} "
-                     "(the default), or comm_split for MPI_Comm_split",
-                     strategy_name(kDefaultCreationStrategy));
+  return fmt::format(
+      "strategy 'split' is deprecated: it runs MPI_Comm_create_group, not MPI_Comm_split; say {} "
+      "(the default), or comm_split for MPI_Comm_split",
+      strategy_name(kDefaultCreationStrategy));
 }
 
 Communicator create_by_comm_split(const Communicator& parent, const Layout& layout, std::size_t kind) {

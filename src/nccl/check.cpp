@@ -16,9 +16,8 @@ namespace {
 // NCCL, and an NCCL with a code this table does not know stops the build here rather
 // than reporting "ncclResult_t(9)" at run time.
 constexpr std::string_view result_names[] = {
-    "ncclSuccess",       "ncclUnhandledCudaError", "ncclSystemError",
-    "ncclInternalError", "ncclInvalidArgument",    "ncclInvalidUsage",
-    "ncclRemoteError",   "ncclInProgress",         "ncclTimeout",
+    "ncclSuccess",      "ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError", "ncclInvalidArgument",
+    "ncclInvalidUsage", "ncclRemoteError",        "ncclInProgress",  "ncclTimeout",
 };
 static_assert(static_cast<std::size_t>(ncclNumResults) <= std::size(result_names),
               "this NCCL has a result code that pgroups::nccl::detail::result_name does not know: "

@@ -159,8 +159,8 @@ ncclComm_t NcclCommunicator::release() noexcept { return std::exchange(comm_, nu
 NcclCommunicator init_communicator(std::string name, std::int64_t size, std::int64_t rank, const Broadcast& broadcast,
                                    const CommOptions& options) {
   if (size < 1 || size > INT_MAX) {
-    throw ConfigError(fmt::format("communicator '{}' cannot have {} ranks: NCCL takes sizes in [1, {}]", name, size,
-                                  INT_MAX));
+    throw ConfigError(
+        fmt::format("communicator '{}' cannot have {} ranks: NCCL takes sizes in [1, {}]", name, size, INT_MAX));
   }
   if (rank < 0 || rank >= size) {
     throw ConfigError(
@@ -177,8 +177,7 @@ NcclCommunicator init_communicator(std::string name, std::int64_t size, std::int
   ncclConfig_t config = make_config(options, name);
   ncclComm_t raw = nullptr;
   const std::string step = fmt::format("ncclCommInitRankConfig of communicator '{}' (rank {} of {})", name, rank, size);
-  const ncclResult_t result =
-      ncclCommInitRankConfig(&raw, static_cast<int>(size), id, static_cast<int>(rank), &config);
+  const ncclResult_t result = ncclCommInitRankConfig(&raw, static_cast<int>(size), id, static_cast<int>(rank), &config);
   return settle(result, raw, std::move(name), options, step, nullptr);
 }
 
@@ -193,15 +192,15 @@ NcclCommunicator split_communicator(NcclCommunicator& parent, std::string name, 
     throw StateError(fmt::format("communicator '{}' cannot be split from an empty parent communicator", name));
   }
   if (colour < 0) {
-    throw ConfigError(fmt::format("colour {} for communicator '{}' is invalid: a split colour must be >= 0", colour,
-                                  name));
+    throw ConfigError(
+        fmt::format("colour {} for communicator '{}' is invalid: a split colour must be >= 0", colour, name));
   }
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0)
   ncclConfig_t config = make_config(options, name);
   config.splitShare = options.split_share ? 1 : 0;
   ncclComm_t raw = nullptr;
-  const std::string step = fmt::format("ncclCommSplit of communicator '{}' from '{}' (colour {}, key {})", name,
-                                       parent.name(), colour, key);
+  const std::string step =
+      fmt::format("ncclCommSplit of communicator '{}' from '{}' (colour {}, key {})", name, parent.name(), colour, key);
   const ncclResult_t result = ncclCommSplit(parent.get(), colour, key, &raw, &config);
   NcclCommunicator child = settle(result, raw, std::move(name), options, step, parent.get());
   if (options.nonblocking) {
@@ -217,9 +216,10 @@ NcclCommunicator split_communicator(NcclCommunicator& parent, std::string name, 
 #else
   (void)key;
   (void)options;
-  throw StateError(fmt::format("communicator '{}' cannot be split: ncclCommSplit needs NCCL 2.18 or later and "
-                               "pgroups was compiled against NCCL {}",
-                               name, nccl_compile_version()));
+  throw StateError(
+      fmt::format("communicator '{}' cannot be split: ncclCommSplit needs NCCL 2.18 or later and "
+                  "pgroups was compiled against NCCL {}",
+                  name, nccl_compile_version()));
 #endif
 }
 
@@ -245,9 +245,10 @@ void split_out(NcclCommunicator& parent, std::string_view name, const CommOption
   if (options.nonblocking) parent.wait_ready(step);
 #else
   (void)options;
-  throw StateError(fmt::format("communicator '{}' cannot be split: ncclCommSplit needs NCCL 2.18 or later and "
-                               "pgroups was compiled against NCCL {}",
-                               name, nccl_compile_version()));
+  throw StateError(
+      fmt::format("communicator '{}' cannot be split: ncclCommSplit needs NCCL 2.18 or later and "
+                  "pgroups was compiled against NCCL {}",
+                  name, nccl_compile_version()));
 #endif
 }
 

@@ -31,9 +31,9 @@ DeviceChoice choose_device(const DeviceRequest& request, int visible_devices, co
   if (request.node_local_rank) {
     const std::int64_t local = *request.node_local_rank;
     if (local < 0) throw ConfigError(fmt::format("node-local rank {} is invalid: it must be >= 0", local));
-    return {wrap(local, visible_devices),
-            fmt::format("node-local rank {} (MPI shared-memory split) modulo {} visible devices", local,
-                        visible_devices)};
+    return {
+        wrap(local, visible_devices),
+        fmt::format("node-local rank {} (MPI shared-memory split) modulo {} visible devices", local, visible_devices)};
   }
   if (env) {
     for (const LauncherVariables& launcher : launcher_variables()) {
@@ -70,14 +70,13 @@ DeviceChoice bind_device(const DeviceRequest& request) {
   const cudaError_t counted = cudaGetDeviceCount(&count);
   if (counted != cudaSuccess || count < 1) {
     (void)cudaGetLastError();
-    throw BackendError(fmt::format(
-        "no CUDA device is visible to this process ({})",
-        counted != cudaSuccess ? detail::cuda_error_message("cudaGetDeviceCount", counted)
-                               : std::string("cudaGetDeviceCount returned 0")));
+    throw BackendError(fmt::format("no CUDA device is visible to this process ({})",
+                                   counted != cudaSuccess ? detail::cuda_error_message("cudaGetDeviceCount", counted)
+                                                          : std::string("cudaGetDeviceCount returned 0")));
   }
   DeviceChoice choice = choose_device(request, count);
-  detail::check_cuda(cudaSetDevice(choice.device), fmt::format("cudaSetDevice({}) for {}", choice.device,
-                                                               choice.source));
+  detail::check_cuda(cudaSetDevice(choice.device),
+                     fmt::format("cudaSetDevice({}) for {}", choice.device, choice.source));
   return choice;
 }
 

@@ -36,7 +36,11 @@ std::vector<KindPlan> plan_kinds(const Layout& layout, std::int64_t rank) {
   for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
     if (kind == layout.world_kind()) continue;  // the world itself, handed in
     const std::string& name = kinds[kind].name;
-    KindPlan step{.group = name, .kind = kind, .colour = std::nullopt, .key = 0, .size = to_int(layout.group_size(kind), name, "group size")};
+    KindPlan step{.group = name,
+                  .kind = kind,
+                  .colour = std::nullopt,
+                  .key = 0,
+                  .size = to_int(layout.group_size(kind), name, "group size")};
     if (layout.is_member(rank, kind)) {
       step.colour = to_int(layout.group_index(rank, kind), name, "group index");
       step.key = to_int(layout.local_rank(rank, kind), name, "local rank");
@@ -67,9 +71,10 @@ const GroupCommunicators::Entry& GroupCommunicators::entry(std::string_view grou
   for (const Entry& held : comms_) {
     if (held.group == group) return held.alias_of.empty() ? held : entry(held.alias_of);
   }
-  throw StateError(fmt::format("there is no NCCL communicator for group {}: it was not created for this rank and "
-                               "configuration",
-                               group));
+  throw StateError(
+      fmt::format("there is no NCCL communicator for group {}: it was not created for this rank and "
+                  "configuration",
+                  group));
 }
 
 NcclCommunicator& GroupCommunicators::at(std::string_view group) {
@@ -152,12 +157,14 @@ GroupCommunicators create_group_communicators(NcclCommunicator world, const Layo
     const std::vector<KindPlan> plan = plan_kinds(layout, rank);
     const auto kinds = layout.group_kinds();
     if (!sharing.empty() && sharing.size() != kinds.size()) {
-      throw StateError(fmt::format("the sharing has {} entries for a layout of {} kinds", sharing.size(), kinds.size()));
+      throw StateError(
+          fmt::format("the sharing has {} entries for a layout of {} kinds", sharing.size(), kinds.size()));
     }
     // Each owned communicator's name: every kind it serves.
     std::vector<std::string> served(kinds.size());
     for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
-      const std::size_t owner = sharing.empty() || sharing[kind].source != CommSource::shared ? kind : sharing[kind].owner;
+      const std::size_t owner =
+          sharing.empty() || sharing[kind].source != CommSource::shared ? kind : sharing[kind].owner;
       served[owner] += (served[owner].empty() ? "" : ",") + kinds[kind].name;
     }
     const int world_size = world.size();

@@ -2,7 +2,8 @@
 
 namespace pgroups::report {
 
-std::string elided_list(std::int64_t count, const std::function<std::int64_t(std::int64_t)>& member, std::int64_t keep) {
+std::string elided_list(std::int64_t count, const std::function<std::int64_t(std::int64_t)>& member,
+                        std::int64_t keep) {
   std::string text = "[";
   auto append = [&](std::int64_t index) {
     if (text.size() > 1) text += ", ";

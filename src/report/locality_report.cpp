@@ -61,9 +61,8 @@ std::string locality_text(const LocalityReport& report) {
   std::string out;
   if (nodes.gpus_per_node()) {
     out = fmt::format("locality: {} node{} of {} GPUs (node n holds ranks n*{} to n*{}+{})\n", nodes.node_count(),
-                      nodes.node_count() == 1 ? "" : "s",
-                      *nodes.gpus_per_node(), *nodes.gpus_per_node(), *nodes.gpus_per_node(),
-                      *nodes.gpus_per_node() - 1);
+                      nodes.node_count() == 1 ? "" : "s", *nodes.gpus_per_node(), *nodes.gpus_per_node(),
+                      *nodes.gpus_per_node(), *nodes.gpus_per_node() - 1);
   } else {
     const auto counts = nodes.ranks_per_node();
     const std::string per_node = elided_list(static_cast<std::int64_t>(counts.size()),
@@ -118,9 +117,8 @@ std::string node_text(const NodeMap& nodes, std::int64_t rank) {
 }
 
 nlohmann::json node_json(const NodeMap& nodes, std::int64_t rank) {
-  nlohmann::json json = {{"node", nodes.node_of(rank)},
-                         {"local_index", nodes.local_index(rank)},
-                         {"nodes", nodes.node_count()}};
+  nlohmann::json json = {
+      {"node", nodes.node_of(rank)}, {"local_index", nodes.local_index(rank)}, {"nodes", nodes.node_count()}};
   if (nodes.gpus_per_node()) json["gpus_per_node"] = *nodes.gpus_per_node();
   return json;
 }
@@ -152,8 +150,9 @@ std::string live_nodes_text(const LiveNodes& nodes, const LocalityReport& report
   if (nodes.launcher.launcher == Launcher::none) {
     agreement = "no launcher variables";
   } else {
-    agreement = fmt::format("launcher {}, whose local ranks {} the shared-memory split",
-                            launcher_name(nodes.launcher.launcher), launcher_agrees(nodes) ? "agree with" : "DIFFER from");
+    agreement =
+        fmt::format("launcher {}, whose local ranks {} the shared-memory split", launcher_name(nodes.launcher.launcher),
+                    launcher_agrees(nodes) ? "agree with" : "DIFFER from");
   }
   return fmt::format("nodes: {} ({}); hosts {}\n", report.nodes.node_count(), agreement, fmt::join(nodes.hosts, ", ")) +
          locality_text(report);

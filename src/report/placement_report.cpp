@@ -62,9 +62,10 @@ std::string host_of(const Cluster& cluster, std::int64_t launcher_rank) {
 
 void require_hosts(const Cluster& cluster, std::string_view what) {
   if (cluster.hosts.empty()) {
-    throw ConfigError(fmt::format("{} needs host names: give the cluster's nodes as host names (nodes = [\"gpu01\", "
-                                  "...]) or use --slurm-topology with --nodelist",
-                                  what));
+    throw ConfigError(
+        fmt::format("{} needs host names: give the cluster's nodes as host names (nodes = [\"gpu01\", "
+                    "...]) or use --slurm-topology with --nodelist",
+                    what));
   }
 }
 
@@ -91,9 +92,10 @@ std::string placement_text(const Layout& layout, const Cluster& cluster, const P
 
 nlohmann::json placement_json(const Layout& layout, const Cluster& cluster, const PlacementResult& result) {
   if (layout.world_size() > kMaxJsonWorldSize) {
-    throw ConfigError(fmt::format("world size {} is too large for --format json (at most {} ranks are enumerated); "
-                                  "use the text output, which gives the placement in closed form",
-                                  layout.world_size(), kMaxJsonWorldSize));
+    throw ConfigError(
+        fmt::format("world size {} is too large for --format json (at most {} ranks are enumerated); "
+                    "use the text output, which gives the placement in closed form",
+                    layout.world_size(), kMaxJsonWorldSize));
   }
   nlohmann::json traffic = nlohmann::json::object();
   for (const KindCost& kind : result.best.kinds) traffic[kind.name] = kind.traffic;

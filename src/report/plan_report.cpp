@@ -14,9 +14,10 @@ namespace pgroups::report {
 nlohmann::json plan_json(const Layout& layout) {
   const std::int64_t w = layout.world_size();
   if (w > kMaxJsonWorldSize) {
-    throw ConfigError(fmt::format("world size {} is too large for --format json (at most {} ranks are enumerated); "
-                                  "use --format text, or `pgroups explain --rank R` for one rank",
-                                  w, kMaxJsonWorldSize));
+    throw ConfigError(
+        fmt::format("world size {} is too large for --format json (at most {} ranks are enumerated); "
+                    "use --format text, or `pgroups explain --rank R` for one rank",
+                    w, kMaxJsonWorldSize));
   }
   // Two values per rank and kind: a tree node each, and their text.
   check_output_estimate("the JSON plan", w, static_cast<std::int64_t>(layout.group_kinds().size()), kJsonBytesPerCell);
@@ -91,7 +92,8 @@ std::string plan_text(const Layout& layout) {
       const std::int64_t leader = layout.group_leader(kind, g);
       return elided_list(size, [&](std::int64_t i) { return layout.group_member(leader, kind, i); });
     };
-    out += fmt::format("{:<{}} {:>10} {:>10}  {}\n", layout.group_kinds()[kind].name, width, count, size, group_text(0));
+    out +=
+        fmt::format("{:<{}} {:>10} {:>10}  {}\n", layout.group_kinds()[kind].name, width, count, size, group_text(0));
     // Eliding a single group would save nothing: show up to kGroupsShown + 2 in full.
     const std::int64_t shown = count <= kGroupsShown + 2 ? count : kGroupsShown;
     const std::size_t indent = width + 23;
@@ -110,9 +112,9 @@ std::string explain_text(const Layout& layout, std::int64_t rank) {
     coords += fmt::format("{}{}={}/{}", coords.empty() ? "" : " ", c.name, c.value, c.size);
   }
   const std::size_t width = name_width(layout);
-  std::string out = fmt::format("rank {} of {} ({})\ncoordinates: {}\n\n{:<{}} {:>12} {:>12}  group\n", rank,
-                                layout.world_size(), describe(layout.config()), coords, "kind", width, "local rank",
-                                "size");
+  std::string out =
+      fmt::format("rank {} of {} ({})\ncoordinates: {}\n\n{:<{}} {:>12} {:>12}  group\n", rank, layout.world_size(),
+                  describe(layout.config()), coords, "kind", width, "local rank", "size");
   for (std::size_t kind = 0; kind < layout.group_kinds().size(); ++kind) {
     const std::string& name = layout.group_kinds()[kind].name;
     if (!layout.is_member(rank, kind)) {

@@ -71,31 +71,34 @@ nlohmann::json recovery_bill_json(const Recovery& recovery, const BillOptions& b
 nlohmann::json recovery_json(const Recovery& recovery, const BillOptions& bill) {
   const std::int64_t w = recovery.layout().world_size();
   if (w > kMaxJsonWorldSize || recovery.spare_count() > kMaxJsonWorldSize) {
-    throw ConfigError(fmt::format(
-        "the recovery of world size {} is too large for --format json (a rank map of {} and {} spares; at most {} ranks "
-        "are enumerated); use --format text, or `pgroups explain --lost ... --rank R` for one rank",
-        recovery.old_layout().world_size(), w, recovery.spare_count(), kMaxJsonWorldSize));
+    throw ConfigError(
+        fmt::format("the recovery of world size {} is too large for --format json (a rank map of {} and {} spares; at "
+                    "most {} ranks "
+                    "are enumerated); use --format text, or `pgroups explain --lost ... --rank R` for one rank",
+                    recovery.old_layout().world_size(), w, recovery.spare_count(), kMaxJsonWorldSize));
   }
-  return {{"rank_map", recovery.rank_map()},
-          {"spares", recovery.spares()},
-          {"lost", std::vector<std::int64_t>(recovery.lost().begin(), recovery.lost().end())},
-          {"joining", std::vector<std::int64_t>(recovery.joining().begin(), recovery.joining().end())},
-          {"shrink",
-           {{"dim", recovery.shrink_dim()},
-            {"old_size", old_size(recovery)},
-            {"new_size", new_size(recovery)},
-            {"replica_size", recovery.replica_size()},
-            {"dropped", std::vector<std::int64_t>(recovery.dropped_replicas().begin(), recovery.dropped_replicas().end())},
-            {"added", recovery.added_replicas()}}},
-          {"recovery_bill", recovery_bill_json(recovery, bill)}};
+  return {
+      {"rank_map", recovery.rank_map()},
+      {"spares", recovery.spares()},
+      {"lost", std::vector<std::int64_t>(recovery.lost().begin(), recovery.lost().end())},
+      {"joining", std::vector<std::int64_t>(recovery.joining().begin(), recovery.joining().end())},
+      {"shrink",
+       {{"dim", recovery.shrink_dim()},
+        {"old_size", old_size(recovery)},
+        {"new_size", new_size(recovery)},
+        {"replica_size", recovery.replica_size()},
+        {"dropped", std::vector<std::int64_t>(recovery.dropped_replicas().begin(), recovery.dropped_replicas().end())},
+        {"added", recovery.added_replicas()}}},
+      {"recovery_bill", recovery_bill_json(recovery, bill)}};
 }
 
 std::string recovery_text(const Recovery& recovery, const BillOptions& bill) {
   const std::string& dim = recovery.shrink_dim();
   const std::int64_t r = recovery.replica_size();
-  std::string text = fmt::format("recovery of world size {}: {} lost, {} joining; {} {} -> {} (a replica is {} rank{})\n",
-                                 recovery.old_layout().world_size(), recovery.lost().size(), recovery.joining().size(),
-                                 dim, old_size(recovery), new_size(recovery), r, r == 1 ? "" : "s");
+  std::string text =
+      fmt::format("recovery of world size {}: {} lost, {} joining; {} {} -> {} (a replica is {} rank{})\n",
+                  recovery.old_layout().world_size(), recovery.lost().size(), recovery.joining().size(), dim,
+                  old_size(recovery), new_size(recovery), r, r == 1 ? "" : "s");
   const auto by_replica = lost_by_replica(recovery);
   std::size_t shown = 0;
   for (const auto& replica : by_replica) {
@@ -107,7 +110,8 @@ std::string recovery_text(const Recovery& recovery, const BillOptions& bill) {
       break;
     }
     text += fmt::format("  dropped {}={}: ranks {}, lost {}\n", dim, coordinate,
-                        elided_list(r, [&](std::int64_t i) { return recovery.replica_member(coordinate, i); }, kShown / 2),
+                        elided_list(
+                            r, [&](std::int64_t i) { return recovery.replica_member(coordinate, i); }, kShown / 2),
                         list_text(ranks));
   }
   if (recovery.added_replicas() > 0) {
@@ -130,16 +134,17 @@ std::string recovery_text(const Recovery& recovery, const BillOptions& bill) {
     if (moved.size() > kReplicasShown) text += fmt::format(", and {} more", moved.size() - kReplicasShown);
     text += fmt::format(" ({} ranks renumbered; every other coordinate kept)\n", recovery.renumbered_count());
   }
-  text += fmt::format("rank map (new rank r is run by old rank): {}\n",
-                      elided_list(recovery.layout().world_size(), [&](std::int64_t i) { return recovery.old_rank(i); },
-                                  kShown / 2));
+  text += fmt::format(
+      "rank map (new rank r is run by old rank): {}\n",
+      elided_list(recovery.layout().world_size(), [&](std::int64_t i) { return recovery.old_rank(i); }, kShown / 2));
   const nlohmann::json counts = recovery_bill_json(recovery, bill);
   text += fmt::format(
       "bill: per surviving rank {} communicators destroyed, {} created; {} ranks kept with their processes and "
       "weights, {} spare, {} lost, {} joined\n",
       counts["communicators_per_rank"]["destroyed"].get<std::int64_t>(),
-      counts["communicators_per_rank"]["created"].get<std::int64_t>(), recovery.layout().world_size() - counts["ranks"]["joined"].get<std::int64_t>(),
-      recovery.spare_count(), recovery.lost().size(), counts["ranks"]["joined"].get<std::int64_t>());
+      counts["communicators_per_rank"]["created"].get<std::int64_t>(),
+      recovery.layout().world_size() - counts["ranks"]["joined"].get<std::int64_t>(), recovery.spare_count(),
+      recovery.lost().size(), counts["ranks"]["joined"].get<std::int64_t>());
   return text;
 }
 
@@ -148,8 +153,8 @@ std::string recovery_rank_text(const Recovery& recovery, std::int64_t old_rank) 
     case RankFate::lost: return fmt::format("old rank {} is lost\n", old_rank);
     case RankFate::spare: {
       if (old_rank >= recovery.old_layout().world_size()) {
-        return fmt::format("joining rank {} is a spare: the joiners fill no further whole replica of {} ranks\n", old_rank,
-                           recovery.replica_size());
+        return fmt::format("joining rank {} is a spare: the joiners fill no further whole replica of {} ranks\n",
+                           old_rank, recovery.replica_size());
       }
       const Mesh& mesh = recovery.old_layout().mesh();
       return fmt::format("old rank {} is a spare: its replica {}={} lost a rank and was dropped\n", old_rank,

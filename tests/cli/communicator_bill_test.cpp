@@ -43,7 +43,8 @@ TEST(CommunicatorBillCli, PlanWithNcclGivesTheLargestFiguresAndALabelledEstimate
 }
 
 TEST(CommunicatorBillCli, NoShareCountsOneCommunicatorPerKindOfSeveralRanks) {
-  const auto result = run_command(fmt::format("{} explain {} -r 5 --no-share --format json", PGROUPS_CLI, kMegatronMesh));
+  const auto result =
+      run_command(fmt::format("{} explain {} -r 5 --no-share --format json", PGROUPS_CLI, kMegatronMesh));
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_EQ(nlohmann::json::parse(result.out).at("communicators").at("created"), 9);  // the duplicate and 8 kinds
 }

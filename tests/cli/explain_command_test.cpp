@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "pgroups/layout/layout.hpp"
+#include "support/configs.hpp"
 #include "support/golden.hpp"
 #include "support/run_command.hpp"
-#include "support/configs.hpp"
 
 namespace pgroups {
 namespace {
@@ -19,8 +19,8 @@ namespace {
 using test::run_command;
 
 TEST(ExplainCommand, BillionRankWorldShowsCoordinatesAndElidedGroups) {
-  const auto result = run_command(
-      fmt::format("{} explain --world-size 1073741824 --pipeline 16 --tensor 64 --mode 3d --rank 987654321", PGROUPS_CLI));
+  const auto result = run_command(fmt::format(
+      "{} explain --world-size 1073741824 --pipeline 16 --tensor 64 --mode 3d --rank 987654321", PGROUPS_CLI));
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_NE(result.out.find("coordinates: data=964506/1048576 pipe=2/16 tensor=49/64 i=1/4 j=0/4 k=3/4"),
             std::string::npos)
@@ -36,7 +36,8 @@ TEST(ExplainCommand, JsonAgreesWithTheLayoutForEveryRank) {
   std::sort(modes.begin(), modes.end());
   for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
     SCOPED_TRACE(fmt::format("rank {}", rank));
-    const auto result = run_command(fmt::format("{} explain -w 24 -p 3 -t 4 -m sequence -r {} --format json", PGROUPS_CLI, rank));
+    const auto result =
+        run_command(fmt::format("{} explain -w 24 -p 3 -t 4 -m sequence -r {} --format json", PGROUPS_CLI, rank));
     ASSERT_EQ(result.status, 0) << result.err;
     const auto json = nlohmann::json::parse(result.out);
     EXPECT_EQ(json.at("rank").get<std::int64_t>(), rank);

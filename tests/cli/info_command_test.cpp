@@ -52,7 +52,10 @@ TEST(InfoCommand, TextNamesTheVersionTheBuildAndEachBackendWithItsLibraryVersion
   EXPECT_NE(out.find(fmt::format("\n  gpus:      {} visible\n", nccl::visible_gpu_count())), std::string::npos) << out;
   EXPECT_NE(out.find("\n  cuda:      runtime " + nccl::cuda_runtime_version()), std::string::npos) << out;
 #else
-  EXPECT_NE(out.find("\n  nccl:      not built (install NCCL with scripts/install-nccl.sh, then configure with -DPGROUPS_WITH_NCCL=ON)\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n  nccl:      not built (install NCCL with scripts/install-nccl.sh, then configure with "
+                     "-DPGROUPS_WITH_NCCL=ON)\n"),
+            std::string::npos)
+      << out;
 #endif
 }
 

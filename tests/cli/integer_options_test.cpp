@@ -124,8 +124,8 @@ class CliIntegerOptionValue : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CliIntegerOptionValue, BadFormIsAUsageErrorQuotingTheValueAsTyped) {
   const Case& c = GetParam();
-  const auto result = run_command(
-      fmt::format("{} {} {} {}", PGROUPS_CLI, c.option.base, c.option.flag, shell_quoted(c.value.text)));
+  const auto result =
+      run_command(fmt::format("{} {} {} {}", PGROUPS_CLI, c.option.base, c.option.flag, shell_quoted(c.value.text)));
   EXPECT_EQ(result.status, 2) << result.err;
   EXPECT_EQ(result.out, "");
   const std::string expected = fmt::format(fmt::runtime(c.value.message), c.option.name);
@@ -155,8 +155,8 @@ TEST(CliIntegerOptions, ThirtyTwoBitOptionsRejectValuesBeyondTheirTypeInsteadOfC
       << repeats.err;
   const auto rank = run_command(fmt::format("{} verify --inject-exit-rank -1", PGROUPS_CLI));
   EXPECT_EQ(rank.status, 2);
-  EXPECT_EQ(rank.err.rfind("pgroups: error: --inject-exit-rank -1 is out of range: it must be from 0 to 2147483647\n", 0),
-            0U)
+  EXPECT_EQ(
+      rank.err.rfind("pgroups: error: --inject-exit-rank -1 is out of range: it must be from 0 to 2147483647\n", 0), 0U)
       << rank.err;
 #endif
 }

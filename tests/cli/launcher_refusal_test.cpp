@@ -44,11 +44,11 @@ TEST(LauncherRefusal, EveryCommandThatNeedsNoMpiRefusesAsOneOfSeveralRanks) {
 }
 
 TEST(LauncherRefusal, TheRefusalOfHelpNamesTheCommandWhoseHelpWasAskedFor) {
-  for (const auto& [command, named] : std::vector<std::pair<std::string, std::string>>{
-           {"plan --help", "pgroups plan --help"},
-           {"explain -h", "pgroups explain --help"},
-           {"info --help", "pgroups info --help"},
-           {"--help", "pgroups --help"}}) {
+  for (const auto& [command, named] :
+       std::vector<std::pair<std::string, std::string>>{{"plan --help", "pgroups plan --help"},
+                                                        {"explain -h", "pgroups explain --help"},
+                                                        {"info --help", "pgroups info --help"},
+                                                        {"--help", "pgroups --help"}}) {
     const auto result = run_under(kOpenMpiOfFour, command);
     EXPECT_EQ(result.status, 2) << command;
     EXPECT_EQ(result.err.rfind(fmt::format("pgroups: error: {} needs no MPI, but it was started", named), 0), 0U)

@@ -19,7 +19,9 @@ namespace {
 
 using test::run_command;
 
-std::size_t lines(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+std::size_t lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
 
 TEST(PlanLocality, TheIssueExampleCountsMatchTheGroupsAndWarnsAboutTensorGroups) {
   const auto result = run_command(fmt::format(
@@ -41,7 +43,8 @@ TEST(PlanLocality, TheIssueExampleCountsMatchTheGroupsAndWarnsAboutTensorGroups)
     EXPECT_EQ(locality.at("kinds").at(mode).at("groups_within_node"), within) << mode;
     EXPECT_EQ(locality.at("kinds").at(mode).at("groups_across_nodes"), across) << mode;
   }
-  EXPECT_EQ(locality.at("kinds").at("tensor"), nlohmann::json({{"groups_within_node", 0}, {"groups_across_nodes", 64}}));
+  EXPECT_EQ(locality.at("kinds").at("tensor"),
+            nlohmann::json({{"groups_within_node", 0}, {"groups_across_nodes", 64}}));
   EXPECT_EQ(lines(result.err), 2U) << result.err;
   EXPECT_EQ(result.err.rfind("pgroups: warning: tensor groups cross nodes: 64 of 64 groups of 16 ranks span more than "
                              "one node of 8 GPUs",
@@ -52,12 +55,13 @@ TEST(PlanLocality, TheIssueExampleCountsMatchTheGroupsAndWarnsAboutTensorGroups)
                             "16 GPUs (--gpus-per-node 16)\n"),
             std::string::npos)
       << result.err;
-  EXPECT_NE(result.err.find("pgroups: warning: 2d_col groups cross nodes: 256 of 256"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("pgroups: warning: 2d_col groups cross nodes: 256 of 256"), std::string::npos)
+      << result.err;
 }
 
 TEST(PlanLocality, MeshGroupsAreCountedAndATpGroupAcrossNodesIsWarnedAbout) {
-  const auto result = run_command(fmt::format(
-      "{} plan --mesh tp=4,dp=4 --group tp --group dp --gpus-per-node 2 --format json", PGROUPS_CLI));
+  const auto result = run_command(
+      fmt::format("{} plan --mesh tp=4,dp=4 --group tp --group dp --gpus-per-node 2 --format json", PGROUPS_CLI));
   ASSERT_EQ(result.status, 0) << result.err;
   const nlohmann::json locality = nlohmann::json::parse(result.out).at("locality");
   EXPECT_EQ(locality.at("nodes"), 8);
@@ -70,8 +74,8 @@ TEST(PlanLocality, MeshGroupsAreCountedAndATpGroupAcrossNodesIsWarnedAbout) {
       << result.err;
   EXPECT_EQ(result.err.find("dp groups cross"), std::string::npos) << result.err;
 
-  const auto fits = run_command(fmt::format(
-      "{} plan --mesh tp=4,dp=4 --group tp --group dp --gpus-per-node 4 --format json", PGROUPS_CLI));
+  const auto fits = run_command(
+      fmt::format("{} plan --mesh tp=4,dp=4 --group tp --group dp --gpus-per-node 4 --format json", PGROUPS_CLI));
   ASSERT_EQ(fits.status, 0) << fits.err;
   EXPECT_EQ(nlohmann::json::parse(fits.out).at("locality").at("kinds").at("tp"),
             nlohmann::json({{"groups_within_node", 4}, {"groups_across_nodes", 0}}));
@@ -79,8 +83,7 @@ TEST(PlanLocality, MeshGroupsAreCountedAndATpGroupAcrossNodesIsWarnedAbout) {
 }
 
 TEST(PlanLocality, TextHasAColumnOfCountsPerModeAndNoWarningWhenTensorGroupsFit) {
-  const auto result = run_command(
-      fmt::format("{} plan -w 32 -p 2 -t 8 -m 2.5d -d 2 --gpus-per-node 8", PGROUPS_CLI));
+  const auto result = run_command(fmt::format("{} plan -w 32 -p 2 -t 8 -m 2.5d -d 2 --gpus-per-node 8", PGROUPS_CLI));
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_EQ(result.err, "");
   EXPECT_NE(result.out.find("\nlocality: 4 nodes of 8 GPUs (node n holds ranks n*8 to n*8+7)\n"
@@ -96,8 +99,9 @@ TEST(PlanLocality, TextHasAColumnOfCountsPerModeAndNoWarningWhenTensorGroupsFit)
 TEST(PlanLocality, CrossingTensorGroupsAreMarkedInTheText) {
   const auto result = run_command(fmt::format("{} plan -w 16 -t 8 -m 1d --gpus-per-node 4", PGROUPS_CLI));
   ASSERT_EQ(result.status, 0) << result.err;
-  EXPECT_NE(result.out.find("\ntensor                        8            0             2  <- tensor traffic across nodes\n"),
-            std::string::npos)
+  EXPECT_NE(
+      result.out.find("\ntensor                        8            0             2  <- tensor traffic across nodes\n"),
+      std::string::npos)
       << result.out;
   EXPECT_EQ(lines(result.err), 2U) << result.err;  // tensor and 1d
   EXPECT_NE(result.err.find("pgroups: warning: 1d groups cross nodes"), std::string::npos) << result.err;
@@ -140,7 +144,8 @@ TEST(PlanLocality, ConfigKeyGivesTheNodesAndTheFlagOverridesIt) {
 }
 
 TEST(PlanLocality, HugeWorldsCountTensorGroupsInClosedForm) {
-  const auto result = run_command(fmt::format("{} plan -w 1073741824 -p 16 -t 64 -m 3d --gpus-per-node 8", PGROUPS_CLI));
+  const auto result =
+      run_command(fmt::format("{} plan -w 1073741824 -p 16 -t 64 -m 3d --gpus-per-node 8", PGROUPS_CLI));
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_NE(result.out.find("locality: 134217728 nodes of 8 GPUs"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("groups are not counted by node above 4194304 ranks"), std::string::npos) << result.out;
@@ -150,11 +155,12 @@ TEST(PlanLocality, HugeWorldsCountTensorGroupsInClosedForm) {
 }
 
 TEST(ExplainNode, NamesTheRanksNodeAndLocalIndex) {
-  const auto text = run_command(fmt::format("{} explain -w 1024 -p 4 -t 16 -m 2d --gpus-per-node 8 -r 21", PGROUPS_CLI));
+  const auto text =
+      run_command(fmt::format("{} explain -w 1024 -p 4 -t 16 -m 2d --gpus-per-node 8 -r 21", PGROUPS_CLI));
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("\nnode 2 of 128 (8 GPUs per node), local index 5\n"), std::string::npos) << text.out;
-  const auto json =
-      run_command(fmt::format("{} explain -w 1024 -p 4 -t 16 -m 2d --gpus-per-node 8 -r 21 --format json", PGROUPS_CLI));
+  const auto json = run_command(
+      fmt::format("{} explain -w 1024 -p 4 -t 16 -m 2d --gpus-per-node 8 -r 21 --format json", PGROUPS_CLI));
   ASSERT_EQ(json.status, 0) << json.err;
   EXPECT_EQ(nlohmann::json::parse(json.out).at("node"),
             nlohmann::json({{"node", 2}, {"local_index", 5}, {"nodes", 128}, {"gpus_per_node", 8}}));
@@ -168,14 +174,17 @@ TEST(PlanPicture, WorldTooLargeToDrawIsAConfigErrorAndAnUnwritableFileAnIoError)
       << large.err;
   const auto unwritable = run_command(fmt::format("{} plan -w 8 --html /nonexistent/dir/p.html", PGROUPS_CLI));
   EXPECT_EQ(unwritable.status, 5);
-  EXPECT_EQ(unwritable.err, "pgroups: error: cannot write --html to '/nonexistent/dir/p.html': create a temporary file beside it failed: No "
-            "such file or directory\n");
+  EXPECT_EQ(
+      unwritable.err,
+      "pgroups: error: cannot write --html to '/nonexistent/dir/p.html': create a temporary file beside it failed: No "
+      "such file or directory\n");
 }
 
 TEST(InfoLauncher, ReportsTheHostAndWhatTorchrunsVariablesSay) {
-  const auto result = run_command(fmt::format(
-      "env -i RANK=11 WORLD_SIZE=16 LOCAL_RANK=3 LOCAL_WORLD_SIZE=8 GROUP_RANK=1 GROUP_WORLD_SIZE=2 {} info --format json",
-      PGROUPS_CLI));
+  const auto result =
+      run_command(fmt::format("env -i RANK=11 WORLD_SIZE=16 LOCAL_RANK=3 LOCAL_WORLD_SIZE=8 GROUP_RANK=1 "
+                              "GROUP_WORLD_SIZE=2 {} info --format json",
+                              PGROUPS_CLI));
   ASSERT_EQ(result.status, 0) << result.err;
   const nlohmann::json json = nlohmann::json::parse(result.out);
   EXPECT_FALSE(json.at("host").get<std::string>().empty());
@@ -189,10 +198,10 @@ TEST(InfoLauncher, ReportsTheHostAndWhatTorchrunsVariablesSay) {
                                                  {"also_present", nlohmann::json::array()},
                                                  {"malformed", nlohmann::json::array()}}));
   // Under an MPI launcher, info runs on one rank only (more refuse: launcher_refusal_test).
-  const auto text = run_command(fmt::format(
-      "env -i SLURM_PROCID=0 SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=1 SLURM_LOCALID=0 SLURM_NODEID=0 "
-      "SLURM_STEP_NUM_NODES=1 SLURM_STEP_TASKS_PER_NODE='1' {} info",
-      PGROUPS_CLI));
+  const auto text = run_command(
+      fmt::format("env -i SLURM_PROCID=0 SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=1 SLURM_LOCALID=0 SLURM_NODEID=0 "
+                  "SLURM_STEP_NUM_NODES=1 SLURM_STEP_TASKS_PER_NODE='1' {} info",
+                  PGROUPS_CLI));
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("\n  launcher:  slurm: rank 0 of 1, local rank 0 of 1, node 0 of 1\n"), std::string::npos)
       << text.out;

@@ -90,17 +90,18 @@ INSTANTIATE_TEST_SUITE_P(GoldenMeshFiles, MeshPlanGolden, ::testing::ValuesIn(te
 
 TEST(MeshPlan, ConfigFilesWithAMeshTableGiveTheSamePlanAsTheFlags) {
   const test::TempDir files;
-  const auto flags = run_command(
-      fmt::format("{} plan --mesh tp=2,cp=2,dp=2,pp=2 --group tp --group dp-cp --group embd --format json", PGROUPS_CLI));
+  const auto flags = run_command(fmt::format(
+      "{} plan --mesh tp=2,cp=2,dp=2,pp=2 --group tp --group dp-cp --group embd --format json", PGROUPS_CLI));
   ASSERT_EQ(flags.status, 0) << flags.err;
   const auto toml = files.write("mesh.toml",
-                               "[mesh]\norder = \"tp-cp-dp-pp\"\ntp = 2\ncp = 2\ndp = 2\npp = 2\n"
-                               "groups = [\"tp\", \"dp-cp\", \"embd\"]\n");
+                                "[mesh]\norder = \"tp-cp-dp-pp\"\ntp = 2\ncp = 2\ndp = 2\npp = 2\n"
+                                "groups = [\"tp\", \"dp-cp\", \"embd\"]\n");
   const auto json = files.write("mesh.json",
-                               R"({"mesh": {"order": "tp-cp-dp-pp", "tp": 2, "cp": 2, "dp": 2, "pp": 2,
+                                R"({"mesh": {"order": "tp-cp-dp-pp", "tp": 2, "cp": 2, "dp": 2, "pp": 2,
                                             "groups": ["tp", "dp-cp", "embd"]}})");
-  const auto python = files.write("mesh.py", "mesh = dict(order='tp-cp-dp-pp', tp=2, cp=2, dp=2, pp=2,\n"
-                                            "            groups=['tp', 'dp-cp', 'embd'])\n");
+  const auto python = files.write("mesh.py",
+                                  "mesh = dict(order='tp-cp-dp-pp', tp=2, cp=2, dp=2, pp=2,\n"
+                                  "            groups=['tp', 'dp-cp', 'embd'])\n");
   for (const auto& path : {toml, json, python}) {
     SCOPED_TRACE(path.string());
     const auto file = run_command(fmt::format("{} plan --config {} --format json", PGROUPS_CLI, path.string()));
@@ -136,7 +137,8 @@ TEST(MeshPlan, EmbeddingGroupsListOnlyTheirMembersAndNullForOthers) {
   const auto plan = nlohmann::json::parse(result.out);
   EXPECT_EQ(plan.at("kinds").at("embd").at("groups"), nlohmann::json({{0, 4}, {1, 5}}));
   EXPECT_EQ(plan.at("kinds").at("embd").at("local_rank"), nlohmann::json({0, 0, nullptr, nullptr, 1, 1}));
-  EXPECT_EQ(plan.at("kinds").at("pos_embd").at("group_size"), nlohmann::json({1, 1, nullptr, nullptr, nullptr, nullptr}));
+  EXPECT_EQ(plan.at("kinds").at("pos_embd").at("group_size"),
+            nlohmann::json({1, 1, nullptr, nullptr, nullptr, nullptr}));
 }
 
 TEST(MeshPlan, TextNamesTheMeshAndEveryGroupKind) {

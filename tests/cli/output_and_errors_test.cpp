@@ -83,8 +83,8 @@ TEST_P(CliEveryPrintingCommand, AClosedPipeIsAnIoErrorNotASilentSuccess) {
   // The reader (`true`) is gone before pgroups writes; its status comes back on stderr.
   // Whether the shell ignores SIGPIPE or not, pgroups reports EPIPE itself.
   for (const std::string trap : {"", "trap '' PIPE; "}) {
-    const auto result = run_command(fmt::format("bash -c \"{}(sleep 0.3; {} {}; echo status=\\$? >&2) | true\"", trap,
-                                                pgroups_cli(), GetParam()));
+    const auto result = run_command(
+        fmt::format("bash -c \"{}(sleep 0.3; {} {}; echo status=\\$? >&2) | true\"", trap, pgroups_cli(), GetParam()));
     EXPECT_NE(result.err.find("pgroups: error: cannot write the output to standard output: Broken pipe\nstatus=5\n"),
               std::string::npos)
         << trap << result.err;
@@ -119,9 +119,8 @@ TEST(CliErrorLines, LongValuesAreCut) {
                           "'...; the mode must be one of none, 1d, 2d, 2.5d, 3d, sequence\n");
   const auto number = run_command(fmt::format("{} plan -w {}", pgroups_cli(), std::string(100'000, '7')));
   EXPECT_EQ(number.status, 2);
-  EXPECT_EQ(number.err.rfind("pgroups: error: --world-size " + std::string(40, '7') +
-                                 "... does not fit in a 64-bit integer\n",
-                             0),
+  EXPECT_EQ(number.err.rfind(
+                "pgroups: error: --world-size " + std::string(40, '7') + "... does not fit in a 64-bit integer\n", 0),
             0U)
       << number.err.substr(0, 300);
   const auto flag = run_command(fmt::format("{} plan -w 8 --{}", pgroups_cli(), long_value));
@@ -149,8 +148,7 @@ TEST(CliCheckedArithmetic, CostModelOfHugeWorldsIsAConfigErrorNotAnOverflow) {
   EXPECT_EQ(result.err,
             "pgroups: error: the creation cost of a world of 2305843009213693952 ranks does not fit in a 64-bit "
             "integer\n");
-  const auto product = run_command(
-      fmt::format("{} bench --model -p 4294967296 -t 4294967296", pgroups_cli()));
+  const auto product = run_command(fmt::format("{} bench --model -p 4294967296 -t 4294967296", pgroups_cli()));
   EXPECT_EQ(product.status, 3);
   EXPECT_EQ(product.err, "pgroups: error: pipeline size 4294967296 * tensor size 4294967296 overflows 64 bits\n");
   const auto small = run_command(fmt::format("{} bench --model -p 4 --max-world 2", pgroups_cli()));

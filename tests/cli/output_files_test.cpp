@@ -78,8 +78,8 @@ TEST_F(OutputFiles, AnEmptyPathIsAnIoErrorAsForConfig) {
 TEST_F(OutputFiles, AFailedWriteLeavesTheOldFileAndNoPartialOneAndGivesTheReason) {
   write("keep.svg", "old\n");
   // A file size limit of one block makes the write fail (EFBIG, SIGXFSZ ignored).
-  const auto result = run_command(
-      fmt::format("cd '{}' && trap '' XFSZ && ulimit -f 1 && {} plan -w 64 --svg keep.svg", dir_.string(), PGROUPS_CLI));
+  const auto result = run_command(fmt::format("cd '{}' && trap '' XFSZ && ulimit -f 1 && {} plan -w 64 --svg keep.svg",
+                                              dir_.string(), PGROUPS_CLI));
   EXPECT_EQ(result.status, 5) << result.err;
   EXPECT_EQ(result.err, "pgroups: error: cannot write --svg to 'keep.svg': write failed: File too large\n");
   EXPECT_EQ(read("keep.svg"), "old\n");
@@ -135,8 +135,9 @@ TEST_F(OutputFiles, ALinkWhoseTargetCannotBeWrittenIsRefusedWithNothingTouched) 
   fs::create_symlink("nowhere/x.svg", dir_ / "bad.svg");
   const auto missing = run("plan -w 8 --svg bad.svg");
   EXPECT_EQ(missing.status, 5);
-  EXPECT_EQ(missing.err, "pgroups: error: cannot write --svg to 'bad.svg' (a link to 'nowhere/x.svg'): create a "
-                         "temporary file beside it failed: No such file or directory\n");
+  EXPECT_EQ(missing.err,
+            "pgroups: error: cannot write --svg to 'bad.svg' (a link to 'nowhere/x.svg'): create a "
+            "temporary file beside it failed: No such file or directory\n");
   EXPECT_TRUE(fs::is_symlink(dir_ / "bad.svg"));
   EXPECT_EQ(fs::read_symlink(dir_ / "bad.svg"), "nowhere/x.svg");
   EXPECT_EQ(entries(), 2U);  // c.toml and the link
@@ -144,8 +145,9 @@ TEST_F(OutputFiles, ALinkWhoseTargetCannotBeWrittenIsRefusedWithNothingTouched) 
   fs::create_symlink("loop1.svg", dir_ / "loop2.svg");
   const auto loop = run("plan -w 8 --svg loop1.svg");
   EXPECT_EQ(loop.status, 5);
-  EXPECT_EQ(loop.err, "pgroups: error: cannot write --svg to 'loop1.svg': resolve failed: Too many levels of "
-                      "symbolic links\n");
+  EXPECT_EQ(loop.err,
+            "pgroups: error: cannot write --svg to 'loop1.svg': resolve failed: Too many levels of "
+            "symbolic links\n");
   EXPECT_TRUE(fs::is_symlink(dir_ / "loop1.svg"));
   EXPECT_EQ(entries(), 4U);
 }
@@ -165,10 +167,11 @@ TEST(OutputMemory, AJsonPlanIsCheckedOverWorldSizeTimesKindsBeforeItIsBuilt) {
   const auto result = run_command(fmt::format("{} plan -w 4194304 -p 2 -t 2 -m 1d --format json", PGROUPS_CLI));
   EXPECT_EQ(result.status, 3);
   EXPECT_EQ(result.out, "");
-  EXPECT_EQ(result.err,
-            "pgroups: error: the JSON plan of world size 4194304 x 6 group kinds would take about 1536 MiB, more than "
-            "the cap of 1024 MiB on one output (docs/reference/errors.md); use `pgroups explain --rank R` for one rank, or "
-            "fewer ranks or kinds\n");
+  EXPECT_EQ(
+      result.err,
+      "pgroups: error: the JSON plan of world size 4194304 x 6 group kinds would take about 1536 MiB, more than "
+      "the cap of 1024 MiB on one output (docs/reference/errors.md); use `pgroups explain --rank R` for one rank, or "
+      "fewer ranks or kinds\n");
 }
 
 #if defined(__SANITIZE_ADDRESS__)

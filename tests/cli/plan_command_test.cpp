@@ -18,7 +18,8 @@ std::string plan_flags(const nlohmann::json& config) {
   const auto& tensor = config.at("tensor");
   std::string flags = fmt::format("--world-size {} --pipeline {} --tensor {}", config.at("world_size").get<long>(),
                                   config.at("pipeline").get<long>(), tensor.at("size").get<long>());
-  if (tensor.contains("mode") && !tensor.at("mode").is_null()) flags += " --mode " + tensor.at("mode").get<std::string>();
+  if (tensor.contains("mode") && !tensor.at("mode").is_null())
+    flags += " --mode " + tensor.at("mode").get<std::string>();
   if (tensor.contains("depth")) flags += fmt::format(" --depth {}", tensor.at("depth").get<long>());
   return flags;
 }
@@ -27,8 +28,8 @@ class PlanGolden : public ::testing::TestWithParam<std::filesystem::path> {};
 
 TEST_P(PlanGolden, JsonOutputEqualsTheGoldenLayout) {
   const nlohmann::json golden = test::load_json(GetParam());
-  const auto result =
-      run_command(fmt::format("{} plan {} --legacy-sequence-dp --format json", PGROUPS_CLI, plan_flags(golden.at("config"))));
+  const auto result = run_command(
+      fmt::format("{} plan {} --legacy-sequence-dp --format json", PGROUPS_CLI, plan_flags(golden.at("config"))));
   ASSERT_EQ(result.status, 0) << result.err;
   test::expect_plan_equals_golden(nlohmann::json::parse(result.out), golden);
 }
@@ -45,13 +46,13 @@ TEST_P(PlanInvalid, ExitsWithTheConfigErrorStatusAndTheOneLineMessage) {
   EXPECT_EQ(result.err, "pgroups: error: " + test::invalid_message(GetParam().at("note").get<std::string>()) + "\n");
 }
 
-INSTANTIATE_TEST_SUITE_P(InvalidJson, PlanInvalid, ::testing::ValuesIn(test::invalid_cases()),
-                         test::invalid_case_name);
+INSTANTIATE_TEST_SUITE_P(InvalidJson, PlanInvalid, ::testing::ValuesIn(test::invalid_cases()), test::invalid_case_name);
 
 TEST(PlanCommand, TextShowsSizesAndEveryModeWithItsGroups) {
   const auto result = run_command(fmt::format("{} plan -w 8 -p 2 -t 4 -m 2d", PGROUPS_CLI));
   ASSERT_EQ(result.status, 0) << result.err;
-  EXPECT_NE(result.out.find("world size 8 = data 1 x pipeline 2 x tensor 4 (2d, q=2)"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("world size 8 = data 1 x pipeline 2 x tensor 4 (2d, q=2)"), std::string::npos)
+      << result.out;
   EXPECT_NE(result.out.find("2d_col                        4          2  [0, 2]"), std::string::npos) << result.out;
 }
 

@@ -121,7 +121,8 @@ TEST(RecoveryCommand, BadListsNameTheValueAndTheRule) {
        "shrinking dimension 'pd' is not a dimension of the mesh: its dimensions are tp, dp (did you mean dp?)"},
       {"-w 8 --shrink pp", 2, "--shrink names the dimension a recovery shrinks: give --lost or --alive too"},
       {"-w 8 --lost 1 --alive 0", 2, "excludes"},
-      {"-w 4 -p 2 --lost 0,3", 3, "no layout remains: every replica of data lost a rank (data=0: lost rank 0; data=1: lost rank 3)"},
+      {"-w 4 -p 2 --lost 0,3", 3,
+       "no layout remains: every replica of data lost a rank (data=0: lost rank 0; data=1: lost rank 3)"},
   };
   for (const BadInput& bad : cases) {
     SCOPED_TRACE(bad.args);

@@ -21,8 +21,7 @@ TEST(UserSizes, AZeroWorldSizeOnTheCommandLineIsAnErrorWithAMeshToo) {
   for (const std::string extra : {"", "--mesh tp=2,dp=2", "--order tp-dp --tp 2 --dp 2"}) {
     const auto result = run_command(fmt::format("{} plan -w 0 {}", PGROUPS_CLI, extra));
     EXPECT_EQ(result.status, 3) << extra;
-    EXPECT_EQ(result.err, "pgroups: error: world size 0 is invalid: it must be a positive integer\n")
-        << extra;
+    EXPECT_EQ(result.err, "pgroups: error: world size 0 is invalid: it must be a positive integer\n") << extra;
   }
 }
 
@@ -56,12 +55,12 @@ TEST(UserText, MeshOrderAndGroupsInAFileAreReadWhole) {
   const test::TempDir files;
   const std::string a(300, 'a');
   const std::string b(300, 'b');
-  const std::string json = fmt::format(R"({{"mesh": {{"order": "{0}-{1}", "{0}": 2, "{1}": 2, "groups": ["{1}-{0}"]}}}})",
-                                       a, b);
+  const std::string json =
+      fmt::format(R"({{"mesh": {{"order": "{0}-{1}", "{0}": 2, "{1}": 2, "groups": ["{1}-{0}"]}}}})", a, b);
   const std::string toml = fmt::format("[mesh]\norder = \"{0}-{1}\"\n{0} = 2\n{1} = 2\ngroups = [\"{1}-{0}\"]\n", a, b);
   const std::string py = fmt::format("mesh = dict(order='{0}-{1}', {0}=2, {1}=2, groups=['{1}-{0}'])\n", a, b);
-  for (const auto& [name, text] : {std::pair<std::string, std::string>{"long.json", json}, {"long.toml", toml},
-                                   {"long.py", py}}) {
+  for (const auto& [name, text] :
+       {std::pair<std::string, std::string>{"long.json", json}, {"long.toml", toml}, {"long.py", py}}) {
     const fs::path path = files.write(name, text);
     const auto result = run_command(fmt::format("{} plan --config {} --format json", PGROUPS_CLI, path.string()));
     EXPECT_EQ(result.status, 0) << name << ": " << result.err;
@@ -73,8 +72,9 @@ TEST(UserText, MeshOrderAndGroupsInAFileAreReadWhole) {
 TEST(UserOptions, MaxWorldWithAMeshSaysItDoesNotApply) {
   const auto result = run_command(fmt::format("{} bench --model --mesh tp=2,dp=2 --max-world 64", PGROUPS_CLI));
   EXPECT_EQ(result.status, 3);
-  EXPECT_EQ(result.err, "pgroups: error: --max-world does not apply to a mesh: a mesh fixes its world (W=4, the "
-                        "product of its sizes), so the model has one row; leave --max-world out\n");
+  EXPECT_EQ(result.err,
+            "pgroups: error: --max-world does not apply to a mesh: a mesh fixes its world (W=4, the "
+            "product of its sizes), so the model has one row; leave --max-world out\n");
   EXPECT_EQ(run_command(fmt::format("{} bench --model --mesh tp=2,dp=2", PGROUPS_CLI)).status, 0);
 }
 #endif

@@ -21,9 +21,8 @@ class VerifyGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(VerifyGolden, JsonReportsTheGoldenGroupsAsLiveCommunicators) {
   const nlohmann::json golden = test::load_json(test::data_dir() / "golden" / "w8_p2_t4_2d.json");
-  const auto result =
-      run_command(test::pgroups_on_ranks(8, "verify --pipeline 2 --tensor 4 --mode 2d --format json --strategy " +
-                                                GetParam()));
+  const auto result = run_command(
+      test::pgroups_on_ranks(8, "verify --pipeline 2 --tensor 4 --mode 2d --format json --strategy " + GetParam()));
   ASSERT_EQ(result.status, 0) << result.err;
   const nlohmann::json report = nlohmann::json::parse(result.out);
   EXPECT_EQ(report.at("ok"), true);
@@ -37,8 +36,8 @@ TEST_P(VerifyGolden, JsonReportsTheGoldenGroupsAsLiveCommunicators) {
   for (const auto& [name, mode] : report.at("modes").items()) EXPECT_EQ(mode.at("ok"), true) << name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Strategies, VerifyGolden, ::testing::Values("split", "comm_split", "create_group", "per_group",
-                                                                     "comm_create"));
+INSTANTIATE_TEST_SUITE_P(Strategies, VerifyGolden,
+                         ::testing::Values("split", "comm_split", "create_group", "per_group", "comm_create"));
 
 TEST(Verify, TextReportsEveryModeOkAndOnlyRankZeroPrints) {
   const auto result = run_command(test::pgroups_on_ranks(4, "verify --pipeline 2 --tensor 2 --mode 1d"));
@@ -60,8 +59,7 @@ TEST(Verify, RanksWithDifferentConfigurationsExitQuicklySayingMismatch) {
                                               PGROUPS_MPIEXEC, PGROUPS_CLI, PGROUPS_CLI));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_NE(result.status, 0);
-  EXPECT_NE(result.err.find("configuration mismatch across 4 ranks: ranks 0-2 hold"), std::string::npos)
-      << result.err;
+  EXPECT_NE(result.err.find("configuration mismatch across 4 ranks: ranks 0-2 hold"), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("rank 3 holds 'world_size=4 pipeline=1 tensor=4"), std::string::npos) << result.err;
   EXPECT_LT(seconds, 30.0);
 }

@@ -110,9 +110,10 @@ TEST(VerifyMesh, ARankMapMovesEveryLiveCommunicatorOntoTheMappedRanks) {
     EXPECT_EQ(report.at("config").at("rank_map"), nlohmann::json({0, 4, 1, 5, 2, 6, 3, 7}));
   }
   // Ranks without the map: the agreement refuses the job on every rank.
-  const auto mixed = run_command(fmt::format("{} -np 4 {} verify --order dp-tp --dp 2 --tp 4 --rank-map {} : -np 4 {} "
-                                             "verify --order dp-tp --dp 2 --tp 4",
-                                             PGROUPS_MPIEXEC, PGROUPS_CLI, map.string(), PGROUPS_CLI));
+  const auto mixed =
+      run_command(fmt::format("{} -np 4 {} verify --order dp-tp --dp 2 --tp 4 --rank-map {} : -np 4 {} "
+                              "verify --order dp-tp --dp 2 --tp 4",
+                              PGROUPS_MPIEXEC, PGROUPS_CLI, map.string(), PGROUPS_CLI));
   EXPECT_EQ(mixed.status, 7) << mixed.err;
   EXPECT_NE(mixed.err.find("rank_map=0,4,1,5,2,6,3,7"), std::string::npos) << mixed.err;
   std::filesystem::remove(map);
@@ -134,12 +135,12 @@ TEST(VerifyMesh, EmbeddingGroupsLeaveNonMembersOut) {
 
 TEST(VerifyMesh, RanksGivenDifferentMeshesEndWithTheMismatchStatus) {
   // The same world and sizes, in another order on the last four ranks.
-  const auto result = run_command(fmt::format("{} -np 4 {} verify --mesh tp=2,dp=4 --group tp : -np 4 {} verify "
-                                              "--mesh dp=4,tp=2 --group tp",
-                                              PGROUPS_MPIEXEC, PGROUPS_CLI, PGROUPS_CLI));
+  const auto result =
+      run_command(fmt::format("{} -np 4 {} verify --mesh tp=2,dp=4 --group tp : -np 4 {} verify "
+                              "--mesh dp=4,tp=2 --group tp",
+                              PGROUPS_MPIEXEC, PGROUPS_CLI, PGROUPS_CLI));
   EXPECT_EQ(result.status, 7) << result.err;
-  EXPECT_NE(result.err.find("configuration mismatch across 8 ranks: ranks 0-3 hold"), std::string::npos)
-      << result.err;
+  EXPECT_NE(result.err.find("configuration mismatch across 8 ranks: ranks 0-3 hold"), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("mesh=tp=2,dp=4 groups=tp "), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("mesh=dp=4,tp=2 groups=tp "), std::string::npos) << result.err;
   EXPECT_TRUE(result.out.empty()) << result.out;
@@ -153,9 +154,10 @@ TEST(VerifyMesh, AMeshWhoseProductIsNotTheWorldIsAConfigError) {
 }
 
 TEST(VerifyMesh, AndBenchTimesTheMeshsCommunicatorsWithEveryStrategy) {
-  const auto result = run_command(fmt::format("{} -np 4 {} bench --mesh tp=2,dp=2 --group tp --group tp-dp "
-                                              "--repeats 1 --format json",
-                                              PGROUPS_MPIEXEC, PGROUPS_CLI));
+  const auto result =
+      run_command(fmt::format("{} -np 4 {} bench --mesh tp=2,dp=2 --group tp --group tp-dp "
+                              "--repeats 1 --format json",
+                              PGROUPS_MPIEXEC, PGROUPS_CLI));
   ASSERT_EQ(result.status, 0) << result.err;
   const nlohmann::json report = nlohmann::json::parse(result.out);
   EXPECT_EQ(report.at("world_size"), 4);

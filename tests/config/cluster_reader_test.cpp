@@ -64,7 +64,8 @@ TEST(ClusterTable, EachBadFieldNamesTheLineAndTheField) {
   EXPECT_EQ(cluster_error("[parallel]\nworld_size = 8\n"),
             "c.toml: no cluster table: a cluster file holds cluster = {gpus_per_node, nodes, levels, ...} "
             "(docs/using/placement.md)");
-  EXPECT_EQ(cluster_error("[cluster]\nnodes = 2\n"), "c.toml:1:1: cluster has no gpus_per_node: give the GPUs (ranks) of one node");
+  EXPECT_EQ(cluster_error("[cluster]\nnodes = 2\n"),
+            "c.toml:1:1: cluster has no gpus_per_node: give the GPUs (ranks) of one node");
   EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\n"),
             "c.toml:1:1: cluster has no nodes: give a count or the host names in launch order");
   EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = \"4\"\nnodes = 2\n"),
@@ -91,23 +92,29 @@ TEST(ClusterTable, EachBadFieldNamesTheLineAndTheField) {
             "are taken)");
   EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = 2\nlevels = [{name = \"s\"}]\n"),
             "c.toml:4:11: cluster.levels[0] (s) has no nodes: give the nodes of one unit, or the hosts of each unit");
-  EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = 2\nlevels = [{name = \"s\", nodes = 2, costs = 1}]\n"),
-            "c.toml:4:35: unknown key 'costs' in cluster.levels[0]; the keys are name, nodes, cost (did you mean cost?)");
-  EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = 2\nlevels = [{name = \"s\", nodes = 2, cost = true}]\n"),
-            "c.toml:4:42: cluster.levels[0].cost must be a number, found a boolean");
+  EXPECT_EQ(
+      cluster_error("[cluster]\ngpus_per_node = 4\nnodes = 2\nlevels = [{name = \"s\", nodes = 2, costs = 1}]\n"),
+      "c.toml:4:35: unknown key 'costs' in cluster.levels[0]; the keys are name, nodes, cost (did you mean cost?)");
+  EXPECT_EQ(
+      cluster_error("[cluster]\ngpus_per_node = 4\nnodes = 2\nlevels = [{name = \"s\", nodes = 2, cost = true}]\n"),
+      "c.toml:4:42: cluster.levels[0].cost must be a number, found a boolean");
   EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = 4\nlevels = [{name = \"s\", nodes = 3}]\n"),
             "c.toml: cluster levels[0] (s) nodes 3 does not divide the cluster's 4 nodes: every unit must be full");
   EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = 2\nlevels = [{name = \"s\", nodes = [[\"a\"]]}]\n"),
             "c.toml:4:32: cluster.levels[0].nodes lists hosts, but cluster.nodes is a count: give the host names there "
             "too");
-  EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = [\"a\", \"b\"]\nlevels = [{name = \"s\", nodes = [[\"a\"], [\"b\", \"c\"]]}]\n"),
+  EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = [\"a\", \"b\"]\nlevels = [{name = \"s\", nodes = "
+                          "[[\"a\"], [\"b\", \"c\"]]}]\n"),
             "c.toml:4:32: cluster.levels[0].nodes: unit 1 holds host 'c', which is not one of the cluster's nodes");
-  EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = [\"a\", \"b\", \"c\"]\nlevels = [{name = \"s\", nodes = [[\"a\"], [\"b\", \"c\"]]}]\n"),
+  EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = [\"a\", \"b\", \"c\"]\nlevels = [{name = \"s\", nodes "
+                          "= [[\"a\"], [\"b\", \"c\"]]}]\n"),
             "c.toml:4:32: cluster.levels[0].nodes: the units of level s hold different numbers of the job's nodes "
             "(unit 0 holds 1, unit 1 holds 2): place needs units of one size");
-  EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = [\"a\", \"b\"]\nlevels = [{name = \"s\", nodes = [[\"a\"]]}]\n"),
+  EXPECT_EQ(cluster_error(
+                "[cluster]\ngpus_per_node = 4\nnodes = [\"a\", \"b\"]\nlevels = [{name = \"s\", nodes = [[\"a\"]]}]\n"),
             "c.toml:4:32: cluster.levels[0].nodes: host 'b' is in no unit of level s");
-  EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = [\"a\", \"b\"]\nlevels = [{name = \"s\", nodes = [[\"a\", \"b\"], [\"b\"]]}]\n"),
+  EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = [\"a\", \"b\"]\nlevels = [{name = \"s\", nodes = "
+                          "[[\"a\", \"b\"], [\"b\"]]}]\n"),
             "c.toml:4:32: cluster.levels[0].nodes: host 'b' is in two units of level s (unit 0 and unit 1)");
   EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = 2\ntraffic = {tp = \"a\"}\n"),
             "c.toml:4:17: cluster.traffic.tp must be a number, found string \"a\"");
@@ -119,8 +126,10 @@ TEST(HostList, ExpandsSlurmRanges) {
   EXPECT_EQ(expand_host_list("gpu[01-03,07],login1"),
             (std::vector<std::string>{"gpu01", "gpu02", "gpu03", "gpu07", "login1"}));
   EXPECT_EQ(expand_host_list("r[1-2]n[1-2]"), (std::vector<std::string>{"r1n1", "r1n2", "r2n1", "r2n2"}));
-  EXPECT_EQ(message_of<ConfigError>([] { (void)expand_host_list("gpu[1-3"); }), "host list 'gpu[1-3': a '[' is never closed");
-  EXPECT_EQ(message_of<ConfigError>([] { (void)expand_host_list("gpu[3-1]"); }), "host list 'gpu[3-1]': range '3-1' ends below its start");
+  EXPECT_EQ(message_of<ConfigError>([] { (void)expand_host_list("gpu[1-3"); }),
+            "host list 'gpu[1-3': a '[' is never closed");
+  EXPECT_EQ(message_of<ConfigError>([] { (void)expand_host_list("gpu[3-1]"); }),
+            "host list 'gpu[3-1]': range '3-1' ends below its start");
   EXPECT_EQ(message_of<ConfigError>([] { (void)expand_host_list("gpu[a]"); }),
             "host list 'gpu[a]': 'a' is not a number or a range of numbers (a-b)");
   EXPECT_EQ(message_of<ConfigError>([] { (void)expand_host_list("a,,b"); }),
@@ -132,7 +141,8 @@ TEST(Traffic, ParsesKindsAndRefusesBadEntries) {
   ASSERT_EQ(traffic.size(), 2U);
   EXPECT_EQ(traffic[1].first, "dp");
   EXPECT_DOUBLE_EQ(traffic[1].second, 1.5);
-  EXPECT_EQ(message_of<ConfigError>([] { (void)parse_traffic("tp"); }), "traffic entry 'tp' must be KIND=BYTES (e.g. tp=8,dp=1)");
+  EXPECT_EQ(message_of<ConfigError>([] { (void)parse_traffic("tp"); }),
+            "traffic entry 'tp' must be KIND=BYTES (e.g. tp=8,dp=1)");
   EXPECT_EQ(message_of<ConfigError>([] { (void)parse_traffic("tp=x"); }),
             "traffic of 'tp' is 'x': it must be a finite number >= 0 (relative bytes)");
   EXPECT_EQ(message_of<ConfigError>([] { (void)parse_traffic("tp=1,tp=2"); }), "traffic of 'tp' is given twice");
@@ -167,8 +177,9 @@ TEST(SlurmTopology, EachBadLineNamesTheFileTheLineAndTheField) {
   const auto error = [](std::string_view text, std::vector<std::string> hosts = {"n1", "n2"}) {
     return message_of<Error>([&] { (void)parse_slurm_topology(text, "t.conf", hosts, 4); });
   };
-  EXPECT_EQ(error("SwitchName=s1 Nodes=n[1-2] Speed=1\n"),
-            "t.conf:1: unknown field 'speed'= in a SwitchName line; the fields are SwitchName, Switches, Nodes, LinkSpeed");
+  EXPECT_EQ(
+      error("SwitchName=s1 Nodes=n[1-2] Speed=1\n"),
+      "t.conf:1: unknown field 'speed'= in a SwitchName line; the fields are SwitchName, Switches, Nodes, LinkSpeed");
   EXPECT_EQ(error("Switch=s1\n"),
             "t.conf:1: unknown line 'switch'=: the tree plugin's lines start with SwitchName=, the block plugin's with "
             "BlockName= (or BlockSizes=)");
@@ -192,7 +203,8 @@ TEST(SlurmTopology, EachBadLineNamesTheFileTheLineAndTheField) {
 }
 
 TEST(RankMapInConfig, IsReadFromTheParallelTableOfEveryFormat) {
-  EXPECT_EQ(parse_config("[parallel]\nrank_map = [1, 0]\n", ConfigFormat::toml).rank_map, (std::vector<std::int64_t>{1, 0}));
+  EXPECT_EQ(parse_config("[parallel]\nrank_map = [1, 0]\n", ConfigFormat::toml).rank_map,
+            (std::vector<std::int64_t>{1, 0}));
   EXPECT_EQ(parse_config(R"({"parallel": {"rank_map": [1, 0]}})", ConfigFormat::json).rank_map,
             (std::vector<std::int64_t>{1, 0}));
   EXPECT_EQ(parse_config("parallel = dict(rank_map=[1, 0])\n", ConfigFormat::python).rank_map,
@@ -202,8 +214,9 @@ TEST(RankMapInConfig, IsReadFromTheParallelTableOfEveryFormat) {
   for (int i = 0; i < 300; ++i) big += (i ? ", " : "") + std::to_string(299 - i);
   big += "]\n";
   EXPECT_EQ(parse_config(big, ConfigFormat::toml).rank_map.size(), 300U);
-  EXPECT_EQ(message_of<ParseError>([] { (void)parse_config("[parallel]\nrank_map = [0, \"1\"]\n", ConfigFormat::toml); }),
-            "<config>:2:16: parallel.rank_map[1] must be an integer, found string \"1\"");
+  EXPECT_EQ(
+      message_of<ParseError>([] { (void)parse_config("[parallel]\nrank_map = [0, \"1\"]\n", ConfigFormat::toml); }),
+      "<config>:2:16: parallel.rank_map[1] must be an integer, found string \"1\"");
   EXPECT_EQ(message_of<ParseError>([] { (void)parse_config("[parallel]\nrank_map = 3\n", ConfigFormat::toml); }),
             "<config>:2:12: parallel.rank_map must be an array of integers, found integer 3");
 }
@@ -220,7 +233,8 @@ TEST(RankMapFile, TakesAListOrPlacesJson) {
   EXPECT_EQ(message_of<ParseError>([] { (void)parse_rank_map("\"x\"", "m.json"); }),
             "m.json: rank_map must be an array of integers, found string \"x\": entry r is the launcher rank that runs "
             "mesh rank r");
-  EXPECT_NE(message_of<ParseError>([] { (void)parse_rank_map("[0, 1", "m.json"); }).find("m.json:1:"), std::string::npos);
+  EXPECT_NE(message_of<ParseError>([] { (void)parse_rank_map("[0, 1", "m.json"); }).find("m.json:1:"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -85,9 +85,9 @@ TEST_F(ConfigFile, AnEmptyPathOrOneWithANulIsAnIoErrorNotAnotherFile) {
   // The system would read "c.toml\0.json" as c.toml, a file that exists.
   write("c.toml", "[parallel]\npipeline = 2\n");
   const std::string with_nul = (dir_ / "c.toml").string() + std::string("\0.json", 6);
-  EXPECT_EQ(failure<IoError>(with_nul),
-            "configuration file path '" + (dir_ / "c.toml").string() + "\\x00.json' holds a NUL byte, which no file "
-            "name can");
+  EXPECT_EQ(failure<IoError>(with_nul), "configuration file path '" + (dir_ / "c.toml").string() +
+                                            "\\x00.json' holds a NUL byte, which no file "
+                                            "name can");
 }
 
 TEST_F(ConfigFile, AnOddPathIsEscapedInEveryMessage) {
@@ -97,8 +97,9 @@ TEST_F(ConfigFile, AnOddPathIsEscapedInEveryMessage) {
   EXPECT_EQ(failure<IoError>(odd), "configuration file '" + dir_.string() + "/r\\xff\\nn.toml' does not exist");
   write("b\xfe.py", "import os\n");
   EXPECT_EQ(failure<ParseError>(dir_ / "b\xfe.py"),
-            dir_.string() + "/b\\xfe.py:1:1: 'import' is not allowed (a Python config is read as literals, never "
-                            "executed)");
+            dir_.string() +
+                "/b\\xfe.py:1:1: 'import' is not allowed (a Python config is read as literals, never "
+                "executed)");
 }
 
 TEST_F(ConfigFile, DirectoryIsAnIoError) {

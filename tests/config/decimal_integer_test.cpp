@@ -70,7 +70,8 @@ TEST(ConfigDecimalInteger, AnythingElseIsMalformedUnlessTheSyntaxAllowsIt) {
 TEST(ConfigDecimalInteger, MessagesNameTheSettingAndQuoteTheTextEscapedAndCut) {
   EXPECT_EQ(integer_problem(read_decimal_integer("010"), "010", "--pipeline"),
             "--pipeline: leading zeros are not allowed in the integer '010'");
-  EXPECT_EQ(integer_problem(read_decimal_integer("010"), "010", ""), "leading zeros are not allowed in the integer '010'");
+  EXPECT_EQ(integer_problem(read_decimal_integer("010"), "010", ""),
+            "leading zeros are not allowed in the integer '010'");
   EXPECT_EQ(integer_problem(read_decimal_integer("0x1F"), "0x1F", "--tensor"),
             "--tensor: only decimal numbers are read, found '0x1F'");
   EXPECT_EQ(integer_problem(read_decimal_integer("1e3"), "1e3", "--seed"), "--seed must be an integer, found '1e3'");

@@ -161,14 +161,16 @@ TEST(HostileConfigInput, NestingUpToTheLimitIsAccepted) {
   // The top level is level 1, so 63 brackets inside it reach level 64.
   // Accepted by the nesting checks: what is left is the unknown top-level key `a` of a
   // TOML or JSON file (a .py config keeps its other keys).
-  const std::string unknown_a = "unknown top-level key 'a': a {} configuration holds parallel, mesh and cluster only; a "
-                                "training run's other settings belong in a file of their own";
+  const std::string unknown_a =
+      "unknown top-level key 'a': a {} configuration holds parallel, mesh and cluster only; a "
+      "training run's other settings belong in a file of their own";
   EXPECT_EQ(parse_error("a = " + std::string(63, '[') + std::string(63, ']') + "\n[parallel]\npipeline = 2\n", kToml),
             "<config>:1:1: " + fmt::format(fmt::runtime(unknown_a), "TOML"));
   EXPECT_EQ(parse_error("{\"a\": " + std::string(63, '[') + std::string(63, ']') + ", \"parallel\": {}}", kJson),
             "<config>:1:2: " + fmt::format(fmt::runtime(unknown_a), "JSON"));
   EXPECT_EQ(parse_config("a = " + std::string(63, '[') + std::string(63, ']'), kPython), ParallelConfig{});
-  EXPECT_EQ(parse_error(repeat("a.", 63) + "a = 1\n", kToml), "<config>:1:1: " + fmt::format(fmt::runtime(unknown_a), "TOML"));
+  EXPECT_EQ(parse_error(repeat("a.", 63) + "a = 1\n", kToml),
+            "<config>:1:1: " + fmt::format(fmt::runtime(unknown_a), "TOML"));
   EXPECT_EQ(parse_error(repeat("a.", 64) + "a = 1\n", kToml), "<config>:1:128: nesting is deeper than 64 levels");
 }
 

@@ -15,9 +15,9 @@ namespace {
 const MeshConfig kExpected{{{"tp", 2}, {"cp", 1}, {"dp", 4}, {"pp", 2}}, {"tp", "dp-cp", "embd"}};
 
 TEST(MeshTable, TomlJsonAndPythonGiveTheSameMesh) {
-  const ParallelConfig toml = parse_config(
-      "[mesh]\norder = \"tp-cp-dp-pp\"\ntp = 2\ndp = 4\npp = 2\ngroups = [\"tp\", \"dp-cp\", \"embd\"]\n",
-      ConfigFormat::toml);
+  const ParallelConfig toml =
+      parse_config("[mesh]\norder = \"tp-cp-dp-pp\"\ntp = 2\ndp = 4\npp = 2\ngroups = [\"tp\", \"dp-cp\", \"embd\"]\n",
+                   ConfigFormat::toml);
   const ParallelConfig json = parse_config(
       R"({"mesh": {"order": "tp-cp-dp-pp", "tp": 2, "dp": 4, "pp": 2, "groups": ["tp", "dp-cp", "embd"]}})",
       ConfigFormat::json);
@@ -31,8 +31,8 @@ TEST(MeshTable, TomlJsonAndPythonGiveTheSameMesh) {
 }
 
 TEST(MeshTable, SizesOfNamesMissingFromTheOrderMayBeOneAndGroupsMayBeOmitted) {
-  const ParallelConfig config =
-      parse_config("[mesh]\norder = \"dp-tp\"\ntp = 2\nep = 1\ndp = 3\n[parallel]\nworld_size = 6\n", ConfigFormat::toml);
+  const ParallelConfig config = parse_config(
+      "[mesh]\norder = \"dp-tp\"\ntp = 2\nep = 1\ndp = 3\n[parallel]\nworld_size = 6\n", ConfigFormat::toml);
   ASSERT_TRUE(config.mesh.has_value());
   EXPECT_EQ(config.mesh->dims, (std::vector<MeshDim>{{"dp", 3}, {"tp", 2}}));
   EXPECT_TRUE(config.mesh->groups.empty());
@@ -40,13 +40,15 @@ TEST(MeshTable, SizesOfNamesMissingFromTheOrderMayBeOneAndGroupsMayBeOmitted) {
 }
 
 TEST(MeshTable, OtherTopLevelEntriesAreIgnoredInPythonAndRefusedInToml) {
-  const ParallelConfig config = parse_config("data = [1, 2, [3, 4]]\nmodel = dict(layers=['a'])\n"
-                                             "mesh = dict(order='tp', tp=2)\n",
-                                             ConfigFormat::python);
+  const ParallelConfig config = parse_config(
+      "data = [1, 2, [3, 4]]\nmodel = dict(layers=['a'])\n"
+      "mesh = dict(order='tp', tp=2)\n",
+      ConfigFormat::python);
   ASSERT_TRUE(config.mesh.has_value());
   EXPECT_EQ(config.mesh->dims, (std::vector<MeshDim>{{"tp", 2}}));
   EXPECT_EQ(test::parse_error("[mesh]\norder = \"tp\"\ntp = 2\n[model]\nlayers = [\"a\"]\n", ConfigFormat::toml),
-            "<config>:4:2: unknown top-level key 'model': a TOML configuration holds parallel, mesh and cluster only; a training run's other settings belong in a file of their own");
+            "<config>:4:2: unknown top-level key 'model': a TOML configuration holds parallel, mesh and cluster only; "
+            "a training run's other settings belong in a file of their own");
 }
 
 TEST(MeshTable, WrongTypesAreParseErrorsInTheFormatsOwnWords) {

@@ -251,9 +251,9 @@ TEST(ConfigParallelSettings, TableOfMillionsOfKeysIsRejectedAtTheFirstUnknownOne
 }
 
 TEST(ConfigParallelSettings, MessagesNameTheSourceGiven) {
-  EXPECT_EQ(test::message_of<ParseError>(
-                [] { (void)parse_config("parallel = dict(pipeline='2')", kPython, "train.py"); }),
-            "train.py:1:26: parallel.pipeline must be an integer or a dict, found string '2'");
+  EXPECT_EQ(
+      test::message_of<ParseError>([] { (void)parse_config("parallel = dict(pipeline='2')", kPython, "train.py"); }),
+      "train.py:1:26: parallel.pipeline must be an integer or a dict, found string '2'");
 }
 
 }  // namespace

@@ -5,13 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <new>
 #include <string>
-#include <unistd.h>
 
 #include "pgroups/config/config_reader.hpp"
 #include "pgroups/layout/error.hpp"
@@ -161,9 +161,10 @@ TEST_P(ConfigReadMemory, ParsingHoldsAtMostAFewTimesTheTextsSize) {
 TEST_P(ConfigReadMemory, ReadingTheFileHoldsAtMostAFewTimesItsSize) {
   if (!PGROUPS_COUNTS_ALLOCATIONS) GTEST_SKIP() << "allocations are not counted under AddressSanitizer";
   const std::filesystem::path path =
-      std::filesystem::temp_directory_path() /
-      ("pgroups_memory_" + std::to_string(::getpid()) + "_" + GetParam().name +
-       (GetParam().format == ConfigFormat::toml ? ".toml" : GetParam().format == ConfigFormat::json ? ".json" : ".py"));
+      std::filesystem::temp_directory_path() / ("pgroups_memory_" + std::to_string(::getpid()) + "_" + GetParam().name +
+                                                (GetParam().format == ConfigFormat::toml   ? ".toml"
+                                                 : GetParam().format == ConfigFormat::json ? ".json"
+                                                                                           : ".py"));
   std::size_t size = 0;
   {
     const std::string text = build(GetParam());

@@ -49,12 +49,23 @@ TEST_P(SampleConfigFile, ReadsToTheSettingsItDescribes) {
 // holds no pgroups-only key.
 std::vector<SampleFile> sample_files() {
   return {
-      {"none.toml", kNone}, {"none.json", kNone}, {"colossal_none.py", kNone},
-      {"1d.toml", k1d}, {"1d.json", k1d}, {"colossal_1d.py", k1d},
-      {"2d.toml", k2d}, {"2d.json", k2d}, {"colossal_2d.py", k2d},
-      {"2p5d.toml", with(k2p5d, 16)}, {"2p5d.json", with(k2p5d, 16)}, {"colossal_2p5d.py", k2p5d},
-      {"3d.toml", k3d}, {"3d.json", k3d}, {"colossal_3d.py", k3d},
-      {"sequence.toml", with(kSequence, 16, true, 42)}, {"sequence.json", with(kSequence, 16, true, 42)},
+      {"none.toml", kNone},
+      {"none.json", kNone},
+      {"colossal_none.py", kNone},
+      {"1d.toml", k1d},
+      {"1d.json", k1d},
+      {"colossal_1d.py", k1d},
+      {"2d.toml", k2d},
+      {"2d.json", k2d},
+      {"colossal_2d.py", k2d},
+      {"2p5d.toml", with(k2p5d, 16)},
+      {"2p5d.json", with(k2p5d, 16)},
+      {"colossal_2p5d.py", k2p5d},
+      {"3d.toml", k3d},
+      {"3d.json", k3d},
+      {"colossal_3d.py", k3d},
+      {"sequence.toml", with(kSequence, 16, true, 42)},
+      {"sequence.json", with(kSequence, 16, true, 42)},
       {"colossal_sequence.py", kSequence},
   };
 }

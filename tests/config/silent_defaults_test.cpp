@@ -21,24 +21,28 @@ using test::parse_error;
 
 // A .py config keeps a training run's other keys, so only a misspelt parallel is refused there.
 std::string misspelt(std::string_view key) {
-  return fmt::format("unknown top-level key '{}': the settings are read from parallel (and mesh) only, and without "
-                     "parallel the defaults would be used (did you mean parallel?)",
-                     key);
+  return fmt::format(
+      "unknown top-level key '{}': the settings are read from parallel (and mesh) only, and without "
+      "parallel the defaults would be used (did you mean parallel?)",
+      key);
 }
 
 // A TOML or JSON file holds pgroups' settings alone, so any other top-level key is refused.
 std::string unknown(std::string_view key, std::string_view format, std::string_view hint) {
-  return fmt::format("unknown top-level key '{}': a {} configuration holds parallel, mesh and cluster only{}", key, format,
-                     hint);
+  return fmt::format("unknown top-level key '{}': a {} configuration holds parallel, mesh and cluster only{}", key,
+                     format, hint);
 }
 constexpr std::string_view kDidYouMean = " (did you mean parallel?)";
 constexpr std::string_view kOtherSettings = "; a training run's other settings belong in a file of their own";
 
 TEST(ConfigSilentDefaults, MisspeltParallelIsAnErrorWithASuggestionInEveryFormat) {
-  EXPECT_EQ(parse_error("[parallell]\npipeline = 2\n", kToml), "<config>:1:2: " + unknown("parallell", "TOML", kDidYouMean));
-  EXPECT_EQ(parse_error("paralel = { pipeline = 2 }\n", kToml), "<config>:1:1: " + unknown("paralel", "TOML", kDidYouMean));
+  EXPECT_EQ(parse_error("[parallell]\npipeline = 2\n", kToml),
+            "<config>:1:2: " + unknown("parallell", "TOML", kDidYouMean));
+  EXPECT_EQ(parse_error("paralel = { pipeline = 2 }\n", kToml),
+            "<config>:1:1: " + unknown("paralel", "TOML", kDidYouMean));
   EXPECT_EQ(parse_error("Parallel.pipeline = 2\n", kToml), "<config>:1:1: " + unknown("Parallel", "TOML", kDidYouMean));
-  EXPECT_EQ(parse_error(R"({"paralel": {"pipeline": 2}})", kJson), "<config>:1:2: " + unknown("paralel", "JSON", kDidYouMean));
+  EXPECT_EQ(parse_error(R"({"paralel": {"pipeline": 2}})", kJson),
+            "<config>:1:2: " + unknown("paralel", "JSON", kDidYouMean));
   EXPECT_EQ(parse_error(R"({"PARALLEL": {"pipeline": 2}})", kJson),
             "<config>:1:2: " + unknown("PARALLEL", "JSON", kDidYouMean));
   EXPECT_EQ(parse_error("paralel = dict(pipeline=2)\n", kPython), "<config>:1:1: " + misspelt("paralel"));
@@ -103,7 +107,8 @@ TEST(ConfigSilentDefaults, AMeshTableIsNoMisspellingOfParallelButAMisspellingBes
 
 TEST(ConfigSilentDefaults, TensorTableWithoutSizeIsAnErrorNamingTheRule) {
   const std::string rule = "parallel.tensor has no size: a tensor {} must give its size (size = N)";
-  EXPECT_EQ(parse_error("[parallel]\ntensor = {}\n", kToml), "<config>:2:10: " + fmt::format(fmt::runtime(rule), "table"));
+  EXPECT_EQ(parse_error("[parallel]\ntensor = {}\n", kToml),
+            "<config>:2:10: " + fmt::format(fmt::runtime(rule), "table"));
   EXPECT_EQ(parse_error("[parallel]\ntensor = { mode = \"2d\" }\n", kToml),
             "<config>:2:10: " + fmt::format(fmt::runtime(rule), "table"));
   EXPECT_EQ(parse_error("[parallel.tensor]\nmode = \"1d\"\n", kToml),
@@ -140,7 +145,8 @@ TEST(ConfigSilentDefaults, PythonEndsALineAtALoneCarriageReturn) {
             "<config>:2:1: 'import' is not allowed (a Python config is read as literals, never executed)");
   EXPECT_EQ(parse_error("x = 1\r\n\ry = 'abc\r'", kPython), "<config>:3:5: unterminated string");
   // A statement cannot continue past a lone CR any more than past a newline.
-  EXPECT_EQ(parse_error("parallel = \rdict(pipeline=2)", kPython), "<config>:1:12: expected a value, found end of line");
+  EXPECT_EQ(parse_error("parallel = \rdict(pipeline=2)", kPython),
+            "<config>:1:12: expected a value, found end of line");
 }
 
 }  // namespace

@@ -41,7 +41,9 @@ TEST(TomlConfigReader, BracketsInsideStringsAndCommentsDoNotCountAsNesting) {
   text += "0.5]\n";
   text += "[parallel]\npipeline = 3\n";
   // Past the nesting scan: the first error is the reader's, naming the first top-level key.
-  EXPECT_EQ(rejection(text), "<config>:2:1: unknown top-level key 'a': a TOML configuration holds parallel, mesh and cluster only; a training run's other settings belong in a file of their own");
+  EXPECT_EQ(rejection(text),
+            "<config>:2:1: unknown top-level key 'a': a TOML configuration holds parallel, mesh and cluster only; a "
+            "training run's other settings belong in a file of their own");
 }
 
 TEST(TomlConfigReader, ArrayOfTablesIsNotAParallelTable) {

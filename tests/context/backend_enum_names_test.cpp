@@ -30,10 +30,11 @@ TEST(CliEnumNames, OutOfRangeBackendIsAConfigError) {
 }
 
 TEST(CliEnumNames, UnknownStrategyTextIsEscapedAndCut) {
-  EXPECT_EQ(message_of<ConfigError>([] { (void)mpi::parse_creation_strategy("per\x1b_group" + std::string(100, 'g')); }),
-            "unknown creation strategy 'per\\x1b_group" + std::string(30, 'g') +
-                "'...; the strategy must be one of create_group (the default), comm_split, per_group, "
-                "comm_create");
+  EXPECT_EQ(
+      message_of<ConfigError>([] { (void)mpi::parse_creation_strategy("per\x1b_group" + std::string(100, 'g')); }),
+      "unknown creation strategy 'per\\x1b_group" + std::string(30, 'g') +
+          "'...; the strategy must be one of create_group (the default), comm_split, per_group, "
+          "comm_create");
 }
 
 }  // namespace

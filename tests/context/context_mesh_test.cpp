@@ -16,8 +16,8 @@
 #include "mpi_test_support.hpp"
 #include "pgroups/context/parallel_context.hpp"
 #include "pgroups/layout/error.hpp"
-#include "support/golden.hpp"
 #include "support/error_message.hpp"
+#include "support/golden.hpp"
 
 namespace pgroups {
 namespace {
@@ -133,8 +133,7 @@ std::string strategy_name_of(const ::testing::TestParamInfo<CreationStrategy>& p
   return std::string(mpi::strategy_name(param.param));
 }
 
-INSTANTIATE_TEST_SUITE_P(Strategies, EachStrategy, ::testing::ValuesIn(mpi::kAllCreationStrategies),
-                         strategy_name_of);
+INSTANTIATE_TEST_SUITE_P(Strategies, EachStrategy, ::testing::ValuesIn(mpi::kAllCreationStrategies), strategy_name_of);
 
 TEST(ParallelContextMesh, AnUnknownKindNamesTheKindsAndTheClosest) {
   ParallelConfig config;

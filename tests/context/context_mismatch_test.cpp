@@ -46,9 +46,8 @@ class ConfigMismatch : public ::testing::Test {
 };
 
 TEST_F(ConfigMismatch, ADifferentTensorSizeOnOneRankThrowsMismatchOnEveryRank) {
-  const std::string message = mismatch_message([](ParallelConfig& c, ContextOptions&) {
-    c.tensor_size = test::world_size();
-  });
+  const std::string message =
+      mismatch_message([](ParallelConfig& c, ContextOptions&) { c.tensor_size = test::world_size(); });
   EXPECT_EQ(message.rfind(fmt::format("configuration mismatch across {} ranks: ", test::world_size()), 0), 0U)
       << message;
   EXPECT_NE(message.find(last_rank_holds() + fmt::format("world_size={} pipeline=1 tensor={} mode=none",
@@ -58,26 +57,24 @@ TEST_F(ConfigMismatch, ADifferentTensorSizeOnOneRankThrowsMismatchOnEveryRank) {
 }
 
 TEST_F(ConfigMismatch, ADifferentStrategyIsAMismatch) {
-  const std::string message = mismatch_message([](ParallelConfig&, ContextOptions& o) {
-    o.strategy = CreationStrategy::per_group;
-  });
+  const std::string message =
+      mismatch_message([](ParallelConfig&, ContextOptions& o) { o.strategy = CreationStrategy::per_group; });
   EXPECT_NE(message.find("strategy=per_group'"), std::string::npos) << message;
   EXPECT_NE(message.find("strategy=create_group'"), std::string::npos) << message;
 }
 
 TEST_F(ConfigMismatch, ADifferentSeedOrSequenceSwitchIsAMismatch) {
-  EXPECT_NE(mismatch_message([](ParallelConfig& c, ContextOptions&) { c.seed = 7; }).find("seed=7"),
-            std::string::npos);
-  EXPECT_NE(mismatch_message([](ParallelConfig& c, ContextOptions&) { c.legacy_sequence_dp = true; })
-                .find("legacy_sequence_dp=true"),
+  EXPECT_NE(mismatch_message([](ParallelConfig& c, ContextOptions&) { c.seed = 7; }).find("seed=7"), std::string::npos);
+  EXPECT_NE(mismatch_message([](ParallelConfig& c, ContextOptions&) {
+              c.legacy_sequence_dp = true;
+            }).find("legacy_sequence_dp=true"),
             std::string::npos);
 }
 
 TEST_F(ConfigMismatch, AnInvalidConfigOnOneRankIsAMismatchNotAHang) {
   // The odd rank's plan cannot even be built; it must still take part in the agreement.
-  const std::string message = mismatch_message([](ParallelConfig& c, ContextOptions&) {
-    c.tensor_size = test::world_size() + 1;
-  });
+  const std::string message =
+      mismatch_message([](ParallelConfig& c, ContextOptions&) { c.tensor_size = test::world_size() + 1; });
   EXPECT_EQ(message.rfind(fmt::format("configuration mismatch across {} ranks: ", test::world_size()), 0), 0U)
       << message;
   EXPECT_NE(message.find(last_rank_holds() + fmt::format("world_size={} pipeline=1 tensor={} mode=none",
@@ -87,11 +84,9 @@ TEST_F(ConfigMismatch, AnInvalidConfigOnOneRankIsAMismatchNotAHang) {
 }
 
 TEST_F(ConfigMismatch, AWrongWorldSizeOnOneRankIsAMismatch) {
-  const std::string message = mismatch_message([](ParallelConfig& c, ContextOptions&) {
-    c.world_size = 2 * test::world_size();
-  });
-  EXPECT_NE(message.find(last_rank_holds() + fmt::format("world_size={}", 2 * test::world_size())),
-            std::string::npos)
+  const std::string message =
+      mismatch_message([](ParallelConfig& c, ContextOptions&) { c.world_size = 2 * test::world_size(); });
+  EXPECT_NE(message.find(last_rank_holds() + fmt::format("world_size={}", 2 * test::world_size())), std::string::npos)
       << message;
 }
 
@@ -103,9 +98,8 @@ TEST_F(ConfigMismatch, ThePerRankDeviceIsNotPartOfTheAgreement) {
 }
 
 TEST_F(ConfigMismatch, DifferentAgreedSettingsAreAMismatchNamingBoth) {
-  const std::string message = mismatch_message([](ParallelConfig&, ContextOptions& o) {
-    o.agreed_settings = "verify format=text";
-  });
+  const std::string message =
+      mismatch_message([](ParallelConfig&, ContextOptions& o) { o.agreed_settings = "verify format=text"; });
   EXPECT_NE(message.find(last_rank_holds()), std::string::npos) << message;
   EXPECT_NE(message.find("strategy=create_group settings=verify format=text'"), std::string::npos) << message;
 }

@@ -161,9 +161,10 @@ TEST_F(ParallelContextNcclUnavailable, WithoutAVisibleGpuEveryRankThrowsTheSameB
 
 TEST_F(ParallelContextNcclUnavailable, InABuildWithoutNcclEveryRankThrowsAConfigErrorSayingHowToEnableIt) {
   if (backend_built(Backend::nccl)) GTEST_SKIP() << "pgroups was built with NCCL (see the previous test)";
-  expect_clean_failure("backend nccl was requested, but this build of pgroups has no nccl backend; reconfigure with "
-                       "-DPGROUPS_WITH_NCCL=ON",
-                       ExitCode::config);
+  expect_clean_failure(
+      "backend nccl was requested, but this build of pgroups has no nccl backend; reconfigure with "
+      "-DPGROUPS_WITH_NCCL=ON",
+      ExitCode::config);
 }
 
 // Real NCCL communicators: every rank of a node needs a GPU of its own (NCCL refuses two
@@ -231,7 +232,9 @@ TEST_F(ParallelContextNccl, BuildAndDestroyCyclesLeaveNoMpiHandleBehind) {
     ASSERT_EQ(Communicator::live_count(), before) << "cycle " << cycle;
   }
   // The destructor frees both kinds too.
-  { const ParallelContext context(config, MPI_COMM_WORLD, with_backend(Backend::nccl)); }
+  {
+    const ParallelContext context(config, MPI_COMM_WORLD, with_backend(Backend::nccl));
+  }
   EXPECT_EQ(Communicator::live_count(), before);
 }
 

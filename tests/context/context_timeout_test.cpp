@@ -92,9 +92,8 @@ TEST_F(ContextTimeout, ARankLateForTheAgreementMakesEveryRankThrowNamingTheStep)
     };
   }
   const ParallelConfig config = two_level_config();
-  EXPECT_EQ(timeout_message(config, options),
-            mpi::timeout_message(1s, {"agreement", "the configuration agreement"}, test::world_rank(),
-                                 test::world_size()));
+  EXPECT_EQ(timeout_message(config, options), mpi::timeout_message(1s, {"agreement", "the configuration agreement"},
+                                                                   test::world_rank(), test::world_size()));
   // The abandoned reduction was on the context's own communicator: the world is intact.
   const ParallelContext context(config, MPI_COMM_WORLD);
   EXPECT_TRUE(context.is_initialized(ParallelMode::tensor));
@@ -111,8 +110,7 @@ TEST_F(ContextTimeout, ADeadlinePassedBeforeABlockingStepThrowsOnEveryRankAndFre
   const int index_before = test::fortran_index_of_a_new_communicator();
   const std::string description = fmt::format("the creation of mode {}", mode_name(first_mode));
   EXPECT_EQ(timeout_message(config, options),
-            mpi::timeout_message(1s, {mode_name(first_mode), description}, test::world_rank(),
-                                 test::world_size()));
+            mpi::timeout_message(1s, {mode_name(first_mode), description}, test::world_rank(), test::world_size()));
   EXPECT_LE(test::fortran_index_of_a_new_communicator(), index_before);
 }
 

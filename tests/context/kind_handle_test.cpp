@@ -123,8 +123,9 @@ TEST(KindHandle, AHandleOfAnotherContextIsRefusedNamingTheKind) {
     (void)second.local_rank(global);
     FAIL() << "no exception";
   } catch (const StateError& error) {
-    EXPECT_STREQ(error.what(), "the handle of group global belongs to another context (or to one since destroyed): "
-                               "ask this context for it, kind(\"global\")");
+    EXPECT_STREQ(error.what(),
+                 "the handle of group global belongs to another context (or to one since destroyed): "
+                 "ask this context for it, kind(\"global\")");
   }
   EXPECT_EQ(second.local_rank(second.kind(ParallelMode::global)), test::world_rank());
 }

@@ -137,9 +137,10 @@ TEST(ParallelContextVirtualPipeline, OnlyTheFirstAndLastChunksAreEndStagesUnless
 TEST(ParallelContextModes, AskingForAModeNotCreatedNamesItAndTheModesThatExist) {
   const ParallelContext context(ParallelConfig{}, MPI_COMM_WORLD);
   const auto not_created = [](const std::string& kind) {
-    return fmt::format("group kind '{}' is not created for W={} pipeline=1 tensor=1 mode=none; the kinds are: global, "
-                       "data, model, tensor",
-                       kind, test::world_size());
+    return fmt::format(
+        "group kind '{}' is not created for W={} pipeline=1 tensor=1 mode=none; the kinds are: global, "
+        "data, model, tensor",
+        kind, test::world_size());
   };
   EXPECT_EQ(test::message_of<StateError>([&] { (void)context.get_group(ParallelMode::tensor_2d_row); }),
             not_created("2d_row"));

@@ -28,7 +28,7 @@ namespace {
 
 // The initializers Colossal-AI's ParallelContext.init_parallel_groups() runs for `config`.
 std::vector<std::unique_ptr<ProcessGroupInitializer>> initializers_for(const ParallelConfig& config,
-                                                                      std::int64_t rank) {
+                                                                       std::int64_t rank) {
   const std::int64_t w = config.world_size;
   const std::int64_t p = config.pipeline;
   const std::int64_t t = config.tensor_size;
@@ -45,9 +45,7 @@ std::vector<std::unique_ptr<ProcessGroupInitializer>> initializers_for(const Par
       all.push_back(std::make_unique<Initializer_2p5D>(rank, w, config, dp, p, t, *config.depth));
       break;
     case TensorMode::tensor_3d: all.push_back(std::make_unique<Initializer_3D>(rank, w, config, dp, p, t)); break;
-    case TensorMode::sequence:
-      all.push_back(std::make_unique<Initializer_Sequence>(rank, w, config, dp, p, t));
-      break;
+    case TensorMode::sequence: all.push_back(std::make_unique<Initializer_Sequence>(rank, w, config, dp, p, t)); break;
     case TensorMode::none: break;
   }
   return all;
@@ -170,9 +168,8 @@ TEST(ProcessGroupInitializer, DifferentClassesOnTheRanksAreAMismatchOnEveryRank)
   } catch (const MismatchError& error) {
     ContextOptions options;
     options.share_communicators = false;
-    const std::string node = mpi::node_info_from_launcher(mpi::Communicator::borrow(MPI_COMM_WORLD))
-                                 ? "launcher"
-                                 : "shared_memory_split";
+    const std::string node =
+        mpi::node_info_from_launcher(mpi::Communicator::borrow(MPI_COMM_WORLD)) ? "launcher" : "shared_memory_split";
     options.agreed_settings = "initializer=Initializer_Model modes=model";
     const std::string rank0 = agreement_text(model.plan_config(), options, node);
     options.agreed_settings = "initializer=Initializer_Data modes=data";

@@ -46,7 +46,8 @@ TEST(AgreementRecord, EqualSettingsOnEveryRankPassAndOneMoreVariantIsAMismatch) 
   std::vector<std::string> records(4, encoded({{"a", "1"}}));
   EXPECT_EQ(test::message_of<Error>([&] { judge_records(records, "configuration"); }), "no exception");
   records.push_back(encoded({{"a", "2"}}));
-  EXPECT_EQ(test::message_of<MismatchError>([&] { judge_records(records, "configuration"); }), "configuration mismatch across 5 ranks: ranks 0-3 hold 'a=1'; rank 4 holds 'a=2'");
+  EXPECT_EQ(test::message_of<MismatchError>([&] { judge_records(records, "configuration"); }),
+            "configuration mismatch across 5 ranks: ranks 0-3 hold 'a=1'; rank 4 holds 'a=2'");
 }
 
 TEST(AgreementRecord, DifferentSettingsAreAMismatchNamingEachVariantsRanks) {
@@ -71,7 +72,8 @@ TEST(AgreementRecord, AnErrorOfAClassPgroupsDoesNotHaveKeepsItsName) {
     FAIL() << "no exception";
   } catch (const CarriedError& error) {
     EXPECT_EQ(error.kind(), "TypeError");
-    EXPECT_STREQ(error.what(), "ranks 0-1 hit before the configuration agreement: tensor must be an int, not '4' (str)");
+    EXPECT_STREQ(error.what(),
+                 "ranks 0-1 hit before the configuration agreement: tensor must be an int, not '4' (str)");
   }
 }
 

@@ -10,9 +10,9 @@
 #include <set>
 
 #include "pgroups/layout/mesh_config.hpp"
+#include "support/configs.hpp"
 #include "support/error_message.hpp"
 #include "support/golden.hpp"
-#include "support/configs.hpp"
 
 namespace pgroups {
 namespace {
@@ -68,7 +68,6 @@ TEST_P(SharingGolden, SharedKindsAreExactlyThoseWithEqualGroups) {
 INSTANTIATE_TEST_SUITE_P(GoldenFiles, SharingGolden, ::testing::ValuesIn(test::golden_files("golden")),
                          test::test_name);
 
-
 TEST(CommunicatorSharing, MeshesOfEveryShapeShareExactlyTheirEqualPartitions) {
   // Every subset of three dimensions with sizes 1 or 2 and 3, every token over them.
   const std::vector<std::string> tokens = {"tp", "cp", "dp", "tp-cp", "tp-dp", "cp-dp", "tp-cp-dp"};
@@ -78,7 +77,8 @@ TEST(CommunicatorSharing, MeshesOfEveryShapeShareExactlyTheirEqualPartitions) {
         const std::string dims = fmt::format("tp={},cp={},dp={}", a, b, c);
         SCOPED_TRACE(dims);
         expect_sharing_matches_enumeration(mesh_layout(dims, tokens));
-        expect_sharing_matches_enumeration(mesh_layout(dims + ",pp=2", {"tp", "cp-pp", "pp", "embd", "pos_embd", "dp"}));
+        expect_sharing_matches_enumeration(
+            mesh_layout(dims + ",pp=2", {"tp", "cp-pp", "pp", "embd", "pos_embd", "dp"}));
       }
     }
   }

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "support/golden.hpp"
 #include "support/configs.hpp"
+#include "support/golden.hpp"
 
 namespace pgroups {
 namespace {

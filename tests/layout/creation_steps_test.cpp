@@ -33,8 +33,8 @@ Layout mesh() {
 
 TEST(CreationSteps, APresetRunsTheFixedStepsThenEveryModeButGlobal) {
   const std::vector<CreationStep> steps = creation_steps(one_d());
-  EXPECT_EQ(names_of(steps), (std::vector<std::string>{"duplicate", "agreement", "node", "data", "model", "tensor",
-                                                       "1d"}));
+  EXPECT_EQ(names_of(steps),
+            (std::vector<std::string>{"duplicate", "agreement", "node", "data", "model", "tensor", "1d"}));
   EXPECT_TRUE(steps[0].waits_without_blocking());
   EXPECT_TRUE(steps[1].waits_without_blocking());
   EXPECT_FALSE(steps[2].waits_without_blocking());

@@ -28,8 +28,8 @@ EnvironmentLookup lookup_in(const Environment& env) {
 
 // Every kind of malformed value: not a number, a sign (even "-0"), a space, another
 // notation, past 64 bits.
-const std::vector<std::string> kMalformed = {"abc", "-1", "-0", "+1", " 1", "1 ", "1x", "0x10", "1e3", "1.0",
-                                             "99999999999999999999"};
+const std::vector<std::string> kMalformed = {
+    "abc", "-1", "-0", "+1", " 1", "1 ", "1x", "0x10", "1e3", "1.0", "99999999999999999999"};
 
 TEST(EnvironmentCount, ReadsDecimalDigitsOnly) {
   EXPECT_EQ(parse_environment_count("0"), 0);
@@ -74,19 +74,15 @@ TEST(EnvironmentCount, TheLauncherReportGivesEachMalformedLocalRankAsUnknownWith
 TEST(EnvironmentCount, OnlyTheChosenLauncherReportsItsMalformedValues) {
   // Slurm is also present (mpirun inside a step) but not the launcher: its bad node
   // index is nobody's fact, and not reported.
-  const LauncherInfo info = detect_launcher(lookup_in({{"OMPI_COMM_WORLD_RANK", "0"},
-                                                       {"SLURM_PROCID", "0"},
-                                                       {"SLURM_STEP_ID", "0"},
-                                                       {"SLURM_NODEID", "x"}}));
+  const LauncherInfo info = detect_launcher(
+      lookup_in({{"OMPI_COMM_WORLD_RANK", "0"}, {"SLURM_PROCID", "0"}, {"SLURM_STEP_ID", "0"}, {"SLURM_NODEID", "x"}}));
   EXPECT_EQ(info.launcher, Launcher::open_mpi);
   EXPECT_TRUE(info.malformed.empty());
 }
 
 TEST(EnvironmentCount, AMalformedSlurmTasksPerNodeIsReported) {
-  const LauncherInfo info = detect_launcher(lookup_in({{"SLURM_PROCID", "0"},
-                                                       {"SLURM_STEP_ID", "0"},
-                                                       {"SLURM_NODEID", "0"},
-                                                       {"SLURM_STEP_TASKS_PER_NODE", "4(x"}}));
+  const LauncherInfo info = detect_launcher(lookup_in(
+      {{"SLURM_PROCID", "0"}, {"SLURM_STEP_ID", "0"}, {"SLURM_NODEID", "0"}, {"SLURM_STEP_TASKS_PER_NODE", "4(x"}}));
   EXPECT_EQ(info.launcher, Launcher::slurm);
   EXPECT_FALSE(info.local_size);
   ASSERT_EQ(info.malformed.size(), 1U);

@@ -129,11 +129,10 @@ TEST(DetectLauncher, MpirunInsideASlurmStepIsOpenMpiWithSlurmAlsoPresent) {
   ASSERT_EQ(info.also_present.size(), 1U);
   EXPECT_EQ(info.also_present[0], Launcher::slurm);
   // Inside a batch script without a step, Slurm is not present at all.
-  EXPECT_TRUE(detect({{"OMPI_COMM_WORLD_RANK", "2"},
-                      {"OMPI_COMM_WORLD_SIZE", "4"},
-                      {"SLURM_PROCID", "0"},
-                      {"SLURM_NTASKS", "1"}})
-                  .also_present.empty());
+  EXPECT_TRUE(
+      detect(
+          {{"OMPI_COMM_WORLD_RANK", "2"}, {"OMPI_COMM_WORLD_SIZE", "4"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}})
+          .also_present.empty());
 }
 
 TEST(DetectLauncher, MalformedOrInconsistentValuesAreDropped) {
@@ -162,14 +161,17 @@ TEST(DetectLauncher, ContradictoryVariablesAreUnknownNotFacts) {
   EXPECT_FALSE(local.node_count());
 
   // More processes on one node than in the world: neither size is known.
-  const LauncherInfo crowded = detect({{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}, {"MPI_LOCALRANKID", "0"},
-                                       {"MPI_LOCALNRANKS", "8"}});
+  const LauncherInfo crowded =
+      detect({{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}, {"MPI_LOCALRANKID", "0"}, {"MPI_LOCALNRANKS", "8"}});
   EXPECT_FALSE(crowded.world_size);
   EXPECT_FALSE(crowded.local_size);
   EXPECT_FALSE(crowded.node_count());
 
-  const LauncherInfo nodes = detect({{"SLURM_PROCID", "0"}, {"SLURM_STEP_ID", "0"}, {"SLURM_STEP_NUM_TASKS", "4"},
-                                     {"SLURM_NODEID", "5"}, {"SLURM_STEP_NUM_NODES", "3"}});
+  const LauncherInfo nodes = detect({{"SLURM_PROCID", "0"},
+                                     {"SLURM_STEP_ID", "0"},
+                                     {"SLURM_STEP_NUM_TASKS", "4"},
+                                     {"SLURM_NODEID", "5"},
+                                     {"SLURM_STEP_NUM_NODES", "3"}});
   EXPECT_EQ(nodes.world_size, 4);
   EXPECT_FALSE(nodes.node);
   EXPECT_FALSE(nodes.nodes);

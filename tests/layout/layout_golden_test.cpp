@@ -38,7 +38,8 @@ TEST_P(ColossalGolden, LegacyLayoutReproducesEveryGroupAndLocalRank) {
     SCOPED_TRACE(std::string(mode_name(mode)));
     const auto& expected = golden.at("modes").at(std::string(mode_name(mode)));
     const auto groups = layout.groups(mode);
-    EXPECT_EQ(sorted_groups(groups), sorted_groups(expected.at("groups").get<std::vector<std::vector<std::int64_t>>>()));
+    EXPECT_EQ(sorted_groups(groups),
+              sorted_groups(expected.at("groups").get<std::vector<std::vector<std::int64_t>>>()));
     for (std::size_t i = 1; i < groups.size(); ++i) {
       EXPECT_LT(groups[i - 1].front(), groups[i].front());
     }
@@ -73,7 +74,8 @@ TEST_P(SequenceGolden, DefaultSequenceDpGroupsOneWholePipelineStage) {
     EXPECT_EQ(layout.local_rank(rank, ParallelMode::sequence_dp), d * tp + rank % tp);
   }
   const bool legacy_agrees = pp == 1 || layout.data_parallel_size() == 1;
-  const auto golden_groups = golden.at("modes").at("sequence_dp").at("groups").get<std::vector<std::vector<std::int64_t>>>();
+  const auto golden_groups =
+      golden.at("modes").at("sequence_dp").at("groups").get<std::vector<std::vector<std::int64_t>>>();
   EXPECT_EQ(sorted_groups(layout.groups(ParallelMode::sequence_dp)) == sorted_groups(golden_groups), legacy_agrees);
 }
 

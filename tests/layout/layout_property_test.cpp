@@ -23,7 +23,9 @@ ParallelConfig random_valid_config(std::mt19937_64& rng) {
       c.depth = small(rng);
       c.tensor_size = q * q * *c.depth;
       break;
-    case TensorMode::tensor_3d: c.tensor_size = std::min<std::int64_t>(q, 3) * std::min<std::int64_t>(q, 3) * std::min<std::int64_t>(q, 3); break;
+    case TensorMode::tensor_3d:
+      c.tensor_size = std::min<std::int64_t>(q, 3) * std::min<std::int64_t>(q, 3) * std::min<std::int64_t>(q, 3);
+      break;
     default: c.tensor_size = small(rng) * small(rng); break;
   }
   c.pipeline = small(rng);
@@ -101,8 +103,7 @@ TEST(LayoutProperties, ModeGroupSizesAreTheSpecifiedProducts) {
                   config.legacy_sequence_dp ? layout.world_size() / layout.pipeline_size()
                                             : layout.data_parallel_size() * layout.tensor_size());
         break;
-      default:
-        break;
+      default: break;
     }
   }
 }

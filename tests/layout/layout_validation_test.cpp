@@ -24,8 +24,9 @@ TEST(LayoutValidation, NonCubeTensorSizeIn3dNamesSizeAndRule) {
 }
 
 TEST(LayoutValidation, TwoPointFiveDNeedsDepthTimesASquare) {
-  EXPECT_EQ(rejection(preset_config(12, 1, 12, TensorMode::tensor_2p5d, 2)),
-            "tensor size 12 is not depth 2 times a perfect square, required by mode 2.5d (tensor size = q * q * depth)");
+  EXPECT_EQ(
+      rejection(preset_config(12, 1, 12, TensorMode::tensor_2p5d, 2)),
+      "tensor size 12 is not depth 2 times a perfect square, required by mode 2.5d (tensor size = q * q * depth)");
   EXPECT_EQ(rejection(preset_config(8, 1, 8, TensorMode::tensor_2p5d)),
             "mode 2.5d requires a depth (tensor size = q * q * depth)");
   EXPECT_EQ(rejection(preset_config(8, 1, 8, TensorMode::tensor_2p5d, 0)),
@@ -68,8 +69,9 @@ TEST(LayoutValidation, UnknownModeSuggestsTheCaseFix) {
 
 TEST(LayoutValidation, AskingForAModeThatWasNotCreatedNamesTheModesThatExist) {
   const Layout layout(preset_config(4, 1, 4, TensorMode::tensor_1d));
-  EXPECT_EQ(test::message_of<StateError>([&] { (void)layout.group_size(ParallelMode::pipe); }),
-            "mode pipe is not created for W=4 pipeline=1 tensor=4 mode=1d; the modes are: global, data, model, tensor, 1d");
+  EXPECT_EQ(
+      test::message_of<StateError>([&] { (void)layout.group_size(ParallelMode::pipe); }),
+      "mode pipe is not created for W=4 pipeline=1 tensor=4 mode=1d; the modes are: global, data, model, tensor, 1d");
 }
 
 TEST(LayoutValidation, RanksOutsideTheWorldAreRejected) {

@@ -95,18 +95,24 @@ struct Case {
 
 TEST(ModeLocality, CountsEqualTheGroupsOfEveryModeForBlocksAndRoundRobin) {
   const std::vector<Case> cases = {
-      {preset_config(32, 2, 8, TensorMode::tensor_2p5d, 2), 8},  {preset_config(32, 2, 8, TensorMode::tensor_2p5d, 2), 4},
-      {preset_config(64, 2, 16, TensorMode::tensor_2d), 8},      {preset_config(64, 1, 8, TensorMode::tensor_3d), 4},
-      {preset_config(24, 2, 3, TensorMode::tensor_1d), 4},       {preset_config(48, 2, 4, TensorMode::sequence), 6},
-      {preset_config(16, 4, 1, TensorMode::none), 16},           {preset_config(36, 1, 9, TensorMode::tensor_2d), 12},
-      {preset_config(64, 2, 8, TensorMode::tensor_3d), 16},      {preset_config(12, 1, 3, TensorMode::tensor_1d), 1},
+      {preset_config(32, 2, 8, TensorMode::tensor_2p5d, 2), 8},
+      {preset_config(32, 2, 8, TensorMode::tensor_2p5d, 2), 4},
+      {preset_config(64, 2, 16, TensorMode::tensor_2d), 8},
+      {preset_config(64, 1, 8, TensorMode::tensor_3d), 4},
+      {preset_config(24, 2, 3, TensorMode::tensor_1d), 4},
+      {preset_config(48, 2, 4, TensorMode::sequence), 6},
+      {preset_config(16, 4, 1, TensorMode::none), 16},
+      {preset_config(36, 1, 9, TensorMode::tensor_2d), 12},
+      {preset_config(64, 2, 8, TensorMode::tensor_3d), 16},
+      {preset_config(12, 1, 3, TensorMode::tensor_1d), 1},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(describe(c.config) + " G=" + std::to_string(c.gpus_per_node));
     const Layout layout(c.config);
     const NodeMap blocks = NodeMap::blocks(c.config.world_size, c.gpus_per_node);
     std::vector<std::int64_t> round_robin;
-    for (std::int64_t r = 0; r < c.config.world_size; ++r) round_robin.push_back(r % (c.config.world_size / c.gpus_per_node));
+    for (std::int64_t r = 0; r < c.config.world_size; ++r)
+      round_robin.push_back(r % (c.config.world_size / c.gpus_per_node));
     const NodeMap observed = NodeMap::observed(round_robin);
     for (const NodeMap* nodes : {&blocks, &observed}) {
       const std::vector<ModeLocality> counted = mode_locality(layout, *nodes);
@@ -269,13 +275,13 @@ TEST(LocalityWarnings, AMeshGroupsFixNamesItsOwnDimensions) {
 }
 
 TEST(BandwidthHungry, TensorFamilySequenceAndMeshTokensWithTp) {
-  for (const char* name : {"tensor", "1d", "sequence", "2d_row", "2d_col", "2p5d_col", "2p5d_row", "2p5d_dep",
-                           "2p5d_xz", "3d_input", "3d_weight", "3d_output", "3d_input_x_weight",
-                           "3d_output_x_weight", "tp", "tp-dp", "cp-tp", "dp-tp-ep"}) {
+  for (const char* name :
+       {"tensor", "1d", "sequence", "2d_row", "2d_col", "2p5d_col", "2p5d_row", "2p5d_dep", "2p5d_xz", "3d_input",
+        "3d_weight", "3d_output", "3d_input_x_weight", "3d_output_x_weight", "tp", "tp-dp", "cp-tp", "dp-tp-ep"}) {
     EXPECT_TRUE(is_bandwidth_hungry(name)) << name;
   }
-  for (const char* name : {"global", "data", "model", "pipe", "sequence_dp", "dp", "pp", "cp", "tpx", "dp-tpx",
-                           "embd", ""}) {
+  for (const char* name :
+       {"global", "data", "model", "pipe", "sequence_dp", "dp", "pp", "cp", "tpx", "dp-tpx", "embd", ""}) {
     EXPECT_FALSE(is_bandwidth_hungry(name)) << name;
   }
 }

@@ -12,9 +12,9 @@
 
 #include "pgroups/layout/error.hpp"
 #include "pgroups/layout/layout.hpp"
+#include "support/configs.hpp"
 #include "support/error_message.hpp"
 #include "support/golden.hpp"
-#include "support/configs.hpp"
 
 namespace pgroups {
 namespace {
@@ -300,8 +300,7 @@ TEST_P(PresetAsMesh, EveryModeIsTheTokenOfItsDimensionsOnTheSameMesh) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(GoldenFiles, PresetAsMesh, ::testing::ValuesIn(test::golden_files("golden")),
-                         test::test_name);
+INSTANTIATE_TEST_SUITE_P(GoldenFiles, PresetAsMesh, ::testing::ValuesIn(test::golden_files("golden")), test::test_name);
 
 // ---- Seeds -----------------------------------------------------------------------------
 
@@ -363,7 +362,8 @@ TEST(MeshLayoutValidation, BadTokensAreRejectedWithTheRule) {
 
 TEST(MeshLayoutValidation, BadDimensionsAreRejectedWithTheRule) {
   EXPECT_EQ(mesh_error({}, {}), "a mesh needs at least one dimension, e.g. tp=2,dp=4");
-  EXPECT_EQ(mesh_error({{"t-p", 2}}, {}), "mesh dimension name 't-p' is invalid: names use letters, digits and '_' only");
+  EXPECT_EQ(mesh_error({{"t-p", 2}}, {}),
+            "mesh dimension name 't-p' is invalid: names use letters, digits and '_' only");
   EXPECT_EQ(mesh_error({{"embd", 2}}, {}), "mesh dimension name 'embd' is reserved for Megatron's embedding group");
   EXPECT_EQ(mesh_error({{"tp", 2}, {"tp", 2}}, {}), "mesh dimension name 'tp' appears twice");
   EXPECT_EQ(mesh_error({{"tp", 0}}, {}), "mesh dimension 'tp' has size 0, must be a positive integer");

@@ -109,8 +109,7 @@ TEST_P(PlacementExhaustive, FindsTheOptimumOfTheFamilyAndItsCostIsTheGroupsCost)
 INSTANTIATE_TEST_SUITE_P(
     SmallClusters, PlacementExhaustive,
     ::testing::Values(
-        SmallCase{"tp4_cp2_dp2_pp2_on_8x4_in_switches_of_2",
-                  mesh_config({{"tp", 4}, {"cp", 2}, {"dp", 2}, {"pp", 2}}),
+        SmallCase{"tp4_cp2_dp2_pp2_on_8x4_in_switches_of_2", mesh_config({{"tp", 4}, {"cp", 2}, {"dp", 2}, {"pp", 2}}),
                   cluster_of(4, 8, {{"switch", 2, 4}})},
         SmallCase{"dp_first_order_on_two_levels", mesh_config({{"dp", 4}, {"tp", 2}, {"pp", 2}}),
                   cluster_of(2, 8, {{"a", 2, 3}, {"b", 4, 10}})},
@@ -174,8 +173,9 @@ TEST(Placement, RefusesAWorldThatIsNotTheClustersGpus) {
     (void)place(layout, cluster_of(4, 2, {}));
     FAIL();
   } catch (const ConfigError& error) {
-    EXPECT_STREQ(error.what(), "the mesh has 4 ranks, but the cluster has 8 GPUs (2 nodes of 4): place puts one rank "
-                               "on each GPU");
+    EXPECT_STREQ(error.what(),
+                 "the mesh has 4 ranks, but the cluster has 8 GPUs (2 nodes of 4): place puts one rank "
+                 "on each GPU");
   }
 }
 

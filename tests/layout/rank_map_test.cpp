@@ -49,8 +49,9 @@ TEST(RankMap, RefusesAnEntryOutsideTheWorld) {
     (void)RankMap({0, 1, 7, 2}, 4);
     FAIL();
   } catch (const ConfigError& error) {
-    EXPECT_STREQ(error.what(), "rank map entry 2 is 7, outside the world of 4 ranks (valid: 0..3): the map must be a "
-                               "permutation of the launcher ranks");
+    EXPECT_STREQ(error.what(),
+                 "rank map entry 2 is 7, outside the world of 4 ranks (valid: 0..3): the map must be a "
+                 "permutation of the launcher ranks");
   }
   EXPECT_THROW((void)RankMap({0, -1, 2, 3}, 4), ConfigError);
 }
@@ -60,8 +61,9 @@ TEST(RankMap, RefusesADuplicateNamingBothEntries) {
     (void)RankMap({0, 1, 1, 2}, 4);
     FAIL();
   } catch (const ConfigError& error) {
-    EXPECT_STREQ(error.what(), "rank map entries 1 and 2 are both launcher rank 1: the map must be a permutation of "
-                               "the launcher ranks, each once");
+    EXPECT_STREQ(error.what(),
+                 "rank map entries 1 and 2 are both launcher rank 1: the map must be a permutation of "
+                 "the launcher ranks, each once");
   }
 }
 
@@ -70,8 +72,9 @@ TEST(RankMap, RefusesAWrongLengthNamingTheMissingRank) {
     (void)RankMap({1, 0, 2}, 4);
     FAIL();
   } catch (const ConfigError& error) {
-    EXPECT_STREQ(error.what(), "rank map has 3 entries, but the world has 4 ranks: entry r is the launcher rank that "
-                               "runs mesh rank r, one per rank (launcher rank 3 is missing)");
+    EXPECT_STREQ(error.what(),
+                 "rank map has 3 entries, but the world has 4 ranks: entry r is the launcher rank that "
+                 "runs mesh rank r, one per rank (launcher rank 3 is missing)");
   }
   EXPECT_THROW((void)RankMap({0, 1, 2}, 4), ConfigError);
   EXPECT_THROW((void)RankMap({0, 1, 2, 3, 4}, 4), ConfigError);
@@ -104,7 +107,8 @@ TEST(RankMappedLayout, EveryQueryAgreesWithTheGroupsOnEveryRank) {
     const auto c = mesh.coordinates(r);
     map[static_cast<std::size_t>(r)] = c[1] + 2 * c[0] + 4 * c[2] + 8 * c[3];
   }
-  const Layout layout(mesh_config({{"tp", 2}, {"cp", 2}, {"dp", 2}, {"pp", 2}}, {"tp", "cp", "dp", "pp", "tp-cp", "tp-dp"}, map));
+  const Layout layout(
+      mesh_config({{"tp", 2}, {"cp", 2}, {"dp", 2}, {"pp", 2}}, {"tp", "cp", "dp", "pp", "tp-cp", "tp-dp"}, map));
   for (std::size_t kind = 0; kind < layout.group_kinds().size(); ++kind) {
     const auto groups = layout.groups(kind);
     ASSERT_EQ(static_cast<std::int64_t>(groups.size()), layout.group_count(kind));

@@ -52,9 +52,8 @@ void expect_views_match_enumeration(const Layout& layout) {
     const auto groups = layout.groups(kind);
     for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
       const RankView view(layout, rank);
-      const auto found = std::find_if(groups.begin(), groups.end(), [rank](const auto& g) {
-        return std::find(g.begin(), g.end(), rank) != g.end();
-      });
+      const auto found = std::find_if(groups.begin(), groups.end(),
+                                      [rank](const auto& g) { return std::find(g.begin(), g.end(), rank) != g.end(); });
       ASSERT_EQ(view.is_member(kind), found != groups.end()) << "rank " << rank;
       if (found == groups.end()) {
         const std::string message = message_of<StateError>([&] { (void)view.size(kind); });
@@ -146,7 +145,8 @@ TEST(RankView, APlanOfTwoToTheFortyRanksAnswersAtOnceForAnyRank) {
   EXPECT_EQ(last.pipeline_stage(), 127);
   EXPECT_TRUE(last.is_pipeline_last_stage());
   EXPECT_TRUE(last.is_member(last.kind("embd")));  // the last stage
-  EXPECT_EQ(last.members(last.kind("embd")), (std::vector<std::int64_t>{world - 1 - 127 * 8 * 1073741824LL, world - 1}));
+  EXPECT_EQ(last.members(last.kind("embd")),
+            (std::vector<std::int64_t>{world - 1 - 127 * 8 * 1073741824LL, world - 1}));
   EXPECT_EQ(last.size(last.kind("tp-dp")), 8LL * 1073741824LL);
   const RankView middle(layout, world / 2);
   EXPECT_FALSE(middle.is_member(middle.kind("embd")));

@@ -29,8 +29,9 @@ Layout mesh_layout(const std::string& dims, std::vector<std::string> groups = {}
   return Layout(config);
 }
 
-Layout preset_layout(std::int64_t world, std::int64_t pipeline, std::int64_t tensor, TensorMode mode = TensorMode::tensor_1d,
-                     std::optional<std::int64_t> depth = std::nullopt, bool legacy = false) {
+Layout preset_layout(std::int64_t world, std::int64_t pipeline, std::int64_t tensor,
+                     TensorMode mode = TensorMode::tensor_1d, std::optional<std::int64_t> depth = std::nullopt,
+                     bool legacy = false) {
   ParallelConfig config = pgroups::test::preset_config(world, pipeline, tensor, mode, depth);
   config.legacy_sequence_dp = legacy;
   return Layout(config);
@@ -75,7 +76,8 @@ void expect_replicas_keep_their_groups(const Recovery& recovery) {
   for (const GroupKind& kind : after.group_kinds()) {
     const std::size_t new_kind = after.group_kind_index(kind.name);
     const std::size_t old_kind = before.group_kind_index(kind.name);
-    const bool whole = !varies(kind, recovery.shrink_dim()) && !(kind.name == "sequence_dp" && before.config().legacy_sequence_dp);
+    const bool whole =
+        !varies(kind, recovery.shrink_dim()) && !(kind.name == "sequence_dp" && before.config().legacy_sequence_dp);
     for (const std::vector<std::int64_t>& group : after.groups(new_kind)) {
       std::vector<std::int64_t> mapped;
       for (std::int64_t r : group) mapped.push_back(map[r]);
@@ -152,8 +154,9 @@ TEST(Recovery, WholeNodeOfAMeshAcrossReplicas) {
   // tp=4,dp=2,pp=2 on nodes of 8: node 1 (ranks 8-15) is pp stage 1 of both replicas.
   const Layout layout = mesh_layout("tp=4,dp=2,pp=2");
   const std::string message = message_of<ConfigError>([&] { (void)lose(layout, {8, 9, 10, 11, 12, 13, 14, 15}); });
-  EXPECT_NE(message.find("every replica of dp lost a rank (dp=0: lost ranks 8, 9, 10, 11; dp=1: lost ranks 12, 13, 14, 15)"),
-            std::string::npos)
+  EXPECT_NE(
+      message.find("every replica of dp lost a rank (dp=0: lost ranks 8, 9, 10, 11; dp=1: lost ranks 12, 13, 14, 15)"),
+      std::string::npos)
       << message;
   // Shrinking pp instead keeps both data replicas on the surviving node.
   const Recovery recovery = lose(layout, {8, 9, 10, 11, 12, 13, 14, 15}, "pp");
@@ -163,11 +166,13 @@ TEST(Recovery, WholeNodeOfAMeshAcrossReplicas) {
 }
 
 TEST(Recovery, EveryPresetModeKeepsItsGroups) {
-  const std::vector<Layout> layouts = {
-      preset_layout(16, 2, 2, TensorMode::tensor_1d), preset_layout(32, 2, 4, TensorMode::tensor_2d),
-      preset_layout(32, 1, 8, TensorMode::tensor_2p5d, 2), preset_layout(24, 1, 8, TensorMode::tensor_3d),
-      preset_layout(16, 2, 2, TensorMode::sequence), preset_layout(16, 2, 2, TensorMode::sequence, std::nullopt, true),
-      preset_layout(12, 3, 1, TensorMode::none)};
+  const std::vector<Layout> layouts = {preset_layout(16, 2, 2, TensorMode::tensor_1d),
+                                       preset_layout(32, 2, 4, TensorMode::tensor_2d),
+                                       preset_layout(32, 1, 8, TensorMode::tensor_2p5d, 2),
+                                       preset_layout(24, 1, 8, TensorMode::tensor_3d),
+                                       preset_layout(16, 2, 2, TensorMode::sequence),
+                                       preset_layout(16, 2, 2, TensorMode::sequence, std::nullopt, true),
+                                       preset_layout(12, 3, 1, TensorMode::none)};
   for (const Layout& layout : layouts) {
     SCOPED_TRACE(describe(layout.config()));
     const std::int64_t w = layout.world_size();
@@ -190,7 +195,8 @@ TEST(Recovery, PresetShrinksItsPipelineOrTensorWhenAsked) {
 }
 
 TEST(Recovery, MeshWithEmbeddingGroupsKeepsThem) {
-  const Recovery recovery = lose(mesh_layout("tp=2,cp=2,dp=3,pp=2", {"tp", "cp", "dp", "pp", "embd", "pos_embd", "tp-cp-dp"}), {5});
+  const Recovery recovery =
+      lose(mesh_layout("tp=2,cp=2,dp=3,pp=2", {"tp", "cp", "dp", "pp", "embd", "pos_embd", "tp-cp-dp"}), {5});
   expect_replicas_keep_their_groups(recovery);
 }
 
@@ -264,7 +270,8 @@ TEST(Recovery, BadInputNamesTheValueAndTheRule) {
   const Recovery recovery = lose(layout, {1});
   EXPECT_EQ(message_of<ConfigError>([&] { (void)recovery.new_rank(8); }),
             "rank 8 is neither a rank of the old world [0, 8) nor a joining rank");
-  EXPECT_EQ(message_of<ConfigError>([&] { (void)recovery.old_rank(6); }), "new rank 6 is outside the new world of 6 ranks");
+  EXPECT_EQ(message_of<ConfigError>([&] { (void)recovery.old_rank(6); }),
+            "new rank 6 is outside the new world of 6 ranks");
 }
 
 TEST(Recovery, AnswersAtOnceAtTwoToTheFortyRanks) {

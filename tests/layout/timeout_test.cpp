@@ -89,8 +89,10 @@ TEST(TimeoutText, AnUnderflowIsTooSmallNotTooLarge) {
                                      "(about 1e-308); 0.001 is the shortest timeout, 1 ms (0 = no timeout)");
   }
   // Past the range on the negative side is negative, whichever way.
-  EXPECT_EQ(parse_error("-1e-400"), "--timeout '-1e-400' is not a valid timeout: it must not be negative (0 = no timeout)");
-  EXPECT_EQ(parse_error("-1e400"), "--timeout '-1e400' is not a valid timeout: it must not be negative (0 = no timeout)");
+  EXPECT_EQ(parse_error("-1e-400"),
+            "--timeout '-1e-400' is not a valid timeout: it must not be negative (0 = no timeout)");
+  EXPECT_EQ(parse_error("-1e400"),
+            "--timeout '-1e400' is not a valid timeout: it must not be negative (0 = no timeout)");
   // Small but representable values are rounded up to 1 ms, never to "no timeout".
   EXPECT_EQ(parse_timeout_seconds("1e-300", "--timeout"), milliseconds(1));
 }

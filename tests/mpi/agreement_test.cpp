@@ -77,8 +77,8 @@ TEST(Agreement, AnErrorOneRankCarriesIsRaisedOnEveryRankWithItsClass) {
   const int size = test::world_size();
   if (size < 2) GTEST_SKIP() << "needs two ranks";
   const std::vector<SettingField> fields = {{"a", "1"}};
-  const std::string record = test::world_rank() == 1 ? encode_error("ConfigError", "device -1 is invalid")
-                                                     : encode_settings(fields);
+  const std::string record =
+      test::world_rank() == 1 ? encode_error("ConfigError", "device -1 is invalid") : encode_settings(fields);
   std::string message = "no exception";
   try {
     agree(Communicator::borrow(MPI_COMM_WORLD), record, "configuration", Deadline(std::chrono::seconds(60)));

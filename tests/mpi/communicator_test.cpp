@@ -37,9 +37,17 @@ TEST(Communicator, DupReturnsErrorsInsteadOfAborting) {
 
 TEST(Communicator, BorrowedWorldIsNeverFreed) {
   const std::int64_t before = Communicator::live_count();
-  { const Communicator world = Communicator::borrow(MPI_COMM_WORLD); }
-  { const Communicator adopted = Communicator::adopt(MPI_COMM_WORLD); EXPECT_FALSE(adopted.owns()); }
-  { Communicator self = Communicator::adopt(MPI_COMM_SELF); self.free(); }
+  {
+    const Communicator world = Communicator::borrow(MPI_COMM_WORLD);
+  }
+  {
+    const Communicator adopted = Communicator::adopt(MPI_COMM_WORLD);
+    EXPECT_FALSE(adopted.owns());
+  }
+  {
+    Communicator self = Communicator::adopt(MPI_COMM_SELF);
+    self.free();
+  }
   EXPECT_EQ(Communicator::live_count(), before);
   EXPECT_EQ(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);
   EXPECT_EQ(MPI_Barrier(MPI_COMM_SELF), MPI_SUCCESS);

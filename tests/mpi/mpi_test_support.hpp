@@ -62,10 +62,10 @@ inline std::vector<ParallelConfig> configs_for_world(std::int64_t w) {
     std::int64_t depth;
   };
   const Shape shapes[] = {
-      {1, 1, TensorMode::none, 0},       {2, 1, TensorMode::none, 0},     {1, 2, TensorMode::tensor_1d, 0},
-      {2, 2, TensorMode::tensor_1d, 0},  {2, 2, TensorMode::sequence, 0}, {1, 4, TensorMode::tensor_2d, 0},
-      {2, 4, TensorMode::tensor_2d, 0},  {1, 4, TensorMode::tensor_2p5d, 1}, {1, 8, TensorMode::tensor_2p5d, 2},
-      {1, 8, TensorMode::tensor_3d, 0},  {3, 2, TensorMode::tensor_1d, 0}, {2, 3, TensorMode::sequence, 0},
+      {1, 1, TensorMode::none, 0},      {2, 1, TensorMode::none, 0},        {1, 2, TensorMode::tensor_1d, 0},
+      {2, 2, TensorMode::tensor_1d, 0}, {2, 2, TensorMode::sequence, 0},    {1, 4, TensorMode::tensor_2d, 0},
+      {2, 4, TensorMode::tensor_2d, 0}, {1, 4, TensorMode::tensor_2p5d, 1}, {1, 8, TensorMode::tensor_2p5d, 2},
+      {1, 8, TensorMode::tensor_3d, 0}, {3, 2, TensorMode::tensor_1d, 0},   {2, 3, TensorMode::sequence, 0},
   };
   std::vector<ParallelConfig> configs;
   for (const Shape& s : shapes) {

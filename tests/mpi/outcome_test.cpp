@@ -21,9 +21,8 @@ namespace {
 std::exception_ptr failure(const std::string& message) { return std::make_exception_ptr(ConfigError(message)); }
 
 TEST(Outcome, NothingHappensWhenEveryRankSucceeded) {
-  EXPECT_EQ(test::message_of<Error>([] {
-              require_success_everywhere(Communicator::borrow(MPI_COMM_WORLD), nullptr, "opening the file");
-            }),
+  EXPECT_EQ(test::message_of<Error>(
+                [] { require_success_everywhere(Communicator::borrow(MPI_COMM_WORLD), nullptr, "opening the file"); }),
             "no exception");
 }
 

@@ -27,7 +27,8 @@ std::string backend_message(auto&& call) {
 }
 
 TEST(NcclErrorTranslation, MessageNamesCallResultAndNcclString) {
-  const std::string message = nccl_error_message("ncclCommSplit of communicator '2d_row'", ncclInvalidArgument, nullptr);
+  const std::string message =
+      nccl_error_message("ncclCommSplit of communicator '2d_row'", ncclInvalidArgument, nullptr);
   EXPECT_EQ(message, std::string("ncclCommSplit of communicator '2d_row' failed: ncclInvalidArgument: ") +
                          ncclGetErrorString(ncclInvalidArgument));
 }
@@ -84,7 +85,8 @@ TEST(NcclErrorTranslation, EveryResultCodeOfTheBuiltAgainstNcclHeaderHasItsName)
 }
 
 TEST(NcclErrorTranslation, CheckThrowsBackendErrorWithTheCall) {
-  const std::string message = backend_message([] { check_nccl(ncclInvalidUsage, "ncclCommCount of communicator 'data'"); });
+  const std::string message =
+      backend_message([] { check_nccl(ncclInvalidUsage, "ncclCommCount of communicator 'data'"); });
   EXPECT_EQ(message.rfind("ncclCommCount of communicator 'data' failed: ncclInvalidUsage: ", 0), 0u) << message;
 }
 
@@ -95,9 +97,9 @@ TEST(NcclErrorTranslation, CheckPassesSuccessAndInProgressOnlyWhenAllowed) {
 }
 
 TEST(NcclErrorTranslation, CudaMessageNamesCallErrorNameAndString) {
-  EXPECT_EQ(cuda_error_message("cudaSetDevice(7)", cudaErrorInvalidDevice),
-            std::string("cudaSetDevice(7) failed: cudaErrorInvalidDevice: ") +
-                cudaGetErrorString(cudaErrorInvalidDevice));
+  EXPECT_EQ(
+      cuda_error_message("cudaSetDevice(7)", cudaErrorInvalidDevice),
+      std::string("cudaSetDevice(7) failed: cudaErrorInvalidDevice: ") + cudaGetErrorString(cudaErrorInvalidDevice));
   const std::string message = backend_message([] { check_cuda(cudaErrorMemoryAllocation, "cudaMalloc(8 bytes)"); });
   EXPECT_EQ(message.rfind("cudaMalloc(8 bytes) failed: cudaErrorMemoryAllocation: ", 0), 0u) << message;
   EXPECT_NO_THROW(check_cuda(cudaSuccess, "cudaFree"));

@@ -87,7 +87,8 @@ TEST_F(NcclWorld, BlockingCreationWorksToo) {
 }
 
 TEST_F(NcclModes, OneSplitPerModeMatchesTheLayout) {
-  if (!split_available()) GTEST_SKIP() << "compiled against NCCL " << nccl_compile_version() << ", without ncclCommSplit";
+  if (!split_available())
+    GTEST_SKIP() << "compiled against NCCL " << nccl_compile_version() << ", without ncclCommSplit";
   const Layout plan = layout();
   GroupCommunicators comms = create_group_communicators(world(), plan, rank_);
   std::vector<std::string> names;
@@ -109,7 +110,8 @@ TEST_F(NcclModes, OneSplitPerModeMatchesTheLayout) {
 }
 
 TEST_F(NcclModes, SplitWithoutSharingResourcesWorksToo) {
-  if (!split_available()) GTEST_SKIP() << "compiled against NCCL " << nccl_compile_version() << ", without ncclCommSplit";
+  if (!split_available())
+    GTEST_SKIP() << "compiled against NCCL " << nccl_compile_version() << ", without ncclCommSplit";
   const Layout plan = layout();
   GroupCommunicators comms = create_group_communicators(world(), plan, rank_, {.split_share = false});
   for (const GroupCheck& check : verify_rank_sums(comms, plan, rank_)) {
@@ -130,8 +132,7 @@ TEST_F(NcclModes, PerGroupInitializationMatchesTheLayout) {
   }
   {
     GroupCommunicators comms = create_group_communicators(
-        world(), plan, rank_, {.use_split = false},
-        [&](std::string_view group, std::span<std::byte> bytes) {
+        world(), plan, rank_, {.use_split = false}, [&](std::string_view group, std::span<std::byte> bytes) {
           mpi_broadcast(groups.at(plan.group_kinds()[plan.group_kind_index(group)].mode.value()))(bytes);
         });
     for (ParallelMode mode : plan.modes()) {

@@ -35,8 +35,7 @@ std::string config_message(const DeviceRequest& request, int visible, const EnvL
 }
 
 TEST(NcclDeviceChoice, ExplicitDeviceIsUsedAsIs) {
-  const DeviceChoice choice = choose_device({.device = 3, .node_local_rank = 1}, 4,
-                                            fake_env({{"LOCAL_RANK", "2"}}));
+  const DeviceChoice choice = choose_device({.device = 3, .node_local_rank = 1}, 4, fake_env({{"LOCAL_RANK", "2"}}));
   EXPECT_EQ(choice.device, 3);
   EXPECT_EQ(choice.source, "explicit device 3");
 }
@@ -79,8 +78,7 @@ TEST(NcclDeviceChoice, EmptyVariableCountsAsUnset) {
 }
 
 TEST(NcclDeviceChoice, NonIntegerVariableIsRejectedWithNameAndValue) {
-  EXPECT_EQ(config_message({}, 4, fake_env({{"SLURM_LOCALID", "abc"}})),
-            count_problem("SLURM_LOCALID", "abc"));
+  EXPECT_EQ(config_message({}, 4, fake_env({{"SLURM_LOCALID", "abc"}})), count_problem("SLURM_LOCALID", "abc"));
   EXPECT_EQ(config_message({}, 4, fake_env({{"LOCAL_RANK", "1x"}})),
             "environment variable LOCAL_RANK='1x' is malformed: it must be a non-negative decimal integer (digits "
             "only) that fits in 64 bits");

@@ -104,9 +104,10 @@ TEST(NcclFakeWorld, BlockingOptionSetsTheConfig) {
 TEST(NcclFakeWorld, InitThatNeverCompletesTimesOutAndIsAborted) {
   fake_nccl::reset({.never_ready = true});
   int broadcasts = 0;
-  EXPECT_EQ(message_of<TimeoutError>([&] { (void)create_world(2, 1, CountingBroadcast{&broadcasts}, {.timeout = 20ms}); }),
-            "timed out after 0.02 s waiting for all ranks at ncclCommInitRankConfig of communicator 'global' (rank 1 "
-            "of 2); the communicator was aborted");
+  EXPECT_EQ(
+      message_of<TimeoutError>([&] { (void)create_world(2, 1, CountingBroadcast{&broadcasts}, {.timeout = 20ms}); }),
+      "timed out after 0.02 s waiting for all ranks at ncclCommInitRankConfig of communicator 'global' (rank 1 "
+      "of 2); the communicator was aborted");
   EXPECT_EQ(fake_nccl::record().teardown, (std::vector<std::string>{"abort 1"}));
   EXPECT_TRUE(fake_nccl::record().live.empty());
 }
@@ -132,7 +133,9 @@ TEST(NcclFakeWorld, DestroyFinalizesFirstAndWaits) {
 TEST(NcclFakeWorld, DestructorDestroysAndAbortDoesNotFinalize) {
   fake_nccl::reset();
   int broadcasts = 0;
-  { NcclCommunicator comm = create_world(1, 0, CountingBroadcast{&broadcasts}); }
+  {
+    NcclCommunicator comm = create_world(1, 0, CountingBroadcast{&broadcasts});
+  }
   NcclCommunicator aborted = create_world(1, 0, CountingBroadcast{&broadcasts});
   aborted.abort();
   EXPECT_EQ(fake_nccl::record().teardown, (std::vector<std::string>{"finalize 1", "destroy 1", "abort 2"}));
@@ -172,8 +175,8 @@ TEST(NcclFakeModes, SplitShareCanBeTurnedOff) {
   const Layout layout = layout_2d();
   fake_nccl::reset(layout_script(layout, 0));
   int broadcasts = 0;
-  GroupCommunicators comms =
-      create_group_communicators(create_world(16, 0, CountingBroadcast{&broadcasts}), layout, 0, {.split_share = false});
+  GroupCommunicators comms = create_group_communicators(create_world(16, 0, CountingBroadcast{&broadcasts}), layout, 0,
+                                                        {.split_share = false});
   EXPECT_EQ(fake_nccl::record().creations.at(1).split_share, 0);
 }
 
@@ -182,7 +185,8 @@ TEST(NcclFakeModes, TeardownGoesInReverseCreationOrder) {
   fake_nccl::reset(layout_script(layout, 6));
   int broadcasts = 0;
   {
-    GroupCommunicators comms = create_group_communicators(create_world(16, 6, CountingBroadcast{&broadcasts}), layout, 6);
+    GroupCommunicators comms =
+        create_group_communicators(create_world(16, 6, CountingBroadcast{&broadcasts}), layout, 6);
   }
   std::vector<std::string> expected;
   for (int id = static_cast<int>(layout.modes().size()); id >= 1; --id) {
@@ -231,8 +235,9 @@ TEST(NcclFakeModes, GroupOfTheWrongSizeIsReported) {
   script.split_shape = [](int, int, int key) { return std::pair{3, key}; };
   fake_nccl::reset(script);
   int broadcasts = 0;
-  EXPECT_EQ(message_of<BackendError>(
-                [&] { (void)create_group_communicators(create_world(16, 9, CountingBroadcast{&broadcasts}), layout, 9); }),
+  EXPECT_EQ(message_of<BackendError>([&] {
+              (void)create_group_communicators(create_world(16, 9, CountingBroadcast{&broadcasts}), layout, 9);
+            }),
             "the NCCL communicator of group data has 3 ranks with this process at rank 1, but the layout puts it at "
             "local rank 1 of a group of 2");
   EXPECT_TRUE(fake_nccl::record().live.empty());
@@ -242,8 +247,9 @@ TEST(NcclFakeModes, WorldThatIsNotTheLayoutsIsRejectedBeforeAnySplit) {
   const Layout layout = layout_2d();
   fake_nccl::reset();
   int broadcasts = 0;
-  EXPECT_EQ(message_of<ConfigError>(
-                [&] { (void)create_group_communicators(create_world(8, 2, CountingBroadcast{&broadcasts}), layout, 2); }),
+  EXPECT_EQ(message_of<ConfigError>([&] {
+              (void)create_group_communicators(create_world(8, 2, CountingBroadcast{&broadcasts}), layout, 2);
+            }),
             "the world communicator has 8 ranks and this process is its rank 2, but the layout is for 16 ranks and "
             "rank 2");
   EXPECT_EQ(fake_nccl::record().creations.size(), 1u);
@@ -256,12 +262,12 @@ TEST(NcclFakeModes, PerGroupPathBroadcastsOverEachModesGroupInOrder) {
   fake_nccl::reset();
   int broadcasts = 0;
   std::vector<std::string> broadcast_modes;
-  GroupCommunicators comms = create_group_communicators(
-      create_world(16, rank, CountingBroadcast{&broadcasts}), layout, rank, {.use_split = false},
-      [&](std::string_view group, std::span<std::byte> bytes) {
-        EXPECT_EQ(bytes.size(), sizeof(ncclUniqueId));
-        broadcast_modes.emplace_back(group);
-      });
+  GroupCommunicators comms =
+      create_group_communicators(create_world(16, rank, CountingBroadcast{&broadcasts}), layout, rank,
+                                 {.use_split = false}, [&](std::string_view group, std::span<std::byte> bytes) {
+                                   EXPECT_EQ(bytes.size(), sizeof(ncclUniqueId));
+                                   broadcast_modes.emplace_back(group);
+                                 });
   const std::vector<ParallelMode> modes = split_modes(layout);
   std::vector<std::string> names;
   for (ParallelMode mode : modes) names.emplace_back(mode_name(mode));
@@ -286,7 +292,7 @@ TEST(NcclFakeModes, PerGroupPathWithoutABroadcastFailsBeforeAnyCollective) {
   int broadcasts = 0;
   EXPECT_EQ(message_of<StateError>([&] {
               (void)create_group_communicators(create_world(16, 0, CountingBroadcast{&broadcasts}), layout, 0,
-                                              {.use_split = false});
+                                               {.use_split = false});
             }),
             "group communicators are to be created per group (use_split = false), which needs a group broadcast; "
             "none was given");

@@ -74,8 +74,14 @@ const char* ncclGetLastError(ncclComm_t) { return "fake last error"; }
 ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId, int rank, ncclConfig_t* config) {
   const bool blocking = config->blocking != 0;
   *comm = fake_nccl::make_comm(nranks, rank, blocking);
-  record().creations.push_back({.call = "init", .id = (*comm)->id, .nranks = nranks, .rank = rank,
-                                .colour = 0, .key = 0, .blocking = config->blocking, .split_share = 0});
+  record().creations.push_back({.call = "init",
+                                .id = (*comm)->id,
+                                .nranks = nranks,
+                                .rank = rank,
+                                .colour = 0,
+                                .key = 0,
+                                .blocking = config->blocking,
+                                .split_share = 0});
   return blocking ? ncclSuccess : ncclInProgress;
 }
 
@@ -83,8 +89,14 @@ ncclResult_t ncclCommSplit(ncclComm_t parent, int colour, int key, ncclComm_t* c
   (void)parent;
   const int call = static_cast<int>(std::count_if(record().creations.begin(), record().creations.end(),
                                                   [](const fake_nccl::Creation& c) { return c.call == "split"; }));
-  fake_nccl::Creation creation{.call = "split", .id = 0, .nranks = 0, .rank = 0, .colour = colour, .key = key,
-                               .blocking = config->blocking, .split_share = config->splitShare};
+  fake_nccl::Creation creation{.call = "split",
+                               .id = 0,
+                               .nranks = 0,
+                               .rank = 0,
+                               .colour = colour,
+                               .key = key,
+                               .blocking = config->blocking,
+                               .split_share = config->splitShare};
   const ncclResult_t immediate = script().split_return ? script().split_return(call) : ncclSuccess;
   if (immediate != ncclSuccess) {
     *child = nullptr;

@@ -121,26 +121,31 @@ int main(int argc, char** argv) {
       const std::int64_t half_sum = static_cast<std::int64_t>(half_size) * (2 * first + half_size - 1) / 2;
       const std::int64_t world_sum = static_cast<std::int64_t>(size) * (size - 1) / 2;
       pgroups::nccl::CommOptions options;
-      rows.push_back(measure("world (init)", size, world_sum, rank, [&] {
-        return pgroups::nccl::create_world(size, rank, pgroups::nccl::mpi_broadcast(MPI_COMM_WORLD), options);
-      }, comms));
+      rows.push_back(measure(
+          "world (init)", size, world_sum, rank,
+          [&] {
+            return pgroups::nccl::create_world(size, rank, pgroups::nccl::mpi_broadcast(MPI_COMM_WORLD), options);
+          },
+          comms));
       pgroups::nccl::NcclCommunicator& world = comms.front();
       for (const bool share : {true, false}) {
         pgroups::nccl::CommOptions split_options = options;
         split_options.split_share = share;
-        rows.push_back(measure(fmt::format("halves (split, splitShare {})", share ? 1 : 0), half_size, half_sum,
-                               rank, [&] {
-                                 return pgroups::nccl::split_communicator(world, "half", colour, rank, split_options);
-                               }, comms));
+        rows.push_back(measure(
+            fmt::format("halves (split, splitShare {})", share ? 1 : 0), half_size, half_sum, rank,
+            [&] { return pgroups::nccl::split_communicator(world, "half", colour, rank, split_options); }, comms));
       }
       MPI_Comm half_comm = MPI_COMM_NULL;
       MPI_Comm_split(MPI_COMM_WORLD, colour, rank, &half_comm);
       int half_rank = 0;
       MPI_Comm_rank(half_comm, &half_rank);
-      rows.push_back(measure("halves (init)", half_size, half_sum, rank, [&] {
-        return pgroups::nccl::init_communicator("half (init)", half_size, half_rank,
-                                                pgroups::nccl::mpi_broadcast(half_comm), options);
-      }, comms));
+      rows.push_back(measure(
+          "halves (init)", half_size, half_sum, rank,
+          [&] {
+            return pgroups::nccl::init_communicator("half (init)", half_size, half_rank,
+                                                    pgroups::nccl::mpi_broadcast(half_comm), options);
+          },
+          comms));
       for (auto it = comms.rbegin(); it != comms.rend(); ++it) it->destroy();
       MPI_Comm_free(&half_comm);
     } catch (const std::exception& error) {

@@ -46,8 +46,9 @@ TEST(PlanReport, PlanTextHeadsTheTableKindForPresetsAndMeshesAlike) {
 }
 
 TEST(PlanReport, PlanTextStartsWithTheLayoutsSummary) {
-  EXPECT_EQ(report::plan_text(Layout(preset_2d())).rfind("world size 8 = data 1 x pipeline 2 x tensor 4 (2d, q=2)\n\n", 0),
-            0U);
+  EXPECT_EQ(
+      report::plan_text(Layout(preset_2d())).rfind("world size 8 = data 1 x pipeline 2 x tensor 4 (2d, q=2)\n\n", 0),
+      0U);
   EXPECT_EQ(report::plan_text(Layout(megatron_mesh()))
                 .rfind("world size 8 = tp 2 x dp 2 x pp 2 (order tp-dp-pp, first fastest)\n"
                        "embd: the first and last rank of each pp group (Megatron's embedding group)\n\n",
@@ -56,10 +57,11 @@ TEST(PlanReport, PlanTextStartsWithTheLayoutsSummary) {
 }
 
 TEST(PlanReport, PlanTextShowsTheSequenceDpNoteOfEitherRule) {
-  EXPECT_NE(report::plan_text(Layout(sequence(false)))
-                .find("\nsequence_dp: all ranks of one pipeline stage (docs/reference/spec.md §3; --legacy-sequence-dp for "
-                      "Colossal-AI's blocks)\n"),
-            std::string::npos);
+  EXPECT_NE(
+      report::plan_text(Layout(sequence(false)))
+          .find("\nsequence_dp: all ranks of one pipeline stage (docs/reference/spec.md §3; --legacy-sequence-dp for "
+                "Colossal-AI's blocks)\n"),
+      std::string::npos);
   EXPECT_NE(report::plan_text(Layout(sequence(true)))
                 .find("\nsequence_dp: Colossal-AI's contiguous blocks of W/pipeline ranks (--legacy-sequence-dp)\n"),
             std::string::npos);
@@ -135,7 +137,8 @@ TEST(PlanReport, OutputEstimateAboveTheCapNamesWhatAndTheCap) {
   } catch (const ConfigError& error) {
     EXPECT_EQ(std::string(error.what()),
               "the picture of world size 1048576 x 8 group kinds would take about 2048 MiB, more than the cap of "
-              "1024 MiB on one output (docs/reference/errors.md); use `pgroups explain --rank R` for one rank, or fewer ranks "
+              "1024 MiB on one output (docs/reference/errors.md); use `pgroups explain --rank R` for one rank, or "
+              "fewer ranks "
               "or kinds");
   }
 }

@@ -90,7 +90,8 @@ inline void expect_plan_equals_golden(const nlohmann::json& plan, const nlohmann
     SCOPED_TRACE(name);
     const auto& actual = plan.at("kinds").at(name);
     const auto groups = actual.at("groups").get<std::vector<std::vector<std::int64_t>>>();
-    EXPECT_EQ(sorted_groups(groups), sorted_groups(expected.at("groups").get<std::vector<std::vector<std::int64_t>>>()));
+    EXPECT_EQ(sorted_groups(groups),
+              sorted_groups(expected.at("groups").get<std::vector<std::vector<std::int64_t>>>()));
     EXPECT_TRUE(std::is_sorted(groups.begin(), groups.end())) << "groups must be ascending by first rank";
     EXPECT_EQ(actual.at("local_rank"), expected.at("local_rank"));
     EXPECT_EQ(actual.at("group_size"), expected.at("world_size"));

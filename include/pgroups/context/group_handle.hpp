@@ -25,8 +25,7 @@ namespace pgroups {
 class GroupHandle {
  public:
   GroupHandle(std::string_view group, MPI_Comm comm) : group_(group), comm_(std::in_place_type<MPI_Comm>, comm) {}
-  GroupHandle(std::string_view group, ncclComm_t comm)
-      : group_(group), comm_(std::in_place_type<ncclComm_t>, comm) {}
+  GroupHandle(std::string_view group, ncclComm_t comm) : group_(group), comm_(std::in_place_type<ncclComm_t>, comm) {}
 
   /// The group kind's name ("data", "tp-dp", ...), as the layout spells it.
   [[nodiscard]] const std::string& group() const noexcept { return group_; }

@@ -62,8 +62,8 @@
 /// The watchdog never outlives the step it guards. A zero timeout turns all this off.
 
 #include <cstdint>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>

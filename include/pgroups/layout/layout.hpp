@@ -97,7 +97,8 @@ class Layout {
   /// The pipeline dimension's name, which its kind and the queries about it take
   /// (`pipe` of the presets, `pp` of a mesh, also when the mesh has none). O(1).
   [[nodiscard]] std::string_view pipeline_name() const noexcept {
-    return lowered_.pipeline_dim ? std::string_view(lowered_.mesh.dims()[*lowered_.pipeline_dim].name) : std::string_view("pp");
+    return lowered_.pipeline_dim ? std::string_view(lowered_.mesh.dims()[*lowered_.pipeline_dim].name)
+                                 : std::string_view("pp");
   }
 
   // ---- Group kinds by name and index -------------------------------------------------
@@ -223,9 +224,7 @@ class Layout {
   /// The mesh rank of a launcher rank, after check_rank.
   [[nodiscard]] std::int64_t mesh_rank(std::int64_t rank) const;
   /// Whether the kind's groups, mapped, keep the mesh's order (always without a map).
-  [[nodiscard]] bool keeps_order(std::size_t kind) const noexcept {
-    return rank_map_.identity() || ordered_[kind];
-  }
+  [[nodiscard]] bool keeps_order(std::size_t kind) const noexcept { return rank_map_.identity() || ordered_[kind]; }
   /// The mapped, ascending group of mesh rank `mesh_rank` (a full kind's underlying group).
   [[nodiscard]] std::vector<std::int64_t> mapped_group(std::int64_t mesh_rank, const KindShape& shape) const;
   void check_map_order() const;

@@ -40,15 +40,24 @@ inline constexpr std::size_t kParallelModeCount = 19;
 
 /// Every mode, in creation order.
 inline constexpr std::array<ParallelMode, kParallelModeCount> kAllParallelModes = {
-    ParallelMode::global,          ParallelMode::data,
-    ParallelMode::model,           ParallelMode::pipe,
-    ParallelMode::tensor,          ParallelMode::tensor_1d,
-    ParallelMode::sequence,        ParallelMode::sequence_dp,
-    ParallelMode::tensor_2d_row,   ParallelMode::tensor_2d_col,
-    ParallelMode::tensor_2p5d_col, ParallelMode::tensor_2p5d_row,
-    ParallelMode::tensor_2p5d_dep, ParallelMode::tensor_2p5d_xz,
-    ParallelMode::tensor_3d_input, ParallelMode::tensor_3d_weight,
-    ParallelMode::tensor_3d_output, ParallelMode::tensor_3d_input_x_weight,
+    ParallelMode::global,
+    ParallelMode::data,
+    ParallelMode::model,
+    ParallelMode::pipe,
+    ParallelMode::tensor,
+    ParallelMode::tensor_1d,
+    ParallelMode::sequence,
+    ParallelMode::sequence_dp,
+    ParallelMode::tensor_2d_row,
+    ParallelMode::tensor_2d_col,
+    ParallelMode::tensor_2p5d_col,
+    ParallelMode::tensor_2p5d_row,
+    ParallelMode::tensor_2p5d_dep,
+    ParallelMode::tensor_2p5d_xz,
+    ParallelMode::tensor_3d_input,
+    ParallelMode::tensor_3d_weight,
+    ParallelMode::tensor_3d_output,
+    ParallelMode::tensor_3d_input_x_weight,
     ParallelMode::tensor_3d_output_x_weight,
 };
 
@@ -57,10 +66,25 @@ inline constexpr std::array<ParallelMode, kParallelModeCount> kAllParallelModes 
 /// integer), rather than reading past the table.
 [[nodiscard]] constexpr std::string_view mode_name(ParallelMode mode) {
   constexpr std::array<std::string_view, kParallelModeCount> names = {
-      "global",   "data",     "model",    "pipe",     "tensor",
-      "1d",       "sequence", "sequence_dp", "2d_row", "2d_col",
-      "2p5d_col", "2p5d_row", "2p5d_dep", "2p5d_xz",  "3d_input",
-      "3d_weight", "3d_output", "3d_input_x_weight", "3d_output_x_weight",
+      "global",
+      "data",
+      "model",
+      "pipe",
+      "tensor",
+      "1d",
+      "sequence",
+      "sequence_dp",
+      "2d_row",
+      "2d_col",
+      "2p5d_col",
+      "2p5d_row",
+      "2p5d_dep",
+      "2p5d_xz",
+      "3d_input",
+      "3d_weight",
+      "3d_output",
+      "3d_input_x_weight",
+      "3d_output_x_weight",
   };
   const auto index = static_cast<std::size_t>(mode);
   if (index >= names.size()) {

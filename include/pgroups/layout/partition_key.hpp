@@ -42,7 +42,8 @@ struct PartitionKey {
   [[nodiscard]] bool full() const noexcept { return pick == Pick::all; }
   /// Whether the kind's one group is the whole world.
   [[nodiscard]] bool is_world() const noexcept {
-    return full() && (world_size == 1 || (runs.size() == 1 && runs.front() == std::pair<std::int64_t, std::int64_t>{1, world_size}));
+    return full() && (world_size == 1 ||
+                      (runs.size() == 1 && runs.front() == std::pair<std::int64_t, std::int64_t>{1, world_size}));
   }
   /// "W=8 runs=1x4 all": for messages and Python's repr.
   [[nodiscard]] std::string text() const;

@@ -20,11 +20,10 @@ namespace pgroups::mpi {
 /// hashes differ, two more collectives gather every rank's text, and every rank throws
 /// the same MismatchError: "<what> mismatch across N ranks: ranks 0-2 hold '...'; rank 3
 /// holds '...'" (each record shown by record_text), or, when some rank's record carries an
-/// error, that error on every rank (judge_records). The hash reduction is nonblocking and waited for until `deadline` (no
-/// limit by default): past it, this rank throws TimeoutError for step 'agreement' ("...
-/// waiting for all ranks at the <what> agreement (step 'agreement', rank r of N)"), and
-/// `comm` must not be used for collectives again (see deadline.hpp). Throws BackendError
-/// for MPI failures.
+/// error, that error on every rank (judge_records). The hash reduction is nonblocking and waited for until `deadline`
+/// (no limit by default): past it, this rank throws TimeoutError for step 'agreement' ("... waiting for all ranks at
+/// the <what> agreement (step 'agreement', rank r of N)"), and `comm` must not be used for collectives again (see
+/// deadline.hpp). Throws BackendError for MPI failures.
 void require_identical(const Communicator& comm, std::string_view text, std::string_view what,
                        const Deadline& deadline = {});
 

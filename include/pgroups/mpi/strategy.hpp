@@ -49,8 +49,8 @@ namespace pgroups::mpi {
 [[nodiscard]] Communicator create_by_per_group(const Communicator& parent, const Layout& layout, std::size_t kind);
 
 /// Dispatches to the create_by_* function of `strategy`.
-[[nodiscard]] Communicator create_group_communicator(const Communicator& parent, const Layout& layout,
-                                                     std::size_t kind, CreationStrategy strategy);
+[[nodiscard]] Communicator create_group_communicator(const Communicator& parent, const Layout& layout, std::size_t kind,
+                                                     CreationStrategy strategy);
 /// The same for a preset's mode (the kind named mode_name(mode)).
 [[nodiscard]] Communicator create_group_communicator(const Communicator& parent, const Layout& layout,
                                                      ParallelMode mode, CreationStrategy strategy);

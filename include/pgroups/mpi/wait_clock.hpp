@@ -27,8 +27,7 @@ class WaitClock {
   /// Waits on `wake` (with `lock` held, as std::condition_variable::wait_until) until it
   /// is notified or this clock reaches `at`. It may return early, as condition variables
   /// do: callers check their condition and the time again.
-  virtual void wait_until(std::condition_variable& wake, std::unique_lock<std::mutex>& lock,
-                          time_point at) const = 0;
+  virtual void wait_until(std::condition_variable& wake, std::unique_lock<std::mutex>& lock, time_point at) const = 0;
 };
 
 /// std::chrono::steady_clock as a WaitClock: the clock of every deadline unless a test

@@ -28,10 +28,9 @@ class Watchdog {
   using Action = std::function<void(const std::string& message)>;
 
   /// A watchdog for the steps of one rank (`rank` of `size`, for messages) that must all
-  /// be done by `deadline` (unlimited: never fires), measured on the deadline's clock. One thread of the process watches
-  /// every watchdog; it starts at the first enter() of the process, never for an
-  /// unlimited deadline, and then serves every later watchdog. Must be constructed on a
-  /// thread that may call MPI.
+  /// be done by `deadline` (unlimited: never fires), measured on the deadline's clock. One thread of the process
+  /// watches every watchdog; it starts at the first enter() of the process, never for an unlimited deadline, and then
+  /// serves every later watchdog. Must be constructed on a thread that may call MPI.
   Watchdog(const Deadline& deadline, int rank, int size);
   Watchdog(const Deadline& deadline, int rank, int size, Action on_expiry);
 

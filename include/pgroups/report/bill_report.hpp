@@ -1,8 +1,8 @@
 #pragma once
 /// \file
-/// The communicator bill (docs/using/context.md, "Communicator economy") as `plan`, `explain` and Python show it: what a layout
-/// costs per rank in communicators, and for NCCL an estimate of their memory, computed
-/// from the layout alone (pgroups/layout/communicator_sharing.hpp), at any world size.
+/// The communicator bill (docs/using/context.md, "Communicator economy") as `plan`, `explain` and Python show it: what
+/// a layout costs per rank in communicators, and for NCCL an estimate of their memory, computed from the layout alone
+/// (pgroups/layout/communicator_sharing.hpp), at any world size.
 
 #include <nlohmann/json.hpp>
 

@@ -26,7 +26,8 @@ namespace pgroups::report {
 /// level_costs (level -> cost), crossing and identity_crossing (kind -> level -> groups that
 /// span more than one unit), placement (the closed form), steps, config. ConfigError above
 /// kMaxJsonWorldSize ranks, as plan's JSON. O(world × dimensions).
-[[nodiscard]] nlohmann::json placement_json(const Layout& layout, const Cluster& cluster, const PlacementResult& result);
+[[nodiscard]] nlohmann::json placement_json(const Layout& layout, const Cluster& cluster,
+                                            const PlacementResult& result);
 
 /// An Open MPI rankfile ("rank R=HOST slot=S" per rank) that runs mesh rank R where the rank
 /// map puts it; a Slurm hostfile (one host per task, in rank order) for srun
