@@ -95,12 +95,12 @@ Observation observe(const ParallelContext& context, const std::string& group) {
 
 // Rank 0's picture of one group kind, from every rank's observation (shown by the report
 // layer, pgroups/report/verify_report.hpp).
-using ModeReport = report::VerifyModeReport;
+using KindReport = report::VerifyKindReport;
 
-ModeReport gather_report(MPI_Comm world, int rank, int size, const ParallelContext& context, const std::string& group,
+KindReport gather_report(MPI_Comm world, int rank, int size, const ParallelContext& context, const std::string& group,
                          const Observation& seen, bool with_groups) {
-  ModeReport report;
-  report.group = group;
+  KindReport report;
+  report.kind = group;
   const double seconds = context.creation_seconds(group);
   check(MPI_Reduce(&seconds, &report.create_seconds, 1, MPI_DOUBLE, MPI_MAX, 0, world), "MPI_Reduce");
 
@@ -205,14 +205,14 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
     const WatchedPhase phase(context_options, rank, size, {"check", "the checks of the communicators"});
     double create_seconds = 0.0;
     check(MPI_Allreduce(&local_create_seconds, &create_seconds, 1, MPI_DOUBLE, MPI_MAX, world), "MPI_Allreduce");
-    std::vector<ModeReport> reports;
+    std::vector<KindReport> reports;
     int all_ok = 1;
     for (const std::string& group : context->kind_names()) {
       const Observation seen = observe(*context, group);
       all_ok = (all_ok == 1 && seen.ok) ? 1 : 0;
       reports.push_back(gather_report(world, rank, size, *context, group, seen, json));
     }
-    std::vector<DeviceModeReport> device;
+    std::vector<DeviceKindReport> device;
     if (context->backend() == Backend::nccl) {
       DeviceCheck checked = check_device_groups(world, rank, size, *context);
       all_ok = (all_ok == 1 && checked.ok_here) ? 1 : 0;
@@ -227,7 +227,7 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
                                   .share_communicators = context->options().share_communicators,
                                   .create_seconds = create_seconds,
                                   .bill = context->communicator_bill(),
-                                  .modes = std::move(reports),
+                                  .kinds = std::move(reports),
                                   .device = std::move(device),
                                   .ok = ok_everywhere == 1};
       const report::LocalityReport locality = report::observed_locality(context->layout(), nodes.node_of_rank);

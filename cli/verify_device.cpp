@@ -18,7 +18,7 @@ DeviceCheck check_device_groups(MPI_Comm world, int rank, int size, ParallelCont
   for (const std::string& group : context.kind_names()) {
     const bool is_global = group == mode_name(ParallelMode::global);
     const auto held = std::find_if(checks.begin(), checks.end(), [&](const GroupCheck& check) {
-      return check.group == group || (is_global && check.group == "global");
+      return check.kind == group || (is_global && check.kind == "global");
     });
     const bool member = held != checks.end();
     if (member && !held->ok()) {
@@ -28,8 +28,8 @@ DeviceCheck check_device_groups(MPI_Comm world, int rank, int size, ParallelCont
                  "sums to {}\n",
                  rank, group, held->actual, held->expected);
     }
-    DeviceModeReport report;
-    report.group = group;
+    DeviceKindReport report;
+    report.kind = group;
     const double seconds = context.device_creation_seconds(group);
     mpi::check(MPI_Reduce(&seconds, &report.create_seconds, 1, MPI_DOUBLE, MPI_MAX, 0, world), "MPI_Reduce");
     const std::array<std::int64_t, 3> mine = {member ? held->expected : 0, member ? held->actual : 0, member ? 1 : 0};

@@ -16,11 +16,11 @@
 namespace pgroups::cli {
 
 /// Rank 0's picture of one group kind's NCCL communicators (shown by the report layer).
-using DeviceModeReport = report::VerifyDeviceReport;
+using DeviceKindReport = report::VerifyDeviceReport;
 
 /// What this rank takes part in and learns.
 struct DeviceCheck {
-  std::vector<DeviceModeReport> reports;  ///< one per group kind, in creation order
+  std::vector<DeviceKindReport> reports;  ///< one per group kind, in creation order
   bool ok_here = true;                    ///< every sum matched on this rank
 };
 

@@ -138,7 +138,7 @@ std::vector<GroupCheck> verify_rank_sums(GroupCommunicators& comms, const Layout
   for (const std::string& group : comms.names()) {
     const std::int64_t expected = expected_rank_sum(layout, rank, group);
     const std::int64_t actual = allreduce_rank_sum(comms.at(group), rank);
-    checks.push_back(GroupCheck{.group = group, .expected = expected, .actual = actual});
+    checks.push_back(GroupCheck{.kind = group, .expected = expected, .actual = actual});
   }
   return checks;
 }

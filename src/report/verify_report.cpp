@@ -10,9 +10,9 @@
 namespace pgroups::report {
 namespace {
 
-// The NCCL check of `group`, when there is one.
-const VerifyDeviceReport* device_report_of(const std::vector<VerifyDeviceReport>& device, const std::string& group) {
-  const auto found = std::find_if(device.begin(), device.end(), [&group](const auto& d) { return d.group == group; });
+// The NCCL check of `kind`, when there is one.
+const VerifyDeviceReport* device_report_of(const std::vector<VerifyDeviceReport>& device, const std::string& kind) {
+  const auto found = std::find_if(device.begin(), device.end(), [&kind](const auto& d) { return d.kind == kind; });
   return found == device.end() ? nullptr : &*found;
 }
 
@@ -35,24 +35,24 @@ nlohmann::json verify_device_json(const VerifyDeviceReport& report) {
 }
 
 nlohmann::json verify_report_json(const VerifyRun& run) {
-  nlohmann::json modes = nlohmann::json::object();
-  for (const VerifyModeReport& report : run.modes) {
-    nlohmann::json& entry = modes[report.group];
+  nlohmann::json kinds = nlohmann::json::object();
+  for (const VerifyKindReport& report : run.kinds) {
+    nlohmann::json& entry = kinds[report.kind];
     entry = {{"groups", report.groups},
              {"local_rank", report.local_ranks},
              {"group_size", report.sizes},
              {"world_size", report.sizes},
              {"ok", report.ok},
              {"create_seconds", report.create_seconds}};
-    if (const VerifyDeviceReport* checked = device_report_of(run.device, report.group)) {
+    if (const VerifyDeviceReport* checked = device_report_of(run.device, report.kind)) {
       entry["nccl"] = verify_device_json(*checked);
     }
   }
   return {{"schema_version", kSchemaVersion},
           {"config", config_json(run.layout.config())},
           {"data_parallel_size", run.layout.data_parallel_size()},
-          {"kinds", modes},
-          {"modes", modes},
+          {"kinds", kinds},
+          {"modes", kinds},
           {"ok", run.ok},
           {"strategy", run.strategy},
           {"backend", run.backend},
@@ -77,13 +77,13 @@ std::string verify_report_text(const VerifyRun& run) {
   out += fmt::format("{:<20} {:>8} {:>8} {:>12}  {}\n", "kind", "groups", "size", "create (s)",
                      nccl ? fmt::format("{:<5} {:>10}  {}", "check", "nccl (s)", "nccl sum") : "check");
   std::size_t failed = 0;
-  for (const VerifyModeReport& report : run.modes) {
-    const VerifyDeviceReport* checked = device_report_of(run.device, report.group);
-    const std::size_t kind = layout.group_kind_index(report.group);
+  for (const VerifyKindReport& report : run.kinds) {
+    const VerifyDeviceReport* checked = device_report_of(run.device, report.kind);
+    const std::size_t kind = layout.group_kind_index(report.kind);
     const bool mode_ok = report.ok && (checked == nullptr || checked->ok);
     failed += mode_ok ? 0 : 1;
     const std::string_view check_text = report.ok ? "OK" : "FAIL";
-    out += fmt::format("{:<20} {:>8} {:>8} {:>12.6f}  {}\n", report.group, layout.group_count(kind),
+    out += fmt::format("{:<20} {:>8} {:>8} {:>12.6f}  {}\n", report.kind, layout.group_count(kind),
                        layout.group_size(kind), report.create_seconds,
                        checked != nullptr ? fmt::format("{:<5} {:>10.6f}  {}", check_text, checked->create_seconds,
                                                         checked->ok ? "OK" : "FAIL")
@@ -92,9 +92,9 @@ std::string verify_report_text(const VerifyRun& run) {
   // One word for a preset's modes and a mesh's group tokens alike.
   const std::string_view kinds = "group kinds";
   out += run.ok ? fmt::format("\nOK: every communicator of {} {} matches the layout on all {} ranks{}\n",
-                              run.modes.size(), kinds, layout.world_size(), nccl ? " (MPI and NCCL)" : "")
+                              run.kinds.size(), kinds, layout.world_size(), nccl ? " (MPI and NCCL)" : "")
                 : fmt::format("\nFAIL: {} of {} {} differ from the layout (details on stderr)\n", failed,
-                              run.modes.size(), kinds);
+                              run.kinds.size(), kinds);
   return out;
 }
 

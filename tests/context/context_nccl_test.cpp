@@ -219,7 +219,7 @@ TEST_F(ParallelContextNccl, EveryDeviceGroupSumsTheGlobalRanksOfItsLayoutGroup) 
   const std::vector<GroupCheck> checks = context.check_device_groups();
   ASSERT_EQ(checks.size(), context.modes().size());
   for (const GroupCheck& check : checks) {
-    EXPECT_TRUE(check.ok()) << check.group << ": " << check.actual << " != " << check.expected;
+    EXPECT_TRUE(check.ok()) << check.kind << ": " << check.actual << " != " << check.expected;
   }
 }
 
@@ -253,9 +253,9 @@ TEST_F(ParallelContextNccl, AMeshGetsOneNcclCommunicatorPerGroupTokenAndEverySum
     EXPECT_EQ(context.get_cpu_group(group).backend(), Backend::mpi);
   }
   const std::vector<GroupCheck> checks = context.check_device_groups();
-  EXPECT_EQ(checks.front().group, "global");  // the NCCL world, which a mesh has no kind for
+  EXPECT_EQ(checks.front().kind, "global");  // the NCCL world, which a mesh has no kind for
   for (const GroupCheck& check : checks) {
-    EXPECT_TRUE(check.ok()) << check.group << ": " << check.actual << " != " << check.expected;
+    EXPECT_TRUE(check.ok()) << check.kind << ": " << check.actual << " != " << check.expected;
   }
 }
 

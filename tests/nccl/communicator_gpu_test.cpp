@@ -103,7 +103,7 @@ TEST_F(NcclModes, OneSplitPerModeMatchesTheLayout) {
     EXPECT_EQ(comm.device(), device_.device);
   }
   for (const GroupCheck& check : verify_rank_sums(comms, plan, rank_)) {
-    EXPECT_TRUE(check.ok()) << check.group << ": expected " << check.expected << ", got " << check.actual;
+    EXPECT_TRUE(check.ok()) << check.kind << ": expected " << check.expected << ", got " << check.actual;
   }
   EXPECT_NO_THROW(comms.destroy());
   EXPECT_TRUE(comms.empty());
@@ -115,7 +115,7 @@ TEST_F(NcclModes, SplitWithoutSharingResourcesWorksToo) {
   const Layout plan = layout();
   GroupCommunicators comms = create_group_communicators(world(), plan, rank_, {.split_share = false});
   for (const GroupCheck& check : verify_rank_sums(comms, plan, rank_)) {
-    EXPECT_TRUE(check.ok()) << check.group << ": expected " << check.expected << ", got " << check.actual;
+    EXPECT_TRUE(check.ok()) << check.kind << ": expected " << check.expected << ", got " << check.actual;
   }
 }
 
@@ -141,7 +141,7 @@ TEST_F(NcclModes, PerGroupInitializationMatchesTheLayout) {
       EXPECT_EQ(comms.at(mode).rank(), plan.local_rank(rank_, mode));
     }
     for (const GroupCheck& check : verify_rank_sums(comms, plan, rank_)) {
-      EXPECT_TRUE(check.ok()) << check.group << ": expected " << check.expected << ", got " << check.actual;
+      EXPECT_TRUE(check.ok()) << check.kind << ": expected " << check.expected << ", got " << check.actual;
     }
   }
   for (auto& [mode, group] : groups) MPI_Comm_free(&group);

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "pgroups/layout/communicator_sharing.hpp"
 #include "pgroups/report/locality_report.hpp"
@@ -18,6 +20,30 @@ Layout one_d(std::int64_t world, std::int64_t tensor) {
   config.tensor_size = tensor;
   config.tensor_mode = TensorMode::tensor_1d;
   return Layout(config);
+}
+
+// A verify run of every kind of `layout`, each created in 0.1 s and seen by every rank as
+// `local_ranks` and `sizes`; `failed` names the one kind whose check failed ("" for none).
+report::VerifyRun every_kind_verified(const Layout& layout, std::string_view strategy, const std::string& failed,
+                                      std::vector<int> local_ranks = {}, std::vector<int> sizes = {}) {
+  report::VerifyRun run{.layout = layout,
+                        .strategy = strategy,
+                        .backend = "mpi",
+                        .share_communicators = true,
+                        .create_seconds = 0.5,
+                        .bill = largest_communicator_bill(layout),
+                        .kinds = {},
+                        .device = {},
+                        .ok = failed.empty()};
+  for (const GroupKind& kind : layout.group_kinds()) {
+    run.kinds.push_back({.kind = kind.name,
+                         .create_seconds = 0.1,
+                         .ok = kind.name != failed,
+                         .local_ranks = local_ranks,
+                         .sizes = sizes,
+                         .groups = {}});
+  }
+  return run;
 }
 
 TEST(LocalityReport, TensorGroupsAcrossNodesAreWarnedWithoutTheCliPrefix) {
@@ -42,25 +68,9 @@ TEST(LocalityReport, TheConfigurationsGpusPerNodeIsThePlannedOne) {
 
 TEST(VerifyReport, AFailedKindIsCountedInTheVerdictAndMarkedInItsRow) {
   const Layout layout = one_d(4, 2);
-  report::VerifyRun run{.layout = layout,
-                        .strategy = "create_group",
-                        .backend = "mpi",
-                        .share_communicators = true,
-                        .create_seconds = 0.5,
-                        .bill = largest_communicator_bill(layout),
-                        .modes = {},
-                        .device = {},
-                        .ok = false};
-  for (const GroupKind& kind : layout.group_kinds()) {
-    run.modes.push_back({.group = kind.name,
-                         .create_seconds = 0.1,
-                         .ok = kind.name != "tensor",
-                         .local_ranks = {},
-                         .sizes = {},
-                         .groups = {}});
-  }
+  const report::VerifyRun run = every_kind_verified(layout, "create_group", "tensor");
   const std::string text = report::verify_report_text(run);
-  EXPECT_NE(text.find("\nFAIL: 1 of " + std::to_string(run.modes.size()) + " group kinds differ from the layout"),
+  EXPECT_NE(text.find("\nFAIL: 1 of " + std::to_string(run.kinds.size()) + " group kinds differ from the layout"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("FAIL\n"), std::string::npos) << text;
@@ -73,23 +83,7 @@ TEST(VerifyReport, AFailedKindIsCountedInTheVerdictAndMarkedInItsRow) {
 
 TEST(VerifyReport, JsonHasSchemaVersionTwoKindsAndGroupSizeBesideTheDeprecatedKeys) {
   const Layout layout = one_d(4, 2);
-  report::VerifyRun run{.layout = layout,
-                        .strategy = "split",
-                        .backend = "mpi",
-                        .share_communicators = true,
-                        .create_seconds = 0.5,
-                        .bill = largest_communicator_bill(layout),
-                        .modes = {},
-                        .device = {},
-                        .ok = true};
-  for (const GroupKind& kind : layout.group_kinds()) {
-    run.modes.push_back({.group = kind.name,
-                         .create_seconds = 0.1,
-                         .ok = true,
-                         .local_ranks = {0, 1, 0, 1},
-                         .sizes = {2, 2, 2, 2},
-                         .groups = {}});
-  }
+  const report::VerifyRun run = every_kind_verified(layout, "split", "", {0, 1, 0, 1}, {2, 2, 2, 2});
   const nlohmann::json json = report::verify_report_json(run);
   EXPECT_EQ(json.at("schema_version"), 2);
   EXPECT_EQ(json.at("kinds"), json.at("modes"));

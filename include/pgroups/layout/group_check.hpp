@@ -12,7 +12,7 @@ namespace pgroups {
 
 struct GroupCheck {
   /// The group kind, as Layout::group_kinds() names it ("data", "tp-dp", ...).
-  std::string group;
+  std::string kind;
   /// The sum of the global ranks of this rank's group in the layout.
   std::int64_t expected = 0;
   /// The sum the communicator's all-reduce gave.

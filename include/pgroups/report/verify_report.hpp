@@ -17,8 +17,8 @@
 namespace pgroups::report {
 
 /// Rank 0's picture of one group kind's MPI communicators.
-struct VerifyModeReport {
-  std::string group;
+struct VerifyKindReport {
+  std::string kind;
   double create_seconds = 0.0;  ///< the slowest rank's
   bool ok = true;               ///< on every rank
   std::vector<int> local_ranks;  ///< by rank (-1 outside every group of a partial kind)
@@ -29,7 +29,7 @@ struct VerifyModeReport {
 
 /// Rank 0's picture of one group kind's NCCL communicators.
 struct VerifyDeviceReport {
-  std::string group;
+  std::string kind;
   double create_seconds = 0.0;         ///< device part of the creation, slowest rank
   bool ok = true;                      ///< the sum matched on every rank
   std::vector<std::int64_t> expected;  ///< by rank
@@ -46,7 +46,7 @@ struct VerifyRun {
   double create_seconds = 0.0;  ///< the slowest rank's, every kind
   /// Rank 0's bill, which holds every kind's largest figures.
   CommunicatorBill bill;
-  std::vector<VerifyModeReport> modes;
+  std::vector<VerifyKindReport> kinds;
   std::vector<VerifyDeviceReport> device;  ///< empty without NCCL
   bool ok = true;                          ///< every check on every rank
 };
