@@ -96,8 +96,8 @@ def mpi_calls(args: argparse.Namespace, layout: List[str], ranks: int) -> Dict[s
 
 def table(results: Dict[str, Any]) -> str:
     versions = sorted({entry["torch"] for entry in results["torch"].values()})
-    lines = [f"torch {', '.join(versions)} (gloo): median ms of the slowest rank until every group carried one all-reduce; "
-             "ratio = anchor / pgroups (above 1: pgroups is faster)", ""]
+    lines = [f"torch {', '.join(versions)} (gloo): median ms of the slowest rank until every group carried one "
+             "all-reduce; ratio = anchor / pgroups (above 1: pgroups is faster)", ""]
     head = f"{'W':>4} {'front door':14s} {'pgroups ms':>10} {'anchor ms':>10} {'ratio':>7} {'target':>7}  " \
            f"{'groups':>11} {'new_group':>11} {'store ops':>11}"
     lines.append(head)
@@ -159,7 +159,8 @@ def chart(results: Dict[str, Any]) -> str:
     for level in (1.0, 2.0):
         y = y_ratio(level)
         parts.append(f'<line x1="{left}" x2="{left + panel}" y1="{y:.1f}" y2="{y:.1f}" stroke="#555" '
-                     f'stroke-dasharray="4,3"/><text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{level:.0f}x</text>')
+                     f'stroke-dasharray="4,3"/>'
+                     f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{level:.0f}x</text>')
     bar = panel / max(len(worlds), 1) / (len(doors) + 1)
     for i, world in enumerate(worlds):
         parts.append(f'<text x="{x_of(i, left):.1f}" y="{top + plot_h + 18}" text-anchor="middle">W={world}</text>')
@@ -204,8 +205,8 @@ def chart(results: Dict[str, Any]) -> str:
                      + " ".join(f"{x:.1f},{y:.1f}" for x, y in points) + '"/>')
         y = top + plot_h + 36 + 15 * (k // 2)
         x = left + (k % 2) * panel / 2
-        parts.append(f'<line x1="{x}" x2="{x + 14}" y1="{y - 4}" y2="{y - 4}" stroke="{colour}" stroke-width="2"{dash}/>'
-                     f'<text x="{x + 18}" y="{y}">{name}</text>')
+        parts.append(f'<line x1="{x}" x2="{x + 14}" y1="{y - 4}" y2="{y - 4}" stroke="{colour}" '
+                     f'stroke-width="2"{dash}/><text x="{x + 18}" y="{y}">{name}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 

@@ -27,12 +27,11 @@ from typing import Any, Callable, Dict, List, Optional
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "live"))
 
+import colossal_legacy  # noqa: E402
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 from mpi4py import MPI  # noqa: E402
 from torch.distributed import distributed_c10d as c10d  # noqa: E402
-
-import colossal_legacy  # noqa: E402
 from torch_world import CountingStore, init_gloo  # noqa: E402
 
 import pgroups  # noqa: E402
@@ -157,7 +156,7 @@ def cases(args: argparse.Namespace) -> Dict[str, Dict[str, Any]]:
     """Each case: its function, the anchor it is compared with, and its front door."""
     sizes = dict(item.split("=") for item in args.mesh.split(","))
     fixed = 1
-    for name, value in sizes.items():
+    for value in sizes.values():
         if value != "-":
             fixed *= int(value)
     sizes = {name: (SIZE // fixed if value == "-" else int(value)) for name, value in sizes.items()}

@@ -40,7 +40,6 @@ import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 from mpi4py import MPI  # noqa: E402
 from torch.distributed import distributed_c10d as c10d  # noqa: E402
-
 from torch_world import init_gloo  # noqa: E402
 
 import pgroups  # noqa: E402
