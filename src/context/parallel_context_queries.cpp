@@ -14,15 +14,15 @@
 namespace pgroups {
 namespace {
 
-std::string destroyed_message(std::string_view group) {
-  return fmt::format("group {} is not initialized: the context was destroyed (or moved from)", group);
+std::string destroyed_message(std::string_view kind_name) {
+  return fmt::format("group {} is not initialized: the context was destroyed (or moved from)", kind_name);
 }
 
-[[noreturn]] void throw_no_pipeline_communicator(std::string_view group) {
+[[noreturn]] void throw_no_pipeline_communicator(std::string_view kind_name) {
   throw StateError(
       fmt::format("there is no communicator of group {}: the pipeline size is 1, so none was created "
                   "(its queries answer for this rank alone)",
-                  group));
+                  kind_name));
 }
 
 }  // namespace
@@ -54,150 +54,150 @@ std::vector<ParallelMode> ParallelContext::modes() const {
   return result;
 }
 
-bool ParallelContext::is_initialized(std::string_view group) const noexcept {
+bool ParallelContext::is_initialized(std::string_view kind_name) const noexcept {
   if (destroyed()) return false;
   try {
-    return state_.layout->find_group_kind(group).has_value();
+    return state_.layout->find_group_kind(kind_name).has_value();
   } catch (...) {
     return false;
   }
 }
 
-KindHandle ParallelContext::kind(std::string_view group) const {
-  if (destroyed()) throw StateError(destroyed_message(group));
+KindHandle ParallelContext::kind(std::string_view kind_name) const {
+  if (destroyed()) throw StateError(destroyed_message(kind_name));
   const Layout& layout = *state_.layout;
-  const std::optional<std::size_t> found = layout.find_group_kind(group);
+  const std::optional<std::size_t> found = layout.find_group_kind(kind_name);
   // No pipeline: answered as Megatron-LM does, as a group of this rank alone.
-  if (!found && group == layout.pipeline_name() && layout.pipeline_size() == 1) {
-    return {std::string(group), KindHandle::kNoKind, state_.live->id()};
+  if (!found && kind_name == layout.pipeline_name() && layout.pipeline_size() == 1) {
+    return {std::string(kind_name), KindHandle::kNoKind, state_.live->id()};
   }
   // StateError naming the kinds there are and the closest one.
-  const std::size_t index = found ? *found : layout.group_kind_index(group);
+  const std::size_t index = found ? *found : layout.group_kind_index(kind_name);
   return {layout.group_kinds()[index].name, index, state_.live->id()};
 }
 
-std::size_t ParallelContext::checked_index(const KindHandle& group) const {
-  if (destroyed()) throw StateError(destroyed_message(group.name()));
-  if (group.context_ != state_.live->id()) {
+std::size_t ParallelContext::checked_index(const KindHandle& handle) const {
+  if (destroyed()) throw StateError(destroyed_message(handle.name()));
+  if (handle.context_ != state_.live->id()) {
     throw StateError(
         fmt::format("the handle of group {} belongs to another context (or to one since destroyed): "
                     "ask this context for it, kind(\"{}\")",
-                    group.name(), group.name()));
+                    handle.name(), handle.name()));
   }
-  return group.index_;
+  return handle.index_;
 }
 
-bool ParallelContext::is_member(std::string_view group) const { return is_member(kind(group)); }
+bool ParallelContext::is_member(std::string_view kind_name) const { return is_member(kind(kind_name)); }
 
-bool ParallelContext::is_member(const KindHandle& group) const {
-  const std::size_t index = checked_index(group);
+bool ParallelContext::is_member(const KindHandle& handle) const {
+  const std::size_t index = checked_index(handle);
   return index == KindHandle::kNoKind || state_.live->groups[index].member;
 }
 
-ParallelContext::Resolved ParallelContext::resolve(const KindHandle& group) const {
-  const std::size_t index = checked_index(group);
-  if (index == KindHandle::kNoKind) return {group.name(), nullptr, 0};
+ParallelContext::Resolved ParallelContext::resolve(const KindHandle& handle) const {
+  const std::size_t index = checked_index(handle);
+  if (index == KindHandle::kNoKind) return {handle.name(), nullptr, 0};
   const detail::KindGroup& entry = state_.live->groups[index];
   const std::string& name = state_.layout->group_kinds()[index].name;
   if (!entry.member) view().require_member(index);  // the view's StateError, naming the rank and the kind
   return {name, &entry, index};
 }
 
-std::int64_t ParallelContext::local_rank(std::string_view group) const { return local_rank(kind(group)); }
+std::int64_t ParallelContext::local_rank(std::string_view kind_name) const { return local_rank(kind(kind_name)); }
 
-std::int64_t ParallelContext::local_rank(const KindHandle& group) const {
-  const Resolved found = resolve(group);
+std::int64_t ParallelContext::local_rank(const KindHandle& handle) const {
+  const Resolved found = resolve(handle);
   return found.group ? view().local_rank(found.kind) : 0;
 }
 
-std::int64_t ParallelContext::world_size(std::string_view group) const { return world_size(kind(group)); }
+std::int64_t ParallelContext::world_size(std::string_view kind_name) const { return world_size(kind(kind_name)); }
 
-std::int64_t ParallelContext::world_size(const KindHandle& group) const {
-  const Resolved found = resolve(group);
+std::int64_t ParallelContext::world_size(const KindHandle& handle) const {
+  const Resolved found = resolve(handle);
   return found.group ? view().size(found.kind) : 1;
 }
 
-GroupHandle ParallelContext::get_group(std::string_view group) const { return get_group(kind(group)); }
+GroupHandle ParallelContext::get_group(std::string_view kind_name) const { return get_group(kind(kind_name)); }
 
-GroupHandle ParallelContext::get_group(const KindHandle& group) const {
-  const Resolved found = resolve(group);
+GroupHandle ParallelContext::get_group(const KindHandle& handle) const {
+  const Resolved found = resolve(handle);
   if (!found.group) throw_no_pipeline_communicator(found.name);
   // The device side keys each kind by its name, the world kind included (nccl::world_key).
   if (state_.live->device_groups) return {found.name, state_.live->device_groups->comm(found.name)};
   return {found.name, found.group->comm.get()};
 }
 
-GroupHandle ParallelContext::get_cpu_group(std::string_view group) const { return get_cpu_group(kind(group)); }
+GroupHandle ParallelContext::get_cpu_group(std::string_view kind_name) const { return get_cpu_group(kind(kind_name)); }
 
-GroupHandle ParallelContext::get_cpu_group(const KindHandle& group) const {
-  const Resolved found = resolve(group);
+GroupHandle ParallelContext::get_cpu_group(const KindHandle& handle) const {
+  const Resolved found = resolve(handle);
   if (!found.group) throw_no_pipeline_communicator(found.name);
   return {found.name, found.group->comm.get()};
 }
 
-std::vector<std::int64_t> ParallelContext::ranks_in_group(std::string_view group) const {
-  return ranks_in_group(kind(group));
+std::vector<std::int64_t> ParallelContext::ranks_in_group(std::string_view kind_name) const {
+  return ranks_in_group(kind(kind_name));
 }
 
-std::vector<std::int64_t> ParallelContext::ranks_in_group(const KindHandle& group) const {
-  const Resolved found = resolve(group);
+std::vector<std::int64_t> ParallelContext::ranks_in_group(const KindHandle& handle) const {
+  const Resolved found = resolve(handle);
   if (!found.group) return {state_.global_rank};
   return view().members(found.kind);
 }
 
-Neighbour ParallelContext::next_rank(std::string_view group) const { return next_rank(kind(group)); }
+Neighbour ParallelContext::next_rank(std::string_view kind_name) const { return next_rank(kind(kind_name)); }
 
-Neighbour ParallelContext::next_rank(const KindHandle& group) const {
-  const Resolved found = resolve(group);
+Neighbour ParallelContext::next_rank(const KindHandle& handle) const {
+  const Resolved found = resolve(handle);
   if (!found.group) return {state_.global_rank, 0};
   const RankView mine = view();
   return {mine.next_rank(found.kind), (mine.local_rank(found.kind) + 1) % mine.size(found.kind)};
 }
 
-Neighbour ParallelContext::prev_rank(std::string_view group) const { return prev_rank(kind(group)); }
+Neighbour ParallelContext::prev_rank(std::string_view kind_name) const { return prev_rank(kind(kind_name)); }
 
-Neighbour ParallelContext::prev_rank(const KindHandle& group) const {
-  const Resolved found = resolve(group);
+Neighbour ParallelContext::prev_rank(const KindHandle& handle) const {
+  const Resolved found = resolve(handle);
   if (!found.group) return {state_.global_rank, 0};
   const RankView mine = view();
   const std::int64_t size = mine.size(found.kind);
   return {mine.previous_rank(found.kind), (mine.local_rank(found.kind) + size - 1) % size};
 }
 
-bool ParallelContext::is_first_rank(std::string_view group) const { return is_first_rank(kind(group)); }
+bool ParallelContext::is_first_rank(std::string_view kind_name) const { return is_first_rank(kind(kind_name)); }
 
-bool ParallelContext::is_first_rank(const KindHandle& group) const { return local_rank(group) == 0; }
+bool ParallelContext::is_first_rank(const KindHandle& handle) const { return local_rank(handle) == 0; }
 
-bool ParallelContext::is_last_rank(std::string_view group) const { return is_last_rank(kind(group)); }
+bool ParallelContext::is_last_rank(std::string_view kind_name) const { return is_last_rank(kind(kind_name)); }
 
-bool ParallelContext::is_last_rank(const KindHandle& group) const {
-  const Resolved found = resolve(group);
+bool ParallelContext::is_last_rank(const KindHandle& handle) const {
+  const Resolved found = resolve(handle);
   return !found.group || view().is_last(found.kind);
 }
 
-std::int64_t ParallelContext::seed(std::string_view group) const { return seed(kind(group)); }
+std::int64_t ParallelContext::seed(std::string_view kind_name) const { return seed(kind(kind_name)); }
 
-std::int64_t ParallelContext::seed(const KindHandle& group) const {
-  const Resolved found = resolve(group);
+std::int64_t ParallelContext::seed(const KindHandle& handle) const {
+  const Resolved found = resolve(handle);
   if (!found.group) return config().seed;
   return view().seed(found.kind);
 }
 
-double ParallelContext::creation_seconds(std::string_view group) const { return creation_seconds(kind(group)); }
+double ParallelContext::creation_seconds(std::string_view kind_name) const { return creation_seconds(kind(kind_name)); }
 
-double ParallelContext::creation_seconds(const KindHandle& group) const {
-  const double device_seconds = device_creation_seconds(group);
-  return state_.live->groups[group.index_].creation_seconds + device_seconds;
+double ParallelContext::creation_seconds(const KindHandle& handle) const {
+  const double device_seconds = device_creation_seconds(handle);
+  return state_.live->groups[handle.index_].creation_seconds + device_seconds;
 }
 
-double ParallelContext::device_creation_seconds(std::string_view group) const {
-  return device_creation_seconds(kind(group));
+double ParallelContext::device_creation_seconds(std::string_view kind_name) const {
+  return device_creation_seconds(kind(kind_name));
 }
 
-double ParallelContext::device_creation_seconds(const KindHandle& group) const {
-  const std::size_t index = checked_index(group);
+double ParallelContext::device_creation_seconds(const KindHandle& handle) const {
+  const std::size_t index = checked_index(handle);
   // Nothing was created for a pipeline that is not there: the name is no kind.
-  if (index == KindHandle::kNoKind) (void)state_.layout->group_kind_index(group.name());
+  if (index == KindHandle::kNoKind) (void)state_.layout->group_kind_index(handle.name());
   if (!state_.live->device_groups) return 0.0;
   return state_.live->device_groups->creation_seconds(state_.layout->group_kinds()[index].name);
 }
