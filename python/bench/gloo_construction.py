@@ -71,7 +71,13 @@ class Builder:
     def name(self, kind: str, variant: str) -> str:
         return f"probe_{self.generation}_{variant}_{kind}_{self.plan.group_index(RANK, kind)}"
 
+    def local_group(self, kind: str, variant: str) -> Any:
+        """This rank's group of one kind, by pgroups' own path (what create_groups calls)."""
+        name = self.name(kind, variant)
+        return pgt._local_group(self.plan.group_of(RANK, kind), RANK, name, {"timeout": TIMEOUT, "group_desc": name})
+
     def helper(self, kind: str, variant: str, store: Any) -> Any:
+        """The same through another store client: pgroups' path always takes the default one."""
         members = self.plan.group_of(RANK, kind)
         name = self.name(kind, variant)
         group, _ = c10d._new_process_group_helper(len(members), members.index(RANK), members, c10d.Backend("gloo"),
@@ -93,7 +99,7 @@ class Builder:
         if variant in ("options", "shared"):
             c10d.ProcessGroupGloo = self.gloo_class(shared=variant == "shared")
         try:
-            return [self.helper(kind, variant, c10d._get_default_store()) for kind in KINDS]
+            return [self.local_group(kind, variant) for kind in KINDS]
         finally:
             c10d.ProcessGroupGloo = original
             os.environ.pop("TORCH_GLOO_LAZY_INIT", None)
