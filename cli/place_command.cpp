@@ -49,11 +49,17 @@ Subcommand add_place_command(CLI::App& parent) {
   auto* slurm = app->add_option("--slurm-topology", options->slurm_topology,
                                 "Slurm topology.conf (tree or block plugin); with --nodelist and --gpus-per-node");
   cluster->excludes(slurm);
+  // Which options apply to which source of the cluster is declared here, once: CLI11
+  // refuses the others (a usage error naming both) instead of ignoring them.
   app->add_option("--nodelist", options->nodelist,
-                  "The job's hosts in launch order, in Slurm's host-list syntax (default: SLURM_JOB_NODELIST)");
+                  "The job's hosts in launch order, in Slurm's host-list syntax (default: SLURM_JOB_NODELIST)")
+      ->needs(slurm);
   app->add_option("--traffic", options->traffic, "Relative bytes per kind, e.g. tp=8,dp=1 (over the cluster's)");
   app->add_option("--level-costs", options->level_costs,
-                  "Cost per byte of each level of a topology.conf, e.g. node=1,switch1=4 (default: doubling)");
+                  "Cost per byte of each level of a topology.conf, e.g. node=1,switch1=4 (default: doubling)")
+      ->needs(slurm);
+  // A cluster file says how many GPUs a node holds; --gpus-per-node is topology.conf's.
+  app->get_option("--gpus-per-node")->excludes(cluster);
   app->add_option("--rankfile", options->rankfile, "Also write an Open MPI rankfile that runs the placement to FILE");
   app->add_option("--hostfile", options->hostfile,
                   "Also write a Slurm hostfile (srun --distribution=arbitrary) that runs the placement to FILE");
@@ -67,8 +73,7 @@ Subcommand add_place_command(CLI::App& parent) {
             if (options->hostfile) outputs.push_back({"--hostfile", *options->hostfile});
             if (options->svg_file) outputs.push_back({"--svg", *options->svg_file});
             if (options->html_file) outputs.push_back({"--html", *options->html_file});
-            std::vector<NamedFile> inputs;
-            if (const std::string* config = options->plan.config_path()) inputs.push_back({"--config", *config});
+            std::vector<NamedFile> inputs = options->plan.input_files();
             if (options->cluster_file) inputs.push_back({"--cluster", *options->cluster_file});
             if (options->slurm_topology) inputs.push_back({"--slurm-topology", *options->slurm_topology});
             check_outputs(outputs, inputs);
@@ -76,6 +81,12 @@ Subcommand add_place_command(CLI::App& parent) {
             Cluster described;
             if (options->cluster_file) {
               described = read_cluster_file(*options->cluster_file);
+              if (config.gpus_per_node && *config.gpus_per_node != described.gpus_per_node) {
+                throw ConfigError(fmt::format(
+                    "the configuration's gpus_per_node {} is not the cluster file's {}: the cluster file says how "
+                    "many GPUs a node holds (leave gpus_per_node out, or make them equal)",
+                    *config.gpus_per_node, described.gpus_per_node));
+              }
             } else if (options->slurm_topology) {
               if (!config.gpus_per_node) {
                 throw ConfigError(
@@ -97,22 +108,9 @@ Subcommand add_place_command(CLI::App& parent) {
             } else {
               throw ConfigError("pgroups place needs a cluster: give --cluster FILE or --slurm-topology FILE");
             }
-            if (options->level_costs && !options->slurm_topology) {
-              throw ConfigError("--level-costs goes with --slurm-topology; a cluster file gives each level's cost");
-            }
-            if (options->traffic) {
-              for (auto& [name, bytes] : parse_traffic(*options->traffic)) {
-                bool replaced = false;
-                for (auto& entry : described.traffic) {
-                  if (entry.first == name) {
-                    entry.second = bytes;
-                    replaced = true;
-                  }
-                }
-                if (!replaced) described.traffic.emplace_back(name, bytes);
-              }
-            }
             const Layout layout(config);
+            if (options->traffic)
+              described = with_job_traffic(std::move(described), layout, parse_traffic(*options->traffic));
             const PlacementResult result = place(layout, described);
             std::vector<std::int64_t> map;
             const bool drawn = options->svg_file || options->html_file;

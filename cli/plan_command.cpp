@@ -57,27 +57,31 @@ Subcommand add_plan_command(CLI::App& parent) {
   add_picture_options(*app, options->svg_file, options->html_file);
   add_bill_options(*app, options->bill);
   options->recovery.add_to(*app);
+  options->recovery.add_what_if_to(*app);
   return {app, [options] {
             // Outputs are checked against the inputs and each other before anything is read or written.
             std::vector<NamedFile> outputs;
             if (options->svg_file) outputs.push_back({"--svg", *options->svg_file});
             if (options->html_file) outputs.push_back({"--html", *options->html_file});
-            std::vector<NamedFile> inputs;
-            if (const std::string* config = options->plan.config_path()) inputs.push_back({"--config", *config});
+            std::vector<NamedFile> inputs = options->plan.input_files();
             check_outputs(outputs, inputs);
             const Layout planned(options->plan.resolve());
             // After a loss the plan shown is the survivors', its groups in new ranks.
             const std::optional<Recovery> recovery = options->recovery.resolve(planned);
+            const std::optional<NodeLossWhatIf> what_if = options->recovery.what_if(planned);
             const Layout& layout = recovery ? recovery->layout() : planned;
             const std::optional<report::LocalityReport> locality = report::planned_locality(layout);
             write_pictures(layout, locality, options->svg_file, options->html_file);
             if (options->format == "json") {
               nlohmann::json json = report::plan_document_json(layout, locality, options->bill);
               if (recovery) json.update(report::recovery_json(*recovery, options->bill));
+              if (what_if) json.update(report::what_if_json(layout, *what_if, options->bill));
               write_output(json.dump() + '\n');
             } else {
-              const std::string text = report::plan_document_text(layout, locality, options->bill);
-              write_output(recovery ? report::recovery_text(*recovery, options->bill) + '\n' + text : text);
+              std::string text = report::plan_document_text(layout, locality, options->bill);
+              if (recovery) text = report::recovery_text(*recovery, options->bill) + '\n' + text;
+              if (what_if) text = report::what_if_text(layout, *what_if, options->bill) + '\n' + text;
+              write_output(text);
             }
             if (locality) print_warnings(report::locality_report_warnings(layout, *locality));
             return 0;

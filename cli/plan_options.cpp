@@ -82,4 +82,11 @@ ParallelConfig PlanOptions::resolve(std::optional<std::int64_t> world_size_from_
   return config;
 }
 
+std::vector<NamedFile> PlanOptions::input_files() const {
+  std::vector<NamedFile> inputs;
+  if (config_option_ != nullptr && config_option_->count() > 0) inputs.push_back({"--config", config_file_});
+  if (rank_map_option_ != nullptr && rank_map_option_->count() > 0) inputs.push_back({"--rank-map", rank_map_file_});
+  return inputs;
+}
+
 }  // namespace pgroups::cli

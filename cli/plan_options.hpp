@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "output_file.hpp"
 #include "pgroups/config/config_merge.hpp"
 #include "pgroups/layout/parallel_config.hpp"
 
@@ -27,10 +28,10 @@ class PlanOptions {
   /// when given, overrides the file's `gpus_per_node` in resolve().
   void add_gpus_per_node_to(CLI::App& app);
 
-  /// The --config path as given, when --config was given (empty text included).
-  [[nodiscard]] const std::string* config_path() const {
-    return config_option_ != nullptr && config_option_->count() ? &config_file_ : nullptr;
-  }
+  /// Every file these options read, as given (empty text included): --config and
+  /// --rank-map. A command checks its outputs against them (check_outputs), so that no
+  /// output overwrites a file the configuration was read from.
+  [[nodiscard]] std::vector<NamedFile> input_files() const;
 
   [[nodiscard]] ParallelConfig resolve(std::optional<std::int64_t> world_size_from_runtime = std::nullopt) const;
 

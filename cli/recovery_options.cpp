@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "integer_option.hpp"
+#include "pgroups/layout/error.hpp"
 
 namespace pgroups::cli {
 
@@ -28,7 +29,9 @@ std::vector<std::int64_t> parse_rank_list(const std::string& text, const std::st
     if (last - first >= kMaxListedRanks - static_cast<std::int64_t>(ranks.size())) {
       throw CLI::ValidationError(fmt::format("{} names more than {} ranks", option, kMaxListedRanks));
     }
-    for (std::int64_t rank = first; rank <= last; ++rank) ranks.push_back(rank);
+    // Counted, not compared: a range that ends at the largest 64-bit integer has no rank
+    // past its end to stop at.
+    for (std::int64_t offset = 0; offset <= last - first; ++offset) ranks.push_back(first + offset);
     start = comma + 1;
   }
   return ranks;
@@ -63,11 +66,29 @@ void RecoveryOptions::add_to(CLI::App& app) {
                                   "also pp, or tp in modes none/1d/sequence)");
 }
 
+void RecoveryOptions::add_what_if_to(CLI::App& app) {
+  what_if_option_ = app.add_option("--what-if", what_if_,
+                                   "Before any loss: for each node whose loss the job could suffer (nodes of "
+                                   "--gpus-per-node GPUs), the survivors' shape, the spares and the bill, one line "
+                                   "per class of outcome")
+                        ->check(CLI::IsMember({"node"}))
+                        ->excludes(lost_option_)
+                        ->excludes(alive_option_);
+}
+
+std::optional<NodeLossWhatIf> RecoveryOptions::what_if(const Layout& layout) const {
+  if (what_if_option_ == nullptr || what_if_option_->count() == 0) return std::nullopt;
+  if (!layout.config().gpus_per_node) {
+    throw ConfigError("--what-if node needs the nodes: give --gpus-per-node G (or gpus_per_node in the configuration)");
+  }
+  return what_if_node_loss(layout, *layout.config().gpus_per_node, shrink_);
+}
+
 bool RecoveryOptions::given() const { return lost_option_->count() > 0 || alive_option_->count() > 0; }
 
 std::optional<Recovery> RecoveryOptions::resolve(const Layout& layout) const {
   if (!given()) {
-    if (shrink_option_->count() > 0) {
+    if (shrink_option_->count() > 0 && (what_if_option_ == nullptr || what_if_option_->count() == 0)) {
       throw CLI::ValidationError("--shrink names the dimension a recovery shrinks: give --lost or --alive too");
     }
     return std::nullopt;

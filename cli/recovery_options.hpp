@@ -22,11 +22,17 @@ namespace pgroups::cli {
 class RecoveryOptions {
  public:
   void add_to(CLI::App& app);
+  /// Registers `--what-if node` (plan only): every class of single-node loss, before it happens.
+  void add_what_if_to(CLI::App& app);
   /// Whether --lost or --alive was given.
   [[nodiscard]] bool given() const;
   /// The recovery of `layout` the options ask for; nothing without --lost or --alive
   /// (CLI::ValidationError for --shrink alone). Throws ConfigError as Recovery does.
   [[nodiscard]] std::optional<Recovery> resolve(const Layout& layout) const;
+  /// The what-if of `--what-if node` over `layout`'s nodes (its gpus_per_node), with
+  /// --shrink; nothing without --what-if. ConfigError for a layout without gpus_per_node
+  /// and as what_if_node_loss.
+  [[nodiscard]] std::optional<NodeLossWhatIf> what_if(const Layout& layout) const;
 
  private:
   std::string lost_;
@@ -35,6 +41,8 @@ class RecoveryOptions {
   CLI::Option* lost_option_ = nullptr;
   CLI::Option* alive_option_ = nullptr;
   CLI::Option* shrink_option_ = nullptr;
+  std::string what_if_;
+  CLI::Option* what_if_option_ = nullptr;
 };
 
 }  // namespace pgroups::cli

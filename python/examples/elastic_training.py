@@ -2,7 +2,7 @@
 gloo, one rank SIGKILLed at the start of a chosen step, the survivors rebuilt by
 pgroups.torch.recover on the layout Plan.after_loss gives them.
 
-    python python/examples/elastic_training.py --nproc 8 --kill-rank 3 --kill-step 3
+    python python/examples/elastic_training.py --nproc 8 --kill-rank 3 --kill-step 3 [--placed]
 
 The parent holds the TCPStore (torchrun's agent would end every worker when one fails; an
 in-process-restart launcher keeps the store and the survivors, as this parent does) and
@@ -74,6 +74,15 @@ def reference_losses(steps: int):
     return losses
 
 
+def placed_rank_map(nproc: int):
+    """A placement of the tp x dp mesh (as `pgroups place` writes one): mesh rank tp + 2 dp
+    runs on launcher rank dp + D tp, so every tp pair spans the job's two halves. A lost
+    launcher rank then drops the replica of the mesh rank it runs, not the one its number
+    names."""
+    replicas = nproc // 2
+    return [r // 2 + replicas * (r % 2) for r in range(nproc)]
+
+
 def worker(args) -> int:
     import torch
     import torch.distributed as dist
@@ -89,7 +98,8 @@ def worker(args) -> int:
     dist.init_process_group("gloo", store=PrefixStore(pgroups.torch.default_group_prefix(0), store), rank=identity,
                             world_size=args.nproc, timeout=collective_timeout)
     heartbeat = pgroups.torch.start_heartbeat(store, identity)
-    plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp", tp=2, dp=args.nproc // 2), groups=["tp", "dp"])
+    plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp", tp=2, dp=args.nproc // 2), groups=["tp", "dp"],
+                        rank_map=placed_rank_map(args.nproc) if args.placed else None)
     # Collectives time out in half the recovery's timeout: a rank blocked on a dead peer
     # fails and joins the survivors' agreement in time.
     groups = pgroups.torch.create_groups(plan, timeout=args.timeout / 2)
@@ -207,7 +217,8 @@ def parent(args) -> int:
     env = dict(os.environ, OMP_NUM_THREADS="1", GLOO_SOCKET_IFNAME=os.environ.get("GLOO_SOCKET_IFNAME", "lo"))
     workers = [subprocess.Popen([sys.executable, __file__, "--worker", str(r), "--port", str(store.port),
                                  "--nproc", str(args.nproc), "--kill-rank", str(args.kill_rank), "--kill-step",
-                                 str(args.kill_step), "--steps", str(args.steps), "--timeout", str(args.timeout)],
+                                 str(args.kill_step), "--steps", str(args.steps), "--timeout", str(args.timeout)]
+                                + (["--placed"] if args.placed else []),
                                 env=env) for r in range(args.nproc)]
     limit = time.monotonic() + args.timeout * 6 + 120
     codes = {}
@@ -240,6 +251,8 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=10.0,
                         help="the recovery's timeout in seconds (the collectives before the loss get half, so that "
                              "a rank blocked on the dead one fails and joins in time)")
+    parser.add_argument("--placed", action="store_true",
+                        help="run the mesh under a rank map (mesh rank tp + 2 dp on launcher rank dp + nproc/2 tp)")
     parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()

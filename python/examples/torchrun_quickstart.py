@@ -21,6 +21,6 @@ value = torch.tensor([rank])
 dist.all_reduce(value, group=mesh["tp"].get_group())
 print(f"rank {rank}: mesh {mesh.mesh_dim_names}, tp group {groups.get_ranks_in_group('tp')}, "
       f"all-reduce over tp = {int(value)}, next pp rank {groups.get_next_global_rank('pp')}, "
-      f"mesh['tp-dp'] size {mesh['tp-dp'].size()}, bill {groups.communicators}", flush=True)
+      f"flattened dp x tp size {mesh['dp', 'tp']._flatten().size()}, bill {groups.communicators}", flush=True)
 groups.destroy()
 dist.destroy_process_group()

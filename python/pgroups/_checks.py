@@ -102,6 +102,15 @@ def check_timeout(name: str, value: Any) -> Optional[float]:
     return _pgroups.timeout_seconds(seconds, name)
 
 
+def timeout_seconds(timeout: Any) -> Optional[float]:
+    """The timeout a collective call runs under, by the C++ resolution
+    (pgroups/layout/timeout.hpp): ``timeout`` checked as check_timeout does, or for None
+    ``PGROUPS_TIMEOUT``, then the default; None for no timeout."""
+    if timeout is None:
+        return _pgroups.resolved_timeout_seconds(None, "timeout")
+    return check_timeout("timeout", timeout)
+
+
 def check_token(name: str, value: Any) -> str:
     """One group token (a dimension name, a mode's value, or dimensions joined by '-' such as
     ``"tp-dp"``, which is one token): a non-empty ``str``."""

@@ -323,6 +323,22 @@ class Plan:
         return Recovery(_pgroups.Recovery(self._layout, [check_int("lost", rank) for rank in lost],
                                           [check_int("joining", rank) for rank in joining], shrink_name))
 
+    def what_if(self, level: str = "node", shrink: Optional[str] = None) -> Dict[str, Any]:
+        """Before any loss, what the loss of one node would leave (as ``pgroups plan --what-if
+        node --format json``'s ``what_if``): the nodes of the plan's ``gpus_per_node``, and per
+        class of outcome (by replicas dropped) how many nodes fall in it, the first of them,
+        the shrinking dimension's new size (0: nothing survives), the spares, the renumbered
+        ranks' range and the communicators per surviving rank. ConfigError without
+        ``gpus_per_node``, and with the C++ messages."""
+        if level != "node":
+            raise _pgroups.ConfigError(f"what_if level {level!r} is not one pgroups answers for: 'node'")
+        shrink_name = "" if shrink is None else check_token("shrink", shrink)
+        gpus = self._layout.config().gpus_per_node
+        if gpus is None:
+            raise _pgroups.ConfigError("Plan.what_if('node') needs the nodes: make the plan with gpus_per_node=G")
+        result: Dict[str, Any] = json.loads(_pgroups.what_if_node_json(self._layout, gpus, shrink_name))
+        return result
+
     def describe(self) -> str:
         """One line, e.g. ``"W=16 pipeline=2 tensor=8 mode=2.5d depth=2"``."""
         return self._layout.describe()

@@ -53,7 +53,7 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
     handed over by pgroups.torch: this module imports nothing of pgroups.torch, which
     imports it, so there is no import cycle."""
     if not dist.is_initialized():
-        _init_default_group(device_type)
+        init_default_group(device_type)
     # Every check runs before the call's one agreement and its failure is carried into it,
     # so that one rank's rejection reaches every rank.
     error: Optional[BaseException] = None
@@ -164,12 +164,14 @@ def check_device_type(device_type: str) -> None:
                                    f"usable {device_type} device (torch.{device_type}.is_available() is False)")
 
 
-def _init_default_group(device_type: Any) -> None:
+def init_default_group(device_type: Any) -> None:
     """torch's default group from torchrun's env:// variables, as init_device_mesh makes it
     when there is none (gloo for "cpu", NCCL for "cuda", torch's choice otherwise), the
     CUDA device set from LOCAL_RANK as it sets it; StateError saying what is missing
-    outside torchrun. The device type is checked first: no backend the torch lacks is
-    asked for."""
+    outside torchrun. The group is made before the device type is judged: the default
+    group carries the agreement, so a device type this rank cannot run is refused there,
+    on every rank at once, instead of here on this rank alone while the others wait for it
+    at the rendezvous (and no backend the torch lacks is asked for)."""
     _require_device_mesh()  # torch 1.x: that error, without a default group made for nothing
     missing = [name for name in _ENV if name not in os.environ]
     if missing:
@@ -177,13 +179,18 @@ def _init_default_group(device_type: Any) -> None:
             f"pgroups.torch.device_mesh needs torch.distributed's default group: call "
             f"torch.distributed.init_process_group first, or run under torchrun (env:// needs {', '.join(_ENV)}; "
             f"{', '.join(missing)} not set)")
-    device_type = check_token("device_type", device_type)
-    check_device_type(device_type)
-    if device_type == "cuda" and not torch.cuda.is_initialized():
+    backend = None
+    if isinstance(device_type, str) and device_type in _BACKENDS:
+        try:
+            check_device_type(device_type)
+            backend = _BACKENDS[device_type]
+        except _pgroups.ConfigError:
+            backend = None  # judged again once the group is there, and carried to every rank
+    if backend == "nccl" and not torch.cuda.is_initialized():
         local_rank = _pgroups.environment_count("LOCAL_RANK")  # malformed: ConfigError, as nccl::choose_device
         if local_rank is not None:
             torch.cuda.set_device(local_rank)
-    dist.init_process_group(backend=_BACKENDS.get(device_type))
+    dist.init_process_group(backend=backend)
 
 
 def _check_dims_alive(groups: TorchGroups, dims: List[Tuple[str, int]]) -> None:

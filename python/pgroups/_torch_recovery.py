@@ -32,7 +32,7 @@ from typing import Any, Dict, List, Optional
 import torch.distributed as dist
 
 from . import _pgroups
-from ._checks import check_int, check_token
+from ._checks import check_int, check_token, timeout_seconds
 from ._plan import Plan, Recovery
 from ._renamed import renamed_keywords
 from ._torch_groups import TorchGroups
@@ -185,14 +185,16 @@ def _abort_old_groups(groups: TorchGroups) -> None:
 
 
 @renamed_keywords(modes="kinds")
-def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, timeout: float = 30.0,
+def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, timeout: Any = None,
             shrink: Optional[str] = None, backend: str = "gloo", heartbeat_window: float = 2.0,
             kinds: Optional[List[str]] = None) -> Recovered:
     """Rebuilds the job on the survivors after a rank died: call it on every surviving rank
     once a collective failed or timed out (see the module). ``store`` is the store that
     outlives every rank (the launcher's TCPStore, not the default group's PrefixStore);
     ``step`` the last step this rank completed (the survivors resume from the least);
-    ``timeout`` (seconds) bounds the agreement on who is alive, and again the new world's
+    ``timeout`` (seconds or a timedelta; None: ``PGROUPS_TIMEOUT``, else the default every
+    call has, as create_groups reads it; it must be a positive time, 0 is refused: the
+    survivors' decision needs a deadline) bounds the agreement on who is alive, and again the new world's
     forming (its default group and its groups get it as their timeout), so the call ends
     within twice it (three times when the rank that won the decision died before writing
     it: the others then raise TimeoutError); the groups' collective timeout should be below it, so that a rank
@@ -202,9 +204,11 @@ def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, time
     judged dead or the new groups did not form in time."""
     if not isinstance(groups, TorchGroups):
         raise TypeError(f"groups must be what pgroups.torch.create_groups returned, not {type(groups).__name__}")
-    seconds = float(timeout)
-    if not seconds > 0:
-        raise _pgroups.ConfigError(f"timeout {timeout!r} is invalid: the recovery needs a positive number of seconds")
+    resolved = timeout_seconds(timeout)
+    if resolved is None:
+        raise _pgroups.ConfigError(f"timeout {timeout!r} is invalid: the recovery needs a positive number of seconds "
+                                   "(a deadline for the survivors' decision), not none")
+    seconds = resolved
     shrink_name = None if shrink is None else check_token("shrink", shrink)
     step_value = -1 if step is None else check_int("step", step, minimum=0)
     deadline = time.monotonic() + seconds

@@ -9,7 +9,9 @@ with_context_parallel=True)``, ``is_pipeline_first_stage()``, the expert groups,
 The groups are those of megatron-core's ``RankGenerator`` for ``order``, computed by
 pgroups' mesh (``pgroups.Plan(mesh=..., groups=[...])``: one dense mesh tp, cp, ep=1, dp,
 pp and one expert mesh expert-tp, ep, expert-dp, pp), validated and agreed by every rank
-before the first group (:func:`pgroups.torch.create_groups`), and each distinct group is
+before the first group (:func:`pgroups.torch.create_groups`; the first agreement also holds
+the order, the expert mesh, the virtual pipeline and whether gloo copies are made, which
+decide the creations after it), and each distinct group is
 created once: a kind whose groups equal an earlier kind's (the expert pp groups are the
 pp groups; expert-tp is tp when the sizes agree; dp-cp is dp without context
 parallelism...) shares its torch group. docs/using/megatron.md lists each function's
@@ -196,6 +198,14 @@ def initialize_model_parallel(
     # same groups, whichever plan made them), the same on every rank; every per-rank answer
     # comes from each plan's view of this rank.
     seen: Dict[Any, Tuple[str, str]] = {}
+    # Everything that decides which collective creations follow is agreed by the first
+    # one, so that a rank asked for other gloo copies, another order or expert mesh, or
+    # another virtual pipeline meets a MismatchError with the others there instead of
+    # leaving them waiting in a creation it skips. The later creations agree again only on
+    # what they carry (their own plan and kinds, an error a rank hit since).
+    door: Tuple[Tuple[str, str], ...] = (
+        ("door", "megatron.initialize_model_parallel"), ("order", order), ("expert", expert_plan.describe()),
+        ("virtual_pipeline", str(vpp)), ("gloo_copies", "1" if gloo else "0"))
     for prefix, plan, kinds in (("dense", dense_plan, _DENSE), ("expert", expert_plan, _EXPERT)):
         view = plan.view(rank)
         state.views[prefix] = view
@@ -206,7 +216,8 @@ def initialize_model_parallel(
                 continue
             seen[key] = (prefix, kind)
             new_kinds.append(kind)
-        made = create_groups(plan, kinds=new_kinds, timeout=timeout, method=_METHOD)
+        made = _front._create_groups(plan, kinds=new_kinds, timeout=timeout, method=_METHOD, door=door)
+        door = ()
         state.made.append(made)
         state.creations += made.calls
         for kind in new_kinds:

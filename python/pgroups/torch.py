@@ -67,15 +67,15 @@ import torch
 import torch.distributed as dist
 
 from . import _pgroups
-from ._checks import check_bool, check_timeout, check_token
+from ._checks import check_bool, check_int, check_token, timeout_seconds
 from ._modes import ModeLike, ParallelMode, mode_value
-from ._plan import Plan
+from ._plan import Mesh, Plan
 from ._renamed import renamed_keywords
 from ._torch_agree import Watchdog, agree
 from ._torch_groups import TorchGroups, _Handle
 
 # One direction only: _torch_mesh is given create_groups, and imports nothing of this module.
-from ._torch_mesh import make_device_mesh, mesh_groups
+from ._torch_mesh import init_default_group, make_device_mesh, mesh_groups
 from ._torch_store import rendezvous_store
 
 METHODS = ("split_group", "new_group_local", "new_group", "gloo_direct")
@@ -85,6 +85,7 @@ DEFAULT_TIMEOUT_SECONDS: float = _pgroups.default_timeout_seconds
 _generation = 0
 
 __all__ = ["METHODS", "TorchGroups", "available_method", "create_groups", "device_mesh", "gloo_direct_available",
+           "init_device_mesh",
            "methods_available", "mesh_groups", "world_is_default_group"]
 
 
@@ -160,14 +161,6 @@ def world_is_default_group(backend: Optional[str], default: str) -> bool:
     return backend is None or str(backend).lower() == str(default).lower()
 
 
-def _timeout_seconds(timeout: Any) -> Optional[float]:
-    # The C++ resolution (pgroups/layout/timeout.hpp): the argument, then PGROUPS_TIMEOUT, then
-    # the default; None for no timeout.
-    if timeout is None:
-        return _pgroups.resolved_timeout_seconds(None, "timeout")
-    return check_timeout("timeout", timeout)
-
-
 @renamed_keywords(modes="kinds")
 def create_groups(
     plan: Optional[Plan] = None,
@@ -221,7 +214,7 @@ def _create_groups(plan: Optional[Plan] = None, *, pipeline: int = 1, tensor: in
     seconds: Optional[float] = DEFAULT_TIMEOUT_SECONDS
     chosen = "?"
     try:
-        seconds = _timeout_seconds(timeout)
+        seconds = timeout_seconds(timeout)
         share = check_bool("share", share)
         if backend is not None:
             backend = check_token("backend", backend)
@@ -293,9 +286,9 @@ def reject(error: BaseException, timeout: Any = None) -> NoReturn:
     meets the other ranks at the call's agreement carrying it, rather than leaving them
     waiting. ``timeout`` is the call's (None: PGROUPS_TIMEOUT or the default)."""
     try:
-        seconds = _timeout_seconds(timeout)
+        seconds = timeout_seconds(timeout)
     except Exception:  # a bad timeout is the error being carried, or beside it
-        seconds = _timeout_seconds(None)
+        seconds = timeout_seconds(None)
     agree_on([], error, seconds)
     raise error  # not reached: the agreement raises the carried error on every rank
 
@@ -321,6 +314,7 @@ def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadl
     sharing = view.sharing(groups.share, names)
     # The default group stands for a whole-world kind only in the backend asked for.
     world_shared = groups.share and world_is_default_group(backend, default_backend())
+    local_singletons = _singleton_is_local(backend)
     owners: Dict[Tuple[Any, ...], List[str]] = {}
     order: List[Tuple[Any, ...]] = []
     key_of: Dict[str, Tuple[Any, ...]] = {}
@@ -332,8 +326,13 @@ def _create(groups: TorchGroups, names: List[str], backend: Optional[str], deadl
             key = _WORLD if world_shared else ("world", str(backend))
         elif source == "shared":
             key = ("kind", owner)
+        elif groups.share and source == "singleton" and view.is_member(name) and local_singletons:
+            # The C++ rule (communicator_sharing.hpp): every one-rank kind of this rank
+            # shares one group of this rank alone, made by this rank without a collective.
+            key = ("singleton",)
         elif groups.share and source == "singleton":
-            # Kinds of one-rank groups with one partition key are one partition.
+            # Only the plain loop makes a one-rank group here, a collective over the world:
+            # the key must then be the same on every rank, as the partition is.
             key = ("partition", view.partition_key(name))
         if key not in owners:
             owners[key] = []
@@ -404,6 +403,12 @@ def _create_kind(groups: TorchGroups, name: str, options: Dict[str, Any]) -> Opt
         if rank in ranks:
             mine = _Handle(group, owned=True, collective=len(ranks) > 1)
     return mine
+
+
+def _singleton_is_local(backend: Optional[str]) -> bool:
+    """Whether this torch makes a one-rank group by the rank alone (_singleton) for
+    ``backend`` (None: the default group's), rather than by the plain loop."""
+    return _has_local_synchronization() or (gloo_direct_available() and (backend or str(dist.get_backend())) == "gloo")
 
 
 def _singleton(rank: int, name: str, options: Dict[str, Any]) -> Any:
@@ -481,8 +486,50 @@ def device_mesh(source: Union[Plan, TorchGroups], device_type: str = "cpu", *, t
     return make_device_mesh(_FRONT, source, device_type, timeout, method, share)
 
 
+def init_device_mesh(device_type: str, mesh_shape: Any, *, mesh_dim_names: Any = None, timeout: Any = None,
+                     method: Optional[str] = None, share: bool = True) -> Any:
+    """torch's ``init_device_mesh`` on pgroups' engine: the same call, in torch's order
+    (``mesh_shape`` slowest dimension first, ``mesh_dim_names`` naming each), so that
+    migrating is one line; the groups are pgroups' (one agreement, the timeout, sharing:
+    a one-rank dimension costs no collective, the whole world is the default group).
+    Under torchrun with no default group yet it makes one, as torch's does.
+
+    ``mesh_dim_names`` is required (torch's own call needs it to slice by name). Torch's
+    flatten idiom works on the result: ``mesh["dp", "tp"]._flatten()`` gives the flattened
+    dimension (``"dp_tp"``, or the name given). ConfigError or TypeError on every rank for a
+    missing or mismatched ``mesh_dim_names``, a size below 1 or a shape whose product is not
+    the world; as :func:`device_mesh` otherwise."""
+    if not dist.is_initialized():
+        init_default_group(device_type)  # first: it is the channel that carries a check's failure
+    try:
+        plan = _plan_of_torch_shape(mesh_shape, mesh_dim_names)
+    except Exception as error:  # every class a check raises is carried, as it is
+        reject(error, timeout)
+    return make_device_mesh(_FRONT, plan, device_type, timeout, method, share)
+
+
+def _plan_of_torch_shape(mesh_shape: Any, mesh_dim_names: Any) -> Plan:
+    """The plan of torch's mesh (slowest dimension first): pgroups' mesh lists the fastest
+    first, so the dimensions are reversed; every dimension is a kind."""
+    if mesh_dim_names is None:
+        raise _pgroups.ConfigError(
+            "pgroups.torch.init_device_mesh needs mesh_dim_names (one name per dimension of mesh_shape, as torch "
+            "slices a mesh by name): e.g. init_device_mesh('cpu', (2, 4), mesh_dim_names=('dp', 'tp'))")
+    if not isinstance(mesh_shape, (tuple, list)):
+        raise TypeError(f"mesh_shape must be a tuple of sizes, not {type(mesh_shape).__name__} {mesh_shape!r}")
+    names = [check_token(f"mesh_dim_names[{i}]", name) for i, name in enumerate(
+        mesh_dim_names if isinstance(mesh_dim_names, (tuple, list)) else [mesh_dim_names])]
+    if not isinstance(mesh_dim_names, (tuple, list)) or len(names) != len(mesh_shape):
+        raise _pgroups.ConfigError(
+            f"mesh_dim_names {mesh_dim_names!r} must name each of the {len(mesh_shape)} dimensions of mesh_shape "
+            f"{tuple(mesh_shape)!r}, in the same order")
+    sizes = [check_int(f"mesh_shape[{i}]", size, minimum=1) for i, size in enumerate(mesh_shape)]
+    dims = list(zip(names, sizes))[::-1]
+    return Plan(mesh=Mesh(dims), groups=names)
+
+
 # What _torch_mesh needs of this module, handed to it rather than imported by it.
-_FRONT = types.SimpleNamespace(create_groups=_create_groups, singleton=_singleton, timeout_seconds=_timeout_seconds,
+_FRONT = types.SimpleNamespace(create_groups=_create_groups, singleton=_singleton, timeout_seconds=timeout_seconds,
                                agree_on=agree_on, plan_fields=plan_fields, reject=reject)
 
 

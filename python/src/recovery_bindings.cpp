@@ -80,6 +80,14 @@ void bind_recovery(py::module_& m) {
             return json.dump(indent);
           },
           py::arg("indent") = -1);
+  // Plan.what_if: `pgroups plan --what-if node --format json`'s "what_if" object, as text.
+  m.def(
+      "what_if_node_json",
+      [](const Layout& layout, std::int64_t gpus_per_node, std::string shrink) {
+        const NodeLossWhatIf what_if = what_if_node_loss(layout, gpus_per_node, std::move(shrink));
+        return report::what_if_json(layout, what_if, report::BillOptions{}).at("what_if").dump();
+      },
+      py::arg("layout"), py::arg("gpus_per_node"), py::arg("shrink"));
 }
 
 }  // namespace pgroups::python

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -40,8 +43,22 @@ std::string found(const nlohmann::json& value) {
 
 std::vector<std::int64_t> parse_rank_map(std::string_view text, std::string_view source) {
   nlohmann::json document;
+  // A key given twice is refused, as the configuration files' JSON reader refuses it:
+  // nlohmann would keep the last one silently, and the two readers would disagree.
+  std::vector<std::string> top_keys;
+  const auto refuse_duplicate_keys = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    if (event == nlohmann::json::parse_event_t::key && depth == 1) {
+      const std::string& key = parsed.get_ref<const std::string&>();
+      if (std::find(top_keys.begin(), top_keys.end(), key) != top_keys.end()) {
+        throw ParseError(fmt::format("{}: duplicate key {} in the rank map file's object: each key may be given once",
+                                     source, quoted_excerpt(key, '\'')));
+      }
+      top_keys.push_back(key);
+    }
+    return true;
+  };
   try {
-    document = nlohmann::json::parse(text.begin(), text.end());
+    document = nlohmann::json::parse(text.begin(), text.end(), refuse_duplicate_keys);
   } catch (const nlohmann::json::parse_error& error) {
     throw ParseError(fmt::format("{}:{}: the rank map is not valid JSON ({})", source,
                                  position_text(text, error.byte > 0 ? error.byte - 1 : 0),

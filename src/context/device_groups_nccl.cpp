@@ -109,6 +109,14 @@ ncclComm_t DeviceGroups::comm(std::string_view group) const {
     throw StateError(fmt::format("there is no NCCL communicator for group {}: they were destroyed", group));
   }
   if (!comms_->groups.contains(group) && is_lazy_singleton(group)) {
+    // Every one-rank kind of this rank uses one communicator of this rank alone: the first
+    // asked for makes it, the others alias it.
+    for (const std::string& other : lazy_singletons_) {
+      if (other != group && comms_->groups.contains(other)) {
+        comms_->groups.alias(std::string(group), other);
+        return comms_->groups.at(group).get();
+      }
+    }
     // A communicator of this rank alone: its unique id needs no broadcast. It costs device
     // memory (about 512 MiB, docs/developing/performance.md), hence only when asked for.
     nccl::CommOptions options;

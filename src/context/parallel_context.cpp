@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,9 +48,10 @@ void name_communicators(const Layout& layout, const mpi::Communicator& world,
   std::string world_name;
   for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
     const detail::KindGroup& entry = created[kind];
-    std::string& target = entry.sharing.source == CommSource::world    ? world_name
-                          : entry.sharing.source == CommSource::shared ? names[entry.sharing.owner]
-                                                                       : names[kind];
+    const bool borrowed = entry.sharing.source == CommSource::shared || entry.sharing.source == CommSource::singleton;
+    std::string& target = entry.sharing.source == CommSource::world ? world_name
+                          : borrowed                                ? names[entry.sharing.owner]
+                                                                    : names[kind];
     target += (target.empty() ? "" : ",") + kinds[kind].name;
   }
   auto set_name = [](MPI_Comm comm, const std::string& kinds_served) {
@@ -61,7 +63,7 @@ void name_communicators(const Layout& layout, const mpi::Communicator& world,
   set_name(world.get(), world_name.empty() ? std::string("world") : world_name);
   for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
     const KindSharing& sharing = created[kind].sharing;
-    if (sharing.source == CommSource::own || sharing.source == CommSource::singleton) {
+    if (sharing.source == CommSource::own || (sharing.source == CommSource::singleton && sharing.owner == kind)) {
       set_name(created[kind].comm.get(), names[kind]);
     }
   }
@@ -185,6 +187,10 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   // Declared after `created`, so that on a failure the NCCL communicators go first.
   std::unique_ptr<detail::DeviceGroups> device_groups;
 
+  // The one communicator of this rank alone that every one-rank kind it is a member of
+  // uses: made for the first such kind created, borrowed by the others.
+  std::optional<std::size_t> self_holder;
+
   // Every later step blocks inside MPI, which can neither time out nor be cancelled: a
   // watchdog ends the process if one of them is still running at the deadline.
   detail::Watchdog watchdog(deadline, static_cast<int>(global_rank), size);
@@ -218,7 +224,14 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
             entry.comm = mpi::Communicator::borrow(created[entry.sharing.owner].comm.get());
             break;
           case CommSource::singleton:  // local: a collective over this rank alone
-            if (entry.member) entry.comm = mpi::Communicator::borrow(MPI_COMM_SELF).dup();
+            if (!entry.member) break;
+            if (self_holder) {
+              entry.comm = mpi::Communicator::borrow(created[*self_holder].comm.get());
+              entry.sharing.owner = *self_holder;
+            } else {
+              entry.comm = mpi::Communicator::borrow(MPI_COMM_SELF).dup();
+              self_holder = kind;
+            }
             break;
           case CommSource::world: break;  // the duplicate, above
         }

@@ -126,6 +126,23 @@ std::vector<std::int64_t> Layout::mapped_group(std::int64_t mesh_rank, const Kin
   return group;
 }
 
+bool Layout::keeps_mesh_order(std::size_t kind) const {
+  const KindShape& s = shape(kind);
+  if (keeps_order(kind)) return true;
+  const Mesh& mesh = mesh_of(s);
+  const std::int64_t size = mesh.group_size(s.varying);
+  for (std::int64_t g = 0; g < mesh.group_count(s.varying); ++g) {
+    const std::int64_t leader = mesh.group_leader(g, s.varying);
+    std::int64_t previous = rank_map_.launcher_rank(leader);
+    for (std::int64_t i = 1; i < size; ++i) {
+      const std::int64_t next = rank_map_.launcher_rank(mesh.group_member(leader, s.varying, i));
+      if (next < previous) return false;
+      previous = next;
+    }
+  }
+  return true;
+}
+
 // A kind of one dimension is numbered by its coordinate everywhere (the pipeline stage, a
 // DeviceMesh coordinate, a shard index) and by its ascending launcher ranks in torch and MPI:
 // under a map they must be the same order. Each step of each such dimension is one

@@ -14,6 +14,7 @@
 #include <queue>
 #include <set>
 
+#include "lowering.hpp"
 #include "pgroups/layout/error.hpp"
 
 namespace pgroups {
@@ -231,16 +232,13 @@ Problem problem_of(const Layout& layout, const Cluster& cluster) {
     info.traffic = traffic_of(cluster, kind.name);
     p.kinds.push_back(std::move(info));
   }
-  for (const auto& [name, bytes] : cluster.traffic) {
-    (void)bytes;
-    if (!layout.find_group_kind(name)) {
-      std::vector<std::string_view> names;
-      for (const GroupKind& kind : layout.group_kinds()) names.emplace_back(kind.name);
-      throw ConfigError(fmt::format("traffic names kind '{}', which the plan does not build; its kinds are {}", name,
-                                    fmt::join(names, ", ")));
-    }
-  }
   return p;
+}
+
+std::string kind_names_of(const Layout& layout) {
+  std::vector<std::string_view> names;
+  for (const GroupKind& kind : layout.group_kinds()) names.emplace_back(kind.name);
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 bool map_is_valid(const Layout& layout, std::vector<std::int64_t> map) {
@@ -256,9 +254,31 @@ bool map_is_valid(const Layout& layout, std::vector<std::int64_t> map) {
 
 }  // namespace
 
+Cluster with_job_traffic(Cluster cluster, const Layout& layout,
+                         std::span<const std::pair<std::string, double>> job_traffic) {
+  for (const auto& [name, bytes] : job_traffic) {
+    if (!layout.find_group_kind(name)) {
+      throw ConfigError(
+          fmt::format("the job's traffic names kind '{}', which the plan does not build; its kinds are {}",
+                      detail::printable(name), kind_names_of(layout)));
+    }
+    const auto entry = std::find_if(cluster.traffic.begin(), cluster.traffic.end(),
+                                    [&](const auto& named) { return named.first == name; });
+    if (entry == cluster.traffic.end()) {
+      cluster.traffic.emplace_back(name, bytes);
+    } else {
+      entry->second = bytes;
+    }
+  }
+  return cluster;
+}
+
 PlacementResult place(const Layout& layout, const Cluster& cluster) {
   const Problem p = problem_of(layout, cluster);
   PlacementResult result;
+  for (const auto& named : cluster.traffic) {
+    if (!layout.find_group_kind(named.first)) result.unused_traffic.push_back(named.first);
+  }
   result.levels.emplace_back("node");
   for (const ClusterLevel& level : cluster.levels) result.levels.push_back(level.name);
   result.level_costs = p.costs;

@@ -83,6 +83,9 @@ std::vector<RankView::Dimension> RankView::dimensions() const {
 std::optional<std::pair<std::size_t, std::size_t>> RankView::flattened_dims(std::size_t kind) const {
   const PartitionKey key = layout_->partition_key(kind);
   if (!key.full()) return std::nullopt;
+  // A flattened dimension's coordinate is the mesh order; the group's ranks are the
+  // ascending launcher ranks: under a map that reorders them they would disagree.
+  if (!layout_->keeps_mesh_order(kind)) return std::nullopt;
   const Mesh& mesh = layout_->mesh();
   const std::size_t n = mesh.dims().size();
   // dimensions() is slowest first: its entries [first, last) are mesh dimensions

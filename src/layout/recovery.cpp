@@ -96,7 +96,9 @@ void check_unique(std::vector<std::int64_t>& ranks, std::string_view what) {
                                          std::span<const std::int64_t> lost, std::int64_t replica_size,
                                          std::size_t joining) {
   std::map<std::int64_t, std::vector<std::int64_t>> by_replica;
-  for (std::int64_t rank : lost) by_replica[layout.mesh().coordinate(rank, shrink)].push_back(rank);
+  for (std::int64_t rank : lost) {
+    by_replica[layout.mesh().coordinate(layout.rank_map().mesh_rank(rank), shrink)].push_back(rank);
+  }
   std::string replicas;
   std::size_t shown = 0;
   for (const auto& [coordinate, ranks] : by_replica) {
@@ -118,6 +120,9 @@ ParallelConfig resized_config(const Layout& layout, std::string_view shrink_name
   ParallelConfig config = layout.config();
   // The survivors stay on their old nodes, which are no consecutive blocks of new ranks.
   config.gpus_per_node.reset();
+  // New ranks are the new mesh ranks: where each runs is the recovery's own rank map (the
+  // old map composed with the renumbering), never the old map, which is of another world.
+  config.rank_map.clear();
   std::int64_t world = 0;
   if (__builtin_mul_overflow(replica_size, new_size, &world)) {
     throw ConfigError(fmt::format("{} replicas of {} ranks overflow 64 bits", new_size, replica_size));
@@ -197,7 +202,10 @@ Recovery::Parts Recovery::compute_parts(const Layout& layout, RecoveryRequest re
   check_unique(request.joining, "joining");
   parts.lost = std::move(request.lost);
   parts.joining = std::move(request.joining);
-  for (std::int64_t rank : parts.lost) parts.dropped.push_back(layout.mesh().coordinate(rank, parts.shrink));
+  // Lost ranks are launcher ranks: the old rank map says which mesh rank, so which replica.
+  for (std::int64_t rank : parts.lost) {
+    parts.dropped.push_back(layout.mesh().coordinate(layout.rank_map().mesh_rank(rank), parts.shrink));
+  }
   std::sort(parts.dropped.begin(), parts.dropped.end());
   parts.dropped.erase(std::unique(parts.dropped.begin(), parts.dropped.end()), parts.dropped.end());
   parts.surviving = size - static_cast<std::int64_t>(parts.dropped.size());
@@ -238,8 +246,18 @@ std::int64_t Recovery::spare_count() const noexcept {
          (static_cast<std::int64_t>(joining_.size()) - joined);
 }
 
-std::int64_t Recovery::renumbered_count() const noexcept {
+std::int64_t Recovery::renumbered_count() const {
   const std::int64_t old_size = old_.mesh().dims()[shrink_].size;
+  if (!old_.rank_map().identity()) {
+    // Old ranks are launcher ranks here: whether one keeps its number is the map's to say,
+    // entry by entry (the map already holds W entries, so this is no larger than it).
+    std::int64_t moved = 0;
+    for (std::int64_t r = 0; r < new_.world_size(); ++r) {
+      const std::int64_t old = old_rank(r);
+      moved += old < old_.world_size() && old != r ? 1 : 0;
+    }
+    return moved;
+  }
   const std::int64_t first_dropped = dropped_.empty() ? old_size : dropped_.front();
   // Below the first dropped replica coordinates stay; slower dimensions keep their strides
   // only when the dimension keeps its size.
@@ -248,13 +266,21 @@ std::int64_t Recovery::renumbered_count() const noexcept {
   return surviving_ * replica_size_ - unchanged;
 }
 
+std::int64_t Recovery::replica_of(std::int64_t old_rank) const {
+  if (old_rank < 0 || old_rank >= old_.world_size()) {
+    throw ConfigError(fmt::format("rank {} is not a rank of the old world [0, {})", old_rank, old_.world_size()));
+  }
+  return old_.mesh().coordinate(old_.rank_map().mesh_rank(old_rank), shrink_);
+}
+
 std::int64_t Recovery::replica_member(std::int64_t coordinate, std::int64_t index) const {
   const Mesh& mesh = old_.mesh();
   if (coordinate < 0 || coordinate >= mesh.dims()[shrink_].size || index < 0 || index >= replica_size_) {
     throw ConfigError(fmt::format("replica {}={} has no member {}: there are {} replicas of {} ranks", shrink_name_,
                                   coordinate, index, mesh.dims()[shrink_].size, replica_size_));
   }
-  return mesh.group_member(mesh.group_leader(coordinate, other_dims(mesh, shrink_)), other_dims(mesh, shrink_), index);
+  return old_.rank_map().launcher_rank(
+      mesh.group_member(mesh.group_leader(coordinate, other_dims(mesh, shrink_)), other_dims(mesh, shrink_), index));
 }
 
 std::vector<std::int64_t> Recovery::spares() const {
@@ -281,7 +307,7 @@ std::int64_t Recovery::old_rank(std::int64_t new_rank) const {
     const auto before =
         std::upper_bound(dropped_shifted_.begin(), dropped_shifted_.end(), kept) - dropped_shifted_.begin();
     coords[shrink_] = kept + before;
-    return old_.mesh().rank_of(coords);
+    return old_.rank_map().launcher_rank(old_.mesh().rank_of(coords));
   }
   // Within a new replica, joiners take its ranks in ascending order.
   const std::int64_t local = mesh.local_rank(new_rank, other_dims(mesh, shrink_));
@@ -292,7 +318,7 @@ std::optional<std::int64_t> Recovery::new_rank(std::int64_t old_rank) const {
   const std::int64_t w = old_.world_size();
   if (old_rank >= 0 && old_rank < w) {
     if (std::binary_search(lost_.begin(), lost_.end(), old_rank)) return std::nullopt;
-    std::vector<std::int64_t> coords = old_.mesh().coordinates(old_rank);
+    std::vector<std::int64_t> coords = old_.mesh().coordinates(old_.rank_map().mesh_rank(old_rank));
     const std::int64_t c = coords[shrink_];
     if (is_dropped(c)) return std::nullopt;
     coords[shrink_] = c - (std::lower_bound(dropped_.begin(), dropped_.end(), c) - dropped_.begin());
@@ -320,6 +346,90 @@ std::vector<std::int64_t> Recovery::rank_map() const {
   std::vector<std::int64_t> out;
   out.reserve(static_cast<std::size_t>(new_.world_size()));
   for (std::int64_t r = 0; r < new_.world_size(); ++r) out.push_back(old_rank(r));
+  return out;
+}
+
+RecoveryRequest node_loss_request(std::int64_t node, std::int64_t gpus_per_node, std::string shrink) {
+  RecoveryRequest request;
+  request.shrink = std::move(shrink);
+  for (std::int64_t i = 0; i < gpus_per_node; ++i) request.lost.push_back(node * gpus_per_node + i);
+  return request;
+}
+
+NodeLossWhatIf what_if_node_loss(const Layout& layout, std::int64_t gpus_per_node, std::string shrink) {
+  const std::int64_t w = layout.world_size();
+  if (gpus_per_node < 1 || w % gpus_per_node != 0) {
+    throw ConfigError(
+        fmt::format("what-if node needs nodes that the world fills: gpus per node {} does not divide world size {}",
+                    gpus_per_node, w));
+  }
+  // A node's loss is a list of its ranks (node_loss_request), bounded as every list of lost ranks is.
+  if (gpus_per_node > kMaxListedRanks) {
+    throw ConfigError(
+        fmt::format("what-if node answers for nodes of at most {} GPUs, not {}", kMaxListedRanks, gpus_per_node));
+  }
+  NodeLossWhatIf out;
+  const std::size_t dim = shrink_index(layout, shrink, out.shrink_dim);
+  const Mesh& mesh = layout.mesh();
+  const std::int64_t size = mesh.dims()[dim].size;
+  const std::int64_t stride = mesh.stride(dim);
+  out.old_size = size;
+  out.replica_size = w / size;
+  out.gpus_per_node = gpus_per_node;
+  out.node_count = w / gpus_per_node;
+  if (out.node_count > kMaxWhatIfNodes) {
+    throw ConfigError(fmt::format("what-if node answers for at most {} nodes; the world of {} ranks has {} of {} GPUs",
+                                  kMaxWhatIfNodes, w, out.node_count, gpus_per_node));
+  }
+  const bool placed = !layout.rank_map().identity();
+  const bool count_placed = placed && out.node_count <= kMaxWhatIfRenumberedWork / std::max<std::int64_t>(w, 1);
+  std::map<std::int64_t, NodeLossClass> classes;
+  std::vector<std::int64_t> coordinates;
+  for (std::int64_t node = 0; node < out.node_count; ++node) {
+    std::int64_t dropped = 0;
+    std::int64_t first = 0;
+    if (!placed) {
+      // The node's ranks are a run of mesh ranks: the replicas they touch are a run of
+      // consecutive values of rank / stride, taken modulo the dimension's size.
+      const std::int64_t low = node * gpus_per_node / stride;
+      const std::int64_t high = (node * gpus_per_node + gpus_per_node - 1) / stride;
+      const std::int64_t run = high - low + 1;
+      dropped = std::min(size, run);
+      first = run >= size || low % size + run > size ? 0 : low % size;
+    } else {
+      coordinates.clear();
+      for (std::int64_t i = 0; i < gpus_per_node; ++i) {
+        coordinates.push_back(mesh.coordinate(layout.rank_map().mesh_rank(node * gpus_per_node + i), dim));
+      }
+      std::sort(coordinates.begin(), coordinates.end());
+      dropped = std::unique(coordinates.begin(), coordinates.end()) - coordinates.begin();
+      first = coordinates.front();
+    }
+    const std::int64_t surviving = size - dropped;
+    std::int64_t renumbered = -1;
+    if (surviving > 0 && !placed) {
+      // Recovery::renumbered_count without joiners: ranks below the first dropped replica keep theirs.
+      renumbered = surviving * out.replica_size - first * stride;
+    } else if (surviving > 0 && count_placed) {
+      renumbered = Recovery(layout, node_loss_request(node, gpus_per_node, out.shrink_dim)).renumbered_count();
+    } else if (surviving == 0) {
+      renumbered = 0;
+    }
+    auto [entry, added] = classes.try_emplace(dropped);
+    NodeLossClass& c = entry->second;
+    if (added) {
+      c.dropped = dropped;
+      c.first_node = node;
+      c.new_size = surviving;
+      c.spares = dropped * out.replica_size - gpus_per_node;
+      c.renumbered_min = renumbered;
+      c.renumbered_max = renumbered;
+    }
+    ++c.nodes;
+    c.renumbered_min = std::min(c.renumbered_min, renumbered);
+    c.renumbered_max = std::max(c.renumbered_max, renumbered);
+  }
+  for (auto& [dropped, c] : classes) out.classes.push_back(c);
   return out;
 }
 

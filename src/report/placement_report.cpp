@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "pgroups/common/printable.hpp"
 #include "pgroups/config/config_json.hpp"
 #include "pgroups/layout/error.hpp"
 #include "pgroups/report/plan_report.hpp"
@@ -60,12 +61,32 @@ std::string host_of(const Cluster& cluster, std::int64_t launcher_rank) {
   return cluster.hosts[static_cast<std::size_t>(launcher_rank / cluster.gpus_per_node)];
 }
 
+// What an Open MPI rankfile line (`rank R=HOST slot=S`) and a Slurm hostfile line carry
+// as one host: a name of letters, digits, '.', '-' and '_', not starting with '-' (which
+// either reader would take for something else: a space ends the field, '=' and newlines
+// break the line, a leading '-' reads as an option).
+bool is_launcher_host_name(std::string_view host) {
+  if (host.empty() || host.front() == '-') return false;
+  return std::all_of(host.begin(), host.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+           c == '_';
+  });
+}
+
 void require_hosts(const Cluster& cluster, std::string_view what) {
   if (cluster.hosts.empty()) {
     throw ConfigError(
         fmt::format("{} needs host names: give the cluster's nodes as host names (nodes = [\"gpu01\", "
                     "...]) or use --slurm-topology with --nodelist",
                     what));
+  }
+  for (std::size_t node = 0; node < cluster.hosts.size(); ++node) {
+    if (!is_launcher_host_name(cluster.hosts[node])) {
+      throw ConfigError(fmt::format(
+          "{} cannot name node {}'s host '{}': a host name in a launcher's file is letters, digits, '.', '-' and "
+          "'_', not starting with '-'",
+          what, node, printable_excerpt(cluster.hosts[node], 64)));
+    }
   }
 }
 
@@ -87,6 +108,10 @@ std::string placement_text(const Layout& layout, const Cluster& cluster, const P
   table(out, result, result.best);
   out += "\nidentity (plain mesh order):\n";
   table(out, result, result.identity);
+  if (!result.unused_traffic.empty()) {
+    out += fmt::format("\nnote: the cluster's traffic names {} {}, which this plan does not build (not used)\n",
+                       result.unused_traffic.size() == 1 ? "kind" : "kinds", fmt::join(result.unused_traffic, ", "));
+  }
   return out;
 }
 
@@ -111,6 +136,7 @@ nlohmann::json placement_json(const Layout& layout, const Cluster& cluster, cons
           {"identity_crossing", crossing_json(result, result.identity)},
           {"placement", pgroups::placement_text(layout, cluster, result.best)},
           {"steps", result.steps},
+          {"unused_traffic", result.unused_traffic},
           {"config", config_json(layout)}};
 }
 

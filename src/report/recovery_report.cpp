@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "pgroups/layout/communicator_sharing.hpp"
@@ -31,9 +33,7 @@ std::string list_text(std::span<const std::int64_t> values) {
 // The lost ranks of each dropped replica, by the replica's coordinate.
 std::map<std::int64_t, std::vector<std::int64_t>> lost_by_replica(const Recovery& r) {
   std::map<std::int64_t, std::vector<std::int64_t>> out;
-  const Mesh& mesh = r.old_layout().mesh();
-  const std::size_t dim = mesh.dim_index(r.shrink_dim());
-  for (std::int64_t rank : r.lost()) out[mesh.coordinate(rank, dim)].push_back(rank);
+  for (std::int64_t rank : r.lost()) out[r.replica_of(rank)].push_back(rank);
   return out;
 }
 
@@ -127,7 +127,12 @@ std::string recovery_text(const Recovery& recovery, const BillOptions& bill) {
   }
   const std::vector<std::string> moved = moved_ranges(recovery);
   if (moved.empty()) {
-    text += "moved: nothing (no surviving replica changes its coordinate)\n";
+    text += "moved: nothing (no surviving replica changes its coordinate)";
+    // Under a placed layout the launcher's numbers give way to the new mesh ranks.
+    const std::int64_t renumbered = recovery.renumbered_count();
+    text += renumbered == 0 ? std::string("\n")
+                            : fmt::format("; {} placed rank{} renumbered: the new ranks are mesh ranks\n", renumbered,
+                                          renumbered == 1 ? "" : "s");
   } else {
     text += "moved: ";
     for (std::size_t i = 0; i < moved.size() && i < kReplicasShown; ++i) text += (i ? ", " : "") + moved[i];
@@ -156,9 +161,8 @@ std::string recovery_rank_text(const Recovery& recovery, std::int64_t old_rank) 
         return fmt::format("joining rank {} is a spare: the joiners fill no further whole replica of {} ranks\n",
                            old_rank, recovery.replica_size());
       }
-      const Mesh& mesh = recovery.old_layout().mesh();
       return fmt::format("old rank {} is a spare: its replica {}={} lost a rank and was dropped\n", old_rank,
-                         recovery.shrink_dim(), mesh.coordinate(old_rank, mesh.dim_index(recovery.shrink_dim())));
+                         recovery.shrink_dim(), recovery.replica_of(old_rank));
     }
     case RankFate::active: break;
   }
@@ -171,6 +175,71 @@ nlohmann::json recovery_rank_json(const Recovery& recovery, std::int64_t old_ran
   return {{"old_rank", old_rank},
           {"fate", rank_fate_name(fate)},
           {"new_rank", rank ? nlohmann::json(*rank) : nlohmann::json(nullptr)}};
+}
+
+namespace {
+
+// The bill of one class, from the recovery of its first node; nothing when no replica survives.
+std::optional<std::pair<std::int64_t, std::int64_t>> class_bill(const Layout& layout, const NodeLossWhatIf& what_if,
+                                                                const NodeLossClass& c, const BillOptions& bill) {
+  if (c.new_size == 0) return std::nullopt;
+  const Recovery recovery(layout, node_loss_request(c.first_node, what_if.gpus_per_node, what_if.shrink_dim));
+  const nlohmann::json counts = recovery_bill_json(recovery, bill).at("communicators_per_rank");
+  return std::pair{counts.at("destroyed").get<std::int64_t>(), counts.at("created").get<std::int64_t>()};
+}
+
+std::string range_text(std::int64_t low, std::int64_t high) {
+  if (low < 0) return "not counted";
+  return low == high ? std::to_string(low) : fmt::format("{}..{}", low, high);
+}
+
+}  // namespace
+
+nlohmann::json what_if_json(const Layout& layout, const NodeLossWhatIf& what_if, const BillOptions& bill) {
+  nlohmann::json classes = nlohmann::json::array();
+  for (const NodeLossClass& c : what_if.classes) {
+    const auto counts = class_bill(layout, what_if, c, bill);
+    classes.push_back(
+        {{"nodes", c.nodes},
+         {"first_node", c.first_node},
+         {"dropped", c.dropped},
+         {"new_size", c.new_size},
+         {"survives", c.new_size > 0},
+         {"spares", c.spares},
+         {"renumbered",
+          c.renumbered_min < 0 ? nlohmann::json(nullptr) : nlohmann::json({c.renumbered_min, c.renumbered_max})},
+         {"communicators_per_rank", counts ? nlohmann::json({{"destroyed", counts->first}, {"created", counts->second}})
+                                           : nlohmann::json(nullptr)}});
+  }
+  return {{"what_if",
+           {{"level", "node"},
+            {"gpus_per_node", what_if.gpus_per_node},
+            {"node_count", what_if.node_count},
+            {"shrink",
+             {{"dim", what_if.shrink_dim}, {"old_size", what_if.old_size}, {"replica_size", what_if.replica_size}}},
+            {"classes", std::move(classes)}}}};
+}
+
+std::string what_if_text(const Layout& layout, const NodeLossWhatIf& what_if, const BillOptions& bill) {
+  std::string text = fmt::format(
+      "what if a node is lost: {} nodes of {} GPUs; {} {} (a replica is {} rank{}); {} class{} of outcome\n",
+      what_if.node_count, what_if.gpus_per_node, what_if.shrink_dim, what_if.old_size, what_if.replica_size,
+      what_if.replica_size == 1 ? "" : "s", what_if.classes.size(), what_if.classes.size() == 1 ? "" : "es");
+  for (const NodeLossClass& c : what_if.classes) {
+    const std::string nodes = fmt::format("  {} node{} (first: node {}), {} replica{} dropped: ", c.nodes,
+                                          c.nodes == 1 ? "" : "s", c.first_node, c.dropped, c.dropped == 1 ? "" : "s");
+    const auto counts = class_bill(layout, what_if, c, bill);
+    if (!counts) {
+      text += nodes + fmt::format("no layout remains (every replica of {} loses a rank)\n", what_if.shrink_dim);
+      continue;
+    }
+    text += nodes + fmt::format(
+                        "{} {} -> {}, {} spare{}, {} renumbered; per surviving rank {} communicators destroyed, {} "
+                        "created\n",
+                        what_if.shrink_dim, what_if.old_size, c.new_size, c.spares, c.spares == 1 ? "" : "s",
+                        range_text(c.renumbered_min, c.renumbered_max), counts->first, counts->second);
+  }
+  return text;
 }
 
 }  // namespace pgroups::report

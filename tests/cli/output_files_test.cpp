@@ -54,6 +54,19 @@ TEST_F(OutputFiles, AnOutputThatIsTheConfigIsRefusedAndTheConfigKept) {
   EXPECT_EQ(read("c.toml"), "[parallel]\nworld_size = 8\n");
 }
 
+TEST_F(OutputFiles, EveryFileTheConfigurationIsReadFromIsAnInputTheRankMapToo) {
+  write("map.json", "[0, 2, 1, 3]");
+  const auto plan = run("plan --mesh tp=2,dp=2 --rank-map map.json --svg map.json");
+  EXPECT_EQ(plan.status, 5) << plan.err;
+  EXPECT_NE(plan.err.find("--svg 'map.json' is the same file as --rank-map 'map.json'"), std::string::npos) << plan.err;
+  write("c2.toml", "[cluster]\ngpus_per_node = 2\nnodes = [\"a\", \"b\"]\n");
+  const auto place = run("place --cluster c2.toml --mesh tp=2,dp=2 --rank-map map.json --hostfile map.json");
+  EXPECT_EQ(place.status, 5) << place.err;
+  EXPECT_NE(place.err.find("--hostfile 'map.json' is the same file as --rank-map 'map.json'"), std::string::npos)
+      << place.err;
+  EXPECT_EQ(read("map.json"), "[0, 2, 1, 3]");
+}
+
 TEST_F(OutputFiles, TwoOutputsOfOneFileOrOneWithStandardOutputAreRefusedBeforeWriting) {
   const auto both = run("plan -w 8 --svg a.svg --html ./a.svg");
   EXPECT_EQ(both.status, 5);

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -51,6 +53,28 @@ TEST(PlaceCommand, JsonCarriesTheMapTheCostsAndTheCrossings) {
   EXPECT_LT(json.at("cost").get<double>(), json.at("identity_cost").get<double>());
 }
 
+TEST(PlaceCommand, OneClusterFileServesAJobWithoutTheKindsItsTrafficNames) {
+  test::TempDir dir;
+  const auto cluster = dir.write("c.toml", std::string(kCluster) + "traffic = {tp = 10, pp = 3}\n");
+  const auto json = run_command(
+      fmt::format("{} place --cluster {} --order dp-tp --dp 2 --tp 4 --format json", PGROUPS_CLI, cluster.string()));
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out).at("unused_traffic"), nlohmann::json({"pp"}));
+  const auto text =
+      run_command(fmt::format("{} place --cluster {} --order dp-tp --dp 2 --tp 4", PGROUPS_CLI, cluster.string()));
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("note: the cluster's traffic names kind pp, which this plan does not build (not used)"),
+            std::string::npos)
+      << text.out;
+  // The job's own --traffic names its plan: a kind it does not build is still an error.
+  const auto strict = run_command(
+      fmt::format("{} place --cluster {} --order dp-tp --dp 2 --tp 4 --traffic pp=2", PGROUPS_CLI, cluster.string()));
+  EXPECT_EQ(strict.status, 3) << strict.out;
+  EXPECT_NE(strict.err.find("the job's traffic names kind 'pp', which the plan does not build; its kinds are"),
+            std::string::npos)
+      << strict.err;
+}
+
 TEST(PlaceCommand, ItsJsonIsARankMapThatPlanApplies) {
   test::TempDir dir;
   const auto cluster = dir.write("c.toml", kCluster);
@@ -86,6 +110,40 @@ TEST(PlaceCommand, WritesAnOpenMpiRankfileAndASlurmHostfile) {
             "rank 0=gpu1 slot=0\nrank 1=gpu2 slot=0\nrank 2=gpu1 slot=1\nrank 3=gpu2 slot=1\n"
             "rank 4=gpu1 slot=2\nrank 5=gpu2 slot=2\nrank 6=gpu1 slot=3\nrank 7=gpu2 slot=3\n");
   EXPECT_EQ(dir.read("hostfile"), "gpu1\ngpu2\ngpu1\ngpu2\ngpu1\ngpu2\ngpu1\ngpu2\n");
+}
+
+TEST(PlaceCommand, RefusesAHostNameALaunchersFileCannotCarryAndWritesNothing) {
+  test::TempDir dir;
+  const auto cluster = dir.write("c.toml", "[cluster]\ngpus_per_node = 4\nnodes = [\"gpu1\", \"gpu2 slot=9\"]\n");
+  for (const char* option : {"--rankfile", "--hostfile"}) {
+    const auto result = run_command(fmt::format("{} place --cluster {} --order dp-tp --dp 2 --tp 4 {} {}", PGROUPS_CLI,
+                                                cluster.string(), option, (dir.path() / "out").string()));
+    EXPECT_EQ(result.status, 3) << result.err;
+    EXPECT_NE(result.err.find(fmt::format("{} cannot name node 1's host 'gpu2 slot=9': a host name in a launcher's "
+                                          "file is letters, digits",
+                                          option)),
+              std::string::npos)
+        << result.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "out"));
+  }
+}
+
+TEST(PlaceCommand, OptionsOfTheOtherClusterSourceAreRefusedNotIgnored) {
+  test::TempDir dir;
+  const auto cluster = dir.write("c.toml", kCluster);
+  const auto config = dir.write("p.toml", "[parallel]\ngpus_per_node = 2\n");
+  const std::string plan = "--order dp-tp --dp 2 --tp 4";
+  for (const std::string extra : {"--nodelist 'n[1-2]'", "--level-costs node=1", "--gpus-per-node 4"}) {
+    const auto result =
+        run_command(fmt::format("{} place --cluster {} {} {}", PGROUPS_CLI, cluster.string(), plan, extra));
+    EXPECT_EQ(result.status, 2) << extra << ": " << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+  }
+  const auto from_config = run_command(
+      fmt::format("{} place --cluster {} --config {} {}", PGROUPS_CLI, cluster.string(), config.string(), plan));
+  EXPECT_EQ(from_config.status, 3) << from_config.err;
+  EXPECT_NE(from_config.err.find("the configuration's gpus_per_node 2 is not the cluster file's 4"), std::string::npos)
+      << from_config.err;
 }
 
 TEST(PlaceCommand, ReadsSlurmTopologyWithANodeList) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "support/run_command.hpp"
+#include "support/temp_files.hpp"
 
 namespace pgroups {
 namespace {
@@ -46,6 +47,57 @@ TEST(RecoveryCommand, JsonIsTheSurvivorsPlanWithRankMapAndSpares) {
       EXPECT_NE(std::find(old_groups.begin(), old_groups.end(), mapped), old_groups.end()) << kind;
     }
   }
+}
+
+TEST(RecoveryCommand, PlacedPlanLosesTheReplicaOfTheLauncherRankAndMapsBackToOldGroups) {
+  test::TempDir dir;
+  const auto map_file = dir.write("map.json", "[0, 4, 1, 5, 2, 6, 3, 7]");
+  const std::string mesh = fmt::format("--mesh tp=2,dp=4 --rank-map {}", map_file.string());
+  const nlohmann::json before = plan_json(mesh);
+  const nlohmann::json after = plan_json(mesh + " --lost 3");
+  EXPECT_EQ(after.at("config").at("world_size"), 6);
+  EXPECT_FALSE(after.at("config").contains("rank_map")) << "the new ranks are the new mesh ranks";
+  EXPECT_EQ(after.at("rank_map"), (std::vector<std::int64_t>{0, 4, 1, 5, 2, 6}));
+  EXPECT_EQ(after.at("spares"), (std::vector<std::int64_t>{7}));
+  EXPECT_EQ(after.at("shrink").at("dropped"), (std::vector<std::int64_t>{3}));
+  const auto map = after.at("rank_map").get<std::vector<std::int64_t>>();
+  const auto old_groups = before.at("kinds").at("tp").at("groups").get<std::vector<std::vector<std::int64_t>>>();
+  for (const auto& group : after.at("kinds").at("tp").at("groups").get<std::vector<std::vector<std::int64_t>>>()) {
+    std::vector<std::int64_t> mapped;
+    for (std::int64_t r : group) mapped.push_back(map[r]);
+    EXPECT_NE(std::find(old_groups.begin(), old_groups.end(), mapped), old_groups.end()) << "an old tp group";
+  }
+  // Joiners replace the replica of the lost launcher rank, not a healthy one.
+  const auto small_map = dir.write("small.json", "[0, 2, 1, 3]");
+  const nlohmann::json joined =
+      plan_json(fmt::format("--mesh tp=2,dp=2 --rank-map {} --alive 0,2,3,4,5", small_map.string()));
+  EXPECT_EQ(joined.at("rank_map"), (std::vector<std::int64_t>{0, 2, 4, 5}));
+  EXPECT_EQ(joined.at("spares"), (std::vector<std::int64_t>{3}));
+}
+
+TEST(RecoveryCommand, WhatIfNodeShowsEachClassOfSingleNodeLossBeforeIt) {
+  const auto text =
+      run_command(fmt::format("{} plan --mesh tp=2,dp=4,pp=2 --gpus-per-node 4 --what-if node", PGROUPS_CLI));
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("what if a node is lost: 4 nodes of 4 GPUs; dp 4 (a replica is 4 ranks); 1 class of "
+                          "outcome\n  4 nodes (first: node 0), 2 replicas dropped: dp 4 -> 2, 4 spares, 4..8 "
+                          "renumbered; per surviving rank 4 communicators destroyed, 4 created\n"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("world size 16 = tp 2 x dp 4 x pp 2"), std::string::npos) << "the plan itself follows";
+  const nlohmann::json json = plan_json("--mesh tp=2,dp=4,pp=2 --gpus-per-node 8 --what-if node");
+  const nlohmann::json& classes = json.at("what_if").at("classes");
+  ASSERT_EQ(classes.size(), 1U);
+  EXPECT_EQ(classes[0].at("survives"), false);
+  EXPECT_EQ(classes[0].at("nodes"), 2);
+  EXPECT_TRUE(classes[0].at("communicators_per_rank").is_null());
+  const auto refused = run_command(fmt::format("{} plan --mesh tp=2,dp=4 --what-if node", PGROUPS_CLI));
+  EXPECT_EQ(refused.status, 3);
+  EXPECT_NE(refused.err.find("--what-if node needs the nodes: give --gpus-per-node G"), std::string::npos)
+      << refused.err;
+  const auto both =
+      run_command(fmt::format("{} plan --mesh tp=2,dp=4 --gpus-per-node 2 --what-if node --lost 1", PGROUPS_CLI));
+  EXPECT_EQ(both.status, 2) << both.err;
 }
 
 TEST(RecoveryCommand, TextShowsTheNewLayoutTheSparesAndWhatMoved) {
@@ -117,6 +169,8 @@ TEST(RecoveryCommand, BadListsNameTheValueAndTheRule) {
       {"-w 8 --lost 3x", 2, "--lost must be an integer, found '3x'"},
       {"-w 8 --lost 3,,4", 2, "--lost '3,,4' has an empty item"},
       {"-w 8 --lost 5-3", 2, "--lost range 5-3 ends below its start"},
+      // A range that ends at the largest 64-bit integer ends: counted, not stepped past it.
+      {"-w 8 --lost 9223372036854775807", 3, "lost rank 9223372036854775807 is outside the world of 8 ranks"},
       {"--mesh tp=2,dp=4 --lost 1 --shrink pd", 3,
        "shrinking dimension 'pd' is not a dimension of the mesh: its dimensions are tp, dp (did you mean dp?)"},
       {"-w 8 --shrink pp", 2, "--shrink names the dimension a recovery shrinks: give --lost or --alive too"},
@@ -131,6 +185,10 @@ TEST(RecoveryCommand, BadListsNameTheValueAndTheRule) {
     EXPECT_NE(result.err.find(bad.message), std::string::npos) << result.err;
     EXPECT_TRUE(result.out.empty()) << result.out;
   }
+  const auto joined =
+      run_command(fmt::format("{} plan -w 8 --alive 0-6,9223372036854775806-9223372036854775807", PGROUPS_CLI));
+  EXPECT_EQ(joined.status, 0) << joined.err;
+  EXPECT_NE(joined.out.find("1 lost, 2 joining"), std::string::npos) << joined.out;
 }
 
 }  // namespace

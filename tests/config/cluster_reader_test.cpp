@@ -237,5 +237,20 @@ TEST(RankMapFile, TakesAListOrPlacesJson) {
             std::string::npos);
 }
 
+TEST(RankMapFile, RefusesAKeyGivenTwiceAsTheConfigurationReaderDoes) {
+  EXPECT_EQ(
+      message_of<ParseError>([] { (void)parse_rank_map(R"({"rank_map": [1, 0], "rank_map": [0, 1]})", "m.json"); }),
+      "m.json: duplicate key 'rank_map' in the rank map file's object: each key may be given once");
+  // Nested objects are not the file's keys: place's JSON holds several with the same keys.
+  EXPECT_EQ(parse_rank_map(
+                R"({"crossing": {"tp": {"node": 0}}, "identity_crossing": {"tp": {"node": 2}}, "rank_map": [1, 0]})",
+                "m.json"),
+            (std::vector<std::int64_t>{1, 0}));
+  EXPECT_NE(message_of<ParseError>([] {
+              (void)parse_config(R"({"parallel": {"rank_map": [1, 0], "rank_map": [0, 1]}})", ConfigFormat::json);
+            }).find("duplicate key 'rank_map' in parallel"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace pgroups

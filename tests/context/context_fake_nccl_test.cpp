@@ -276,8 +276,8 @@ TEST(ParallelContextFakeNcclMesh, AMeshDimensionMayBeCalledGlobalWithoutMeetingT
 }
 
 // Communicator economy on two ranks: pp and pp-tp are the whole world (the NCCL world serves them), tp
-// and pos_embd have one-rank groups (no split; tp's communicator is made, by this rank
-// alone, when asked for). embd at pp = 2 keeps both stages, so its partition is pp's and it
+// and pos_embd have one-rank groups (no split; one communicator of this rank alone, made when
+// one of them is asked for, serves both). embd at pp = 2 keeps both stages, so its partition is pp's and it
 // shares the world too (equal partitions are one communicator): no split at all.
 TEST(ParallelContextFakeNcclSharing, OnlyDistinctPartitionsAreCreatedAndOneRankKindsWaitUntilAskedFor) {
   if (test::world_size() != 2) GTEST_SKIP() << "for two ranks";
@@ -304,6 +304,11 @@ TEST(ParallelContextFakeNcclSharing, OnlyDistinctPartitionsAreCreatedAndOneRankK
   EXPECT_EQ(creations[1].rank, 0);
   EXPECT_EQ(context.get_group("tp").nccl(), tp);
   EXPECT_EQ(creations.size(), 2U);
+  // Every one-rank kind of the rank shares that one: pos_embd (on the first stage) makes none.
+  if (context.view().is_member(context.view().kind("pos_embd"))) {
+    EXPECT_EQ(context.get_group("pos_embd").nccl(), tp);
+    EXPECT_EQ(creations.size(), 2U);
+  }
   context.destroy();
   EXPECT_TRUE(fake_nccl::record().live.empty());  // each freed once
 }

@@ -179,13 +179,25 @@ TEST(Placement, RefusesAWorldThatIsNotTheClustersGpus) {
   }
 }
 
-TEST(Placement, RefusesTrafficForAKindThePlanDoesNotBuild) {
+TEST(Placement, ClusterTrafficForAKindThePlanDoesNotBuildIsReportedNotRefused) {
   const Layout layout(mesh_config({{"tp", 2}, {"dp", 2}}));
+  const PlacementResult result = place(layout, cluster_of(2, 2, {}, {{"ep", 3}, {"tp", 5}, {"pp", 1}}));
+  EXPECT_EQ(result.unused_traffic, (std::vector<std::string>{"ep", "pp"}));
+  EXPECT_DOUBLE_EQ(result.best.kinds[0].traffic, 5.0);
+}
+
+TEST(Placement, JobTrafficOverridesTheClustersAndMustNameAKindOfThePlan) {
+  const Layout layout(mesh_config({{"tp", 2}, {"dp", 2}}));
+  const std::vector<std::pair<std::string, double>> job = {{"tp", 7}, {"dp", 3}};
+  const Cluster merged = with_job_traffic(cluster_of(2, 2, {}, {{"tp", 5}, {"pp", 1}}), layout, job);
+  EXPECT_EQ(merged.traffic, (std::vector<std::pair<std::string, double>>{{"tp", 7}, {"pp", 1}, {"dp", 3}}));
+  const std::vector<std::pair<std::string, double>> stray = {{"ep", 3}};
   try {
-    (void)place(layout, cluster_of(2, 2, {}, {{"ep", 3}}));
+    (void)with_job_traffic(cluster_of(2, 2, {}), layout, stray);
     FAIL();
   } catch (const ConfigError& error) {
-    EXPECT_STREQ(error.what(), "traffic names kind 'ep', which the plan does not build; its kinds are tp, dp");
+    EXPECT_STREQ(error.what(),
+                 "the job's traffic names kind 'ep', which the plan does not build; its kinds are tp, dp");
   }
 }
 

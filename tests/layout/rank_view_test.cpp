@@ -184,6 +184,21 @@ TEST(RankView, FlattenedDimensionsAreTheKindsOfARunOfAdjacentDimensions) {
   EXPECT_EQ(view.flattened_dims(view.kind("embd")), Run{});   // partial
 }
 
+TEST(RankView, AKindWhoseMeshOrderTheRankMapBreaksIsNoFlattenedDimension) {
+  using Run = std::optional<std::pair<std::size_t, std::size_t>>;
+  ParallelConfig config;
+  config.mesh = MeshConfig{parse_mesh_dims("tp=2,dp=2"), {"tp", "dp", "tp-dp"}};
+  EXPECT_EQ(RankView(Layout(config), 0).flattened_dims(2), (Run{{0, 2}}));
+  // Mesh rank tp + 2 dp on launcher rank dp + 2 tp: tp and dp keep their order, but tp-dp's
+  // mesh order 0, 1, 2, 3 runs on launcher ranks 0, 2, 1, 3, so its group rank is not the
+  // flattened coordinate.
+  config.rank_map = {0, 2, 1, 3};
+  const Layout placed(config);
+  EXPECT_TRUE(placed.keeps_mesh_order(0));
+  EXPECT_FALSE(placed.keeps_mesh_order(2));
+  EXPECT_EQ(RankView(placed, 0).flattened_dims(2), Run{});
+}
+
 TEST(PartitionKey, EmbeddingOfTwoStagesIsThePipelinesPartition) {
   const Layout layout = mesh_layout("tp=2,dp=2,pp=2", {"tp", "pp", "embd"});
   EXPECT_EQ(layout.partition_key(2), layout.partition_key(1));

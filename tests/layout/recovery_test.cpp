@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -56,7 +57,7 @@ void expect_replicas_keep_their_groups(const Recovery& recovery) {
   ASSERT_EQ(static_cast<std::int64_t>(map.size()), after.world_size());
   for (std::int64_t r = 0; r < after.world_size(); ++r) {
     ASSERT_EQ(recovery.new_rank(map[r]), r) << "new rank " << r;
-    if (r > 0 && map[r - 1] < before.world_size() && map[r] < before.world_size()) {
+    if (before.rank_map().identity() && r > 0 && map[r - 1] < before.world_size() && map[r] < before.world_size()) {
       EXPECT_LT(map[r - 1], map[r]) << "the rank map is monotone";
     }
   }
@@ -82,6 +83,9 @@ void expect_replicas_keep_their_groups(const Recovery& recovery) {
       std::vector<std::int64_t> mapped;
       for (std::int64_t r : group) mapped.push_back(map[r]);
       if (mapped.front() >= before.world_size()) continue;  // a joiners' replica: no old group
+      // A placed old layout lists a group's launcher ranks ascending, which need not be the
+      // mesh order the new ranks follow: the same members is what is kept.
+      if (!before.rank_map().identity()) std::sort(mapped.begin(), mapped.end());
       std::vector<std::int64_t> expected;
       for (std::int64_t old : before.group_of(mapped.front(), old_kind)) {
         if (recovery.fate(old) == RankFate::active) expected.push_back(old);
@@ -272,6 +276,151 @@ TEST(Recovery, BadInputNamesTheValueAndTheRule) {
             "rank 8 is neither a rank of the old world [0, 8) nor a joining rank");
   EXPECT_EQ(message_of<ConfigError>([&] { (void)recovery.old_rank(6); }),
             "new rank 6 is outside the new world of 6 ranks");
+}
+
+Layout placed_mesh_layout(const std::string& dims, std::vector<std::int64_t> map,
+                          std::vector<std::string> groups = {}) {
+  ParallelConfig config;
+  config.mesh = MeshConfig{parse_mesh_dims(dims), std::move(groups)};
+  config.rank_map = std::move(map);
+  return Layout(config);
+}
+
+TEST(RecoveryOfAPlacedLayout, LostLauncherRankDropsTheReplicaOfTheMeshRankItRuns) {
+  // Launcher rank 3 runs mesh rank 6 (tp 0, dp 3): dp=3 goes, launcher ranks 3 and 7 with it.
+  const Layout layout = placed_mesh_layout("tp=2,dp=4", {0, 4, 1, 5, 2, 6, 3, 7});
+  const Recovery recovery = lose(layout, {3});
+  EXPECT_EQ(recovery.layout().world_size(), 6);
+  EXPECT_TRUE(recovery.layout().rank_map().identity()) << "the new ranks are the new mesh ranks";
+  EXPECT_EQ(std::vector<std::int64_t>(recovery.dropped_replicas().begin(), recovery.dropped_replicas().end()),
+            std::vector<std::int64_t>{3});
+  EXPECT_EQ(recovery.rank_map(), (std::vector<std::int64_t>{0, 4, 1, 5, 2, 6}));
+  EXPECT_EQ(recovery.spares(), std::vector<std::int64_t>{7});
+  EXPECT_EQ(recovery.replica_of(3), 3);
+  EXPECT_EQ(recovery.new_rank(4), 1);
+  EXPECT_EQ(recovery.fate(7), RankFate::spare);
+  EXPECT_EQ(recovery.renumbered_count(), 5) << "launcher ranks 4, 1, 5, 2 and 6 take new ranks 1 to 5";
+  const std::size_t tp = recovery.layout().group_kind_index("tp");
+  for (const std::vector<std::int64_t>& group : recovery.layout().groups(tp)) {
+    const std::vector<std::int64_t> launcher = {recovery.old_rank(group[0]), recovery.old_rank(group[1])};
+    EXPECT_EQ(launcher, layout.group_of(launcher[0], layout.group_kind_index("tp"))) << "an old tp group";
+  }
+  expect_replicas_keep_their_groups(recovery);
+}
+
+TEST(RecoveryOfAPlacedLayout, JoinersReplaceTheReplicaOfTheLostRankNotAHealthyOne) {
+  // Launcher rank 1 runs mesh rank 2 (tp 0, dp 1): dp=1 (launcher ranks 1 and 3) goes, the
+  // healthy replica dp=0 (launcher 0 and 2) stays, and joiners 4 and 5 form the new dp=1.
+  const Layout layout = placed_mesh_layout("tp=2,dp=2", {0, 2, 1, 3});
+  const std::vector<std::int64_t> alive = {0, 2, 3, 4, 5};
+  const Recovery recovery(layout, recovery_request_from_alive(4, alive));
+  EXPECT_EQ(recovery.rank_map(), (std::vector<std::int64_t>{0, 2, 4, 5}));
+  EXPECT_EQ(recovery.spares(), std::vector<std::int64_t>{3});
+  EXPECT_EQ(recovery.fate(1), RankFate::lost);
+  expect_replicas_keep_their_groups(recovery);
+}
+
+TEST(RecoveryOfAPlacedLayout, EveryReplicaLostNamesTheLauncherRanks) {
+  const Layout layout = placed_mesh_layout("tp=2,dp=2", {0, 2, 1, 3});
+  EXPECT_EQ(message_of<ConfigError>([&] { (void)lose(layout, {1, 2}); }),
+            "no layout remains: every replica of dp lost a rank (dp=0: lost rank 2; dp=1: lost rank 1), and a "
+            "replica with a lost rank is dropped; 0 joining ranks fill no whole replica of 2 ranks");
+}
+
+TEST(RecoveryOfAPlacedLayout, SecondRecoveryTakesTheFirstOnesNewRanks) {
+  // Placed pp fastest: mesh rank tp + 2 dp + 8 pp runs on launcher rank pp + 2 tp + 4 dp.
+  const Layout layout = placed_mesh_layout("tp=2,dp=4,pp=2", {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15},
+                                           {"tp", "dp", "pp", "tp-dp"});
+  const Recovery first = lose(layout, {12});  // launcher 12 runs mesh rank 6: tp 0, dp 3, pp 0
+  EXPECT_EQ(std::vector<std::int64_t>(first.dropped_replicas().begin(), first.dropped_replicas().end()),
+            std::vector<std::int64_t>{3});
+  expect_replicas_keep_their_groups(first);
+  const Recovery second = lose(first.layout(), {0});
+  // New rank r of the second runs first-recovery rank second.old_rank(r), which runs launcher
+  // rank first.old_rank(that): composed, every tp group is still a first-world tp group.
+  const std::size_t tp = second.layout().group_kind_index("tp");
+  for (const std::vector<std::int64_t>& group : second.layout().groups(tp)) {
+    std::vector<std::int64_t> launcher;
+    for (std::int64_t r : group) launcher.push_back(first.old_rank(second.old_rank(r)));
+    EXPECT_EQ(launcher, layout.group_of(launcher[0], layout.group_kind_index("tp")));
+  }
+  expect_replicas_keep_their_groups(second);
+}
+
+// The what-if against the recovery of each node's loss, computed one node at a time.
+void expect_what_if_is_each_nodes_recovery(const Layout& layout, std::int64_t gpus_per_node, std::string shrink = {}) {
+  const NodeLossWhatIf what_if = what_if_node_loss(layout, gpus_per_node, shrink);
+  std::map<std::int64_t, NodeLossClass> expected;
+  for (std::int64_t node = 0; node < layout.world_size() / gpus_per_node; ++node) {
+    const RecoveryRequest request = node_loss_request(node, gpus_per_node, shrink);
+    std::int64_t dropped = 0;
+    std::int64_t new_size = 0;
+    std::int64_t spares = 0;
+    std::int64_t renumbered = 0;
+    try {
+      const Recovery recovery(layout, request);
+      dropped = static_cast<std::int64_t>(recovery.dropped_replicas().size());
+      new_size = recovery.layout().mesh().dims()[recovery.layout().mesh().dim_index(recovery.shrink_dim())].size;
+      spares = recovery.spare_count();
+      renumbered = recovery.renumbered_count();
+    } catch (const ConfigError&) {  // nothing survives: every replica dropped
+      dropped = what_if.old_size;
+      spares = layout.world_size() - gpus_per_node;
+    }
+    auto [entry, added] =
+        expected.try_emplace(dropped, NodeLossClass{dropped, 0, node, new_size, spares, renumbered, renumbered});
+    ++entry->second.nodes;
+    entry->second.renumbered_min = std::min(entry->second.renumbered_min, renumbered);
+    entry->second.renumbered_max = std::max(entry->second.renumbered_max, renumbered);
+  }
+  ASSERT_EQ(what_if.classes.size(), expected.size());
+  std::size_t i = 0;
+  for (const auto& [dropped, c] : expected) {
+    const NodeLossClass& got = what_if.classes[i++];
+    SCOPED_TRACE(testing::Message() << "class of " << dropped << " dropped");
+    EXPECT_EQ(got.dropped, c.dropped);
+    EXPECT_EQ(got.nodes, c.nodes);
+    EXPECT_EQ(got.first_node, c.first_node);
+    EXPECT_EQ(got.new_size, c.new_size);
+    EXPECT_EQ(got.spares, c.spares);
+    EXPECT_EQ(got.renumbered_min, c.renumbered_min);
+    EXPECT_EQ(got.renumbered_max, c.renumbered_max);
+  }
+}
+
+TEST(WhatIfNodeLoss, EveryClassIsWhatTheRecoveryOfEachOfItsNodesGives) {
+  expect_what_if_is_each_nodes_recovery(mesh_layout("tp=2,dp=4,pp=2"), 4);
+  expect_what_if_is_each_nodes_recovery(mesh_layout("tp=2,dp=4,pp=2"), 2);
+  expect_what_if_is_each_nodes_recovery(mesh_layout("tp=2,dp=4,pp=2"), 8);  // nothing survives
+  expect_what_if_is_each_nodes_recovery(mesh_layout("tp=3,dp=4"), 2);      // nodes cut tp groups
+  expect_what_if_is_each_nodes_recovery(mesh_layout("tp=2,dp=6,pp=2"), 4);
+  expect_what_if_is_each_nodes_recovery(mesh_layout("tp=2,dp=6,pp=2"), 4, "pp");
+  expect_what_if_is_each_nodes_recovery(preset_layout(24, 2, 2), 6);
+  expect_what_if_is_each_nodes_recovery(placed_mesh_layout("tp=2,dp=4", {0, 4, 1, 5, 2, 6, 3, 7}), 2);
+}
+
+TEST(WhatIfNodeLoss, ClassesCountNodesAndTheRenumberedRange) {
+  const NodeLossWhatIf what_if = what_if_node_loss(mesh_layout("tp=2,dp=4,pp=2"), 4);
+  EXPECT_EQ(what_if.node_count, 4);
+  ASSERT_EQ(what_if.classes.size(), 1U);
+  const NodeLossClass& c = what_if.classes[0];
+  EXPECT_EQ(c.nodes, 4);
+  EXPECT_EQ(c.dropped, 2);
+  EXPECT_EQ(c.new_size, 2);
+  EXPECT_EQ(c.spares, 4);
+  EXPECT_EQ(c.renumbered_min, 4);  // a node holding dp 2 and 3: dp 0 and 1 keep their ranks
+  EXPECT_EQ(c.renumbered_max, 8);
+  EXPECT_EQ(message_of<ConfigError>([] { (void)what_if_node_loss(mesh_layout("tp=2,dp=4"), 3); }),
+            "what-if node needs nodes that the world fills: gpus per node 3 does not divide world size 8");
+}
+
+TEST(WhatIfNodeLoss, AnswersForFourMillionNodesWithoutEnumeratingRanks) {
+  const auto start = std::chrono::steady_clock::now();
+  const NodeLossWhatIf what_if = what_if_node_loss(mesh_layout("tp=8,dp=524288,pp=8"), 8);
+  EXPECT_EQ(what_if.node_count, std::int64_t{1} << 22);
+  ASSERT_EQ(what_if.classes.size(), 1U);
+  EXPECT_EQ(what_if.classes[0].new_size, 524287);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 TEST(Recovery, AnswersAtOnceAtTwoToTheFortyRanks) {

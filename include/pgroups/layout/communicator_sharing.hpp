@@ -10,8 +10,11 @@
 ///              duplicate of the world the context already holds;
 ///   singleton  every group has one rank (a mesh dimension of size 1, Megatron's
 ///              `pos_embd`, ...): a local communicator of this rank alone, created with no
-///              collective over the world (MPI: MPI_Comm_dup of MPI_COMM_SELF; NCCL: none
-///              until asked for, then a one-rank one made by this rank alone);
+///              collective over the world, and one per rank whatever the number of such
+///              kinds: every one-rank kind of a rank shares it (MPI: one MPI_Comm_dup of
+///              MPI_COMM_SELF, made for the first such kind created; NCCL, where a one-rank
+///              communicator costs device memory: none until a kind asks, then one made by
+///              this rank alone that every one-rank kind uses; torch: one group);
 ///   shared     the same partition of the world, with the same rank order in every
 ///              group, as an earlier kind (its `owner`): it uses that kind's communicator;
 ///   own        the kind's own communicator, created by the strategy (a collective).
@@ -45,7 +48,9 @@ enum class CommSource : std::uint8_t { world, singleton, shared, own };
 struct KindSharing {
   CommSource source = CommSource::own;
   /// The kind whose communicator this kind uses: itself for `own`, the first kind of the
-  /// same partition for `shared`; unused for `world` and `singleton`.
+  /// same partition for `shared`; itself for `singleton` as decided here (a context sets it
+  /// to the one-rank kind whose communicator it lends, a choice of each rank's own); unused
+  /// for `world`.
   std::size_t owner = 0;
 };
 

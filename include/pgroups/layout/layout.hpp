@@ -122,6 +122,13 @@ class Layout {
   [[nodiscard]] std::int64_t group_count(std::size_t kind) const;
   /// Whether the rank is in some group of the kind; false only for partial kinds.
   [[nodiscard]] bool is_member(std::int64_t rank, std::size_t kind) const;
+  /// Whether every group of the kind, its members in mesh order, runs on ascending launcher
+  /// ranks, so that a member's group rank (its place among the ascending launcher ranks,
+  /// as torch and MPI number it) is its place in the mesh (a DeviceMesh coordinate). Always
+  /// without a rank map, and for a kind of one dimension (the map is checked to keep it);
+  /// under a map a kind of several dimensions may break it. O(1) then; otherwise
+  /// O(world size x dimensions).
+  [[nodiscard]] bool keeps_mesh_order(std::size_t kind) const;
   [[nodiscard]] std::int64_t local_rank(std::int64_t rank, std::size_t kind) const;
   /// The rank's group's position among the kind's groups ordered by first rank (the
   /// colour of MPI_Comm_split).

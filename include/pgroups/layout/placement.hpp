@@ -16,7 +16,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pgroups/layout/cluster.hpp"
@@ -57,6 +59,9 @@ struct PlacementResult {
   bool best_is_identity = false;
   /// Candidate states the search evaluated: bounded whatever the world's size.
   std::int64_t steps = 0;
+  /// The cluster's traffic entries for kinds the plan does not build, as the cluster names
+  /// them: a cluster's description serves every job on it, so they are reported, not refused.
+  std::vector<std::string> unused_traffic;
 };
 
 /// The most candidate states the search keeps per level; below it, the search is exhaustive
@@ -66,6 +71,14 @@ inline constexpr std::size_t kPlacementCandidatesPerLevel = 4096;
 /// The world size up to which a placement outside the closed form (an identity whose levels
 /// cut a dimension unevenly) is costed by enumerating groups.
 inline constexpr std::int64_t kPlacementEnumerationLimit = std::int64_t{1} << 22;
+
+/// The cluster with one job's own traffic (`pgroups place --traffic tp=8,dp=1`) over the
+/// cluster's: each entry replaces the cluster's entry for its kind, or is added. Unlike the
+/// cluster's traffic, which describes every job on the cluster, the job's names its own plan:
+/// ConfigError for a kind `layout` does not build, naming it and the plan's kinds.
+/// O(entries × (kinds + the cluster's entries)).
+[[nodiscard]] Cluster with_job_traffic(Cluster cluster, const Layout& layout,
+                                       std::span<const std::pair<std::string, double>> job_traffic);
 
 /// The cheapest placement of the family for a mesh layout without a rank map, and the
 /// identity's cost. ConfigError for a preset layout, a layout with a rank map, a world other

@@ -78,7 +78,9 @@ class RankView {
   /// When the kind's groups are the ranks varying a run of two or more adjacent entries of
   /// dimensions() (and nothing else), the first and one-past-last index of that run there:
   /// the kind is that run flattened. Empty for every other kind (a partial one, one of a
-  /// single dimension, one of dimensions that are not adjacent). O(dimensions).
+  /// single dimension, one of dimensions that are not adjacent, one whose groups a rank map
+  /// runs out of mesh order: Layout::keeps_mesh_order). O(dimensions) without a rank map;
+  /// O(world size x dimensions) with one.
   [[nodiscard]] std::optional<std::pair<std::size_t, std::size_t>> flattened_dims(std::size_t kind) const;
 
  private:

@@ -11,11 +11,19 @@
 /// launcher numbers new processes) fill whole new replicas appended to the dimension;
 /// joiners left over are spares.
 ///
+/// Old ranks are launcher ranks: under a placed layout (ParallelConfig::rank_map) the lost
+/// and alive ranks a launcher reports are mapped through the old rank map to the mesh ranks
+/// whose replicas they drop, and every old rank this class takes or returns is a launcher
+/// rank. The new layout has no rank map of its own: its ranks are the new mesh ranks, as a
+/// launcher that renumbers the survivors gives them, so a second recovery's old ranks are
+/// the first one's new ranks.
+///
 /// The rank map says which old (launcher) rank runs each new rank: entry r of rank_map()
-/// is the old rank of new rank r. It is monotone over the surviving replicas, so a new
+/// is the old rank of new rank r, the old layout's map composed with the renumbering. A new
 /// group of a kind that does not vary the shrinking dimension, mapped through it, is
-/// exactly an old group, members in the same order; a kind that varies it keeps the old
-/// group's surviving members (and gains the joiners of new replicas).
+/// exactly an old group (members in the same order where the old layout has no rank map,
+/// for the map is then monotone over the surviving replicas); a kind that varies it keeps
+/// the old group's surviving members (and gains the joiners of new replicas).
 
 #include <cstdint>
 #include <optional>
@@ -90,13 +98,18 @@ class Recovery {
   [[nodiscard]] std::int64_t spare_count() const noexcept;
   /// Every spare, ascending. O(spare_count() + |lost|): bound it before calling at scale.
   [[nodiscard]] std::vector<std::int64_t> spares() const;
-  /// The old rank at `index` of the dropped replica whose coordinate is `coordinate`.
-  /// O(dimensions). ConfigError for a coordinate or index out of range.
+  /// The old rank at `index` (in mesh order) of the dropped replica whose coordinate is
+  /// `coordinate`. O(dimensions). ConfigError for a coordinate or index out of range.
   [[nodiscard]] std::int64_t replica_member(std::int64_t coordinate, std::int64_t index) const;
+  /// The shrinking dimension's coordinate of `old_rank`: the replica it belongs to.
+  /// O(dimensions). ConfigError for a rank outside the old world.
+  [[nodiscard]] std::int64_t replica_of(std::int64_t old_rank) const;
 
   /// The surviving old ranks whose new rank differs from their old one (their shrinking
-  /// coordinate or the stride of a slower dimension changed). O(1).
-  [[nodiscard]] std::int64_t renumbered_count() const noexcept;
+  /// coordinate or the stride of a slower dimension changed, or, under an old rank map,
+  /// their launcher rank is not their new mesh rank). O(1) without an old rank map;
+  /// O(new W * dimensions) with one (the map itself holds W entries).
+  [[nodiscard]] std::int64_t renumbered_count() const;
 
   /// The old rank (or joining id) that runs `new_rank`. ConfigError for a rank outside
   /// the new world. O(dimensions + log |lost|).
@@ -132,5 +145,55 @@ class Recovery {
   std::vector<std::int64_t> dropped_shifted_;
   Layout new_;
 };
+
+/// The most nodes what_if_node_loss answers for (each in O(dimensions) without a rank map).
+inline constexpr std::int64_t kMaxWhatIfNodes = std::int64_t{1} << 22;
+
+/// The single-node losses that end alike: the nodes whose loss drops the same number of
+/// replicas of the shrinking dimension, so that the survivors have one shape.
+struct NodeLossClass {
+  /// Replicas of the shrinking dimension the loss of one such node drops.
+  std::int64_t dropped = 0;
+  /// How many nodes' loss falls in the class, and the first of them (nodes are numbered
+  /// by launcher rank: node n holds launcher ranks [n G, (n + 1) G)).
+  std::int64_t nodes = 0;
+  std::int64_t first_node = 0;
+  /// The shrinking dimension's size after the loss; 0 when no replica survives.
+  std::int64_t new_size = 0;
+  /// The healthy ranks of the dropped replicas: dropped × replica size − G.
+  std::int64_t spares = 0;
+  /// The fewest and most surviving ranks renumbered (Recovery::renumbered_count) over the
+  /// class's nodes; -1 for both where they were not counted (a placed layout whose count
+  /// would cost more than kMaxWhatIfRenumberedWork steps).
+  std::int64_t renumbered_min = 0;
+  std::int64_t renumbered_max = 0;
+};
+
+/// The work what_if_node_loss spends on counting renumbered ranks under a rank map
+/// (nodes × world size).
+inline constexpr std::int64_t kMaxWhatIfRenumberedWork = std::int64_t{1} << 26;
+
+/// What the loss of any one node would leave, before it happens: every class of outcome,
+/// by the number of replicas dropped, ascending.
+struct NodeLossWhatIf {
+  std::string shrink_dim;
+  std::int64_t old_size = 0;
+  std::int64_t replica_size = 0;
+  std::int64_t gpus_per_node = 0;
+  std::int64_t node_count = 0;
+  std::vector<NodeLossClass> classes;
+};
+
+/// The recovery of the loss of each node of `gpus_per_node` GPUs, as Recovery would compute
+/// it (lost: the node's launcher ranks), grouped by outcome. `shrink` as in RecoveryRequest.
+/// ConfigError for a gpus_per_node below 1, above kMaxListedRanks or not dividing the
+/// world, more than kMaxWhatIfNodes nodes, and as Recovery for `shrink`. O(nodes × dimensions) without a
+/// rank map (no rank is enumerated); O(world size × dimensions) with one, plus the
+/// renumbered counts within kMaxWhatIfRenumberedWork.
+[[nodiscard]] NodeLossWhatIf what_if_node_loss(const Layout& layout, std::int64_t gpus_per_node,
+                                               std::string shrink = {});
+
+/// The request of the loss of node `node` of `gpus_per_node` GPUs: its launcher ranks lost.
+[[nodiscard]] RecoveryRequest node_loss_request(std::int64_t node, std::int64_t gpus_per_node, std::string shrink = {});
 
 }  // namespace pgroups

@@ -39,4 +39,16 @@ namespace pgroups::report {
 /// {"old_rank", "fate", "new_rank" (null unless active)}.
 [[nodiscard]] nlohmann::json recovery_rank_json(const Recovery& recovery, std::int64_t old_rank);
 
+/// `pgroups plan --what-if node --format json` (and Plan.what_if): {"what_if": {"level":
+/// "node", "gpus_per_node", "node_count", "shrink": {"dim", "old_size", "replica_size"},
+/// "classes": [{"nodes", "first_node", "dropped", "new_size" (0: nothing survives),
+/// "survives", "spares", "renumbered": [min, max] (null where not counted),
+/// "communicators_per_rank": {"destroyed", "created"} (null when nothing survives)}]}}.
+/// O(classes × (kinds x dimensions x log kinds)) beyond what_if_node_loss.
+[[nodiscard]] nlohmann::json what_if_json(const Layout& layout, const NodeLossWhatIf& what_if, const BillOptions& bill);
+
+/// The same as text: one line per class, the survivors as recover's line reads
+/// ("dp 4 -> 3"), the spares, the renumbered range and the bill.
+[[nodiscard]] std::string what_if_text(const Layout& layout, const NodeLossWhatIf& what_if, const BillOptions& bill);
+
 }  // namespace pgroups::report

@@ -129,6 +129,27 @@ def test_a_bad_megatron_argument_on_one_rank_reaches_every_rank(arguments, cls, 
     assert not mpu.model_parallel_is_initialized()
 
 
+@pytest.mark.parametrize("setting, value", [
+    ("create_gloo_process_groups", False),
+    ("order", "tp-cp-ep-pp-dp"),
+    ("virtual_pipeline_model_parallel_size", 3),
+])
+def test_one_ranks_other_megatron_setting_is_a_mismatch_on_every_rank(setting, value):
+    # Each decides which creations follow the first agreement: a rank that differs must
+    # meet the others there, not skip a creation they wait in.
+    if SIZE != 4:
+        pytest.skip("the sizes are those of 4 ranks")
+    given = dict(pipeline_model_parallel_size=2, virtual_pipeline_model_parallel_size=2)
+    if RANK == 2:
+        given[setting] = value
+    error = raised(lambda: mpu.initialize_model_parallel(**given))
+    assert type(error) is pgroups.MismatchError, (type(error), error)
+    text = str(error)
+    assert text.startswith(f"configuration mismatch across {SIZE} ranks: ranks 0-1, 3 hold '"), text
+    assert "rank 2 holds '" in text, text
+    assert not mpu.model_parallel_is_initialized()
+
+
 def _has_device_mesh():
     major, minor = (int(p) for p in torch.__version__.split(".")[:2])
     return (major, minor) >= (2, 4)

@@ -76,3 +76,22 @@ def test_torch_create_groups_and_recover_take_kinds():
     assert "kinds" in inspect.signature(pgt.create_groups).parameters
     assert "modes" not in inspect.signature(pgt.create_groups).parameters
     assert "kinds" in inspect.signature(pgt.recover).parameters
+
+
+def test_the_docs_table_of_kind_names_is_the_header_the_enum_and_the_bound_list():
+    import pathlib
+    import re
+
+    from pgroups import ParallelMode, _pgroups
+
+    root = pathlib.Path(__file__).resolve().parents[3]
+    page = (root / "docs/reference/seed-api.md").read_text()
+    rows = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \| `([^`]+)` \|$", page, flags=re.M)
+    header = (root / "include/pgroups/layout/parallel_mode.hpp").read_text()
+    body = re.search(r"enum class ParallelMode : std::uint8_t \{(.*?)\};", header, flags=re.S)
+    assert body, "parallel_mode.hpp: no enum class ParallelMode"
+    enumerators = re.findall(r"(\w+),", body.group(1))
+    # The three are in creation order, so the table's rows line up with each.
+    assert [value for value, _, _ in rows] == list(_pgroups.mode_names)
+    assert [cpp for _, cpp, _ in rows] == enumerators
+    assert [(member, value) for value, _, member in rows] == [(m.name, m.value) for m in ParallelMode]

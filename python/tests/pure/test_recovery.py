@@ -85,3 +85,32 @@ def test_json_is_the_clis():
     out = run_cli("plan", "--mesh", "tp=2,dp=4,pp=2", "--group", "tp,dp,pp,tp-dp", "--lost", "3,12", "--format", "json")
     assert json.loads(out.stdout) == json.loads(recovery.to_json())
     assert "dropped dp=1" in str(recovery)
+
+
+def test_placed_plan_loses_the_replica_of_the_launcher_rank_and_maps_back_to_old_groups():
+    before = Plan(mesh={"tp": 2, "dp": 4}, rank_map=[0, 4, 1, 5, 2, 6, 3, 7])
+    recovery = before.after_loss([3])  # launcher rank 3 runs mesh rank 6: dp=3
+    assert recovery.plan.rank_map is None
+    assert recovery.dropped_replicas == [3]
+    assert recovery.rank_map == [0, 4, 1, 5, 2, 6]
+    assert recovery.spares == [7]
+    for group in recovery.plan.groups("tp"):
+        assert [recovery.rank_map[r] for r in group] in before.groups("tp")
+    assert json.loads(recovery.to_json())["rank_map"] == recovery.rank_map
+    joined = Plan(mesh={"tp": 2, "dp": 2}, rank_map=[0, 2, 1, 3]).after_loss(alive=[0, 2, 3, 4, 5])
+    assert joined.rank_map == [0, 2, 4, 5]
+    assert joined.spares == [3]
+
+
+def test_what_if_node_is_the_clis_and_each_class_is_the_recovery_of_its_first_node():
+    plan = Plan(mesh={"tp": 2, "dp": 4, "pp": 2}, gpus_per_node=4)
+    what_if = plan.what_if("node")
+    cli = json.loads(run_cli("plan", "--mesh", "tp=2,dp=4,pp=2", "--gpus-per-node", "4", "--what-if", "node",
+                             "--format", "json").stdout)
+    assert what_if == cli["what_if"]
+    (only,) = what_if["classes"]
+    assert (only["nodes"], only["dropped"], only["new_size"], only["spares"]) == (4, 2, 2, 4)
+    first = plan.after_loss(range(only["first_node"] * 4, only["first_node"] * 4 + 4))
+    assert first.plan.world_size == 8 and first.spares == [8, 9, 10, 11]
+    with pytest.raises(pgroups.ConfigError, match="gpus_per_node"):
+        Plan(mesh={"tp": 2, "dp": 4}).what_if("node")
