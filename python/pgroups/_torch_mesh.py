@@ -235,8 +235,11 @@ def _flatten_kinds(mesh: Any, groups: TorchGroups, layout: torch.Tensor, names: 
             group = groups.get_group(kind)
             flat._dim_group_names = [group.group_name]
             mesh._pg_registry[group.group_name] = group
-            # Under the kind's name and under the name torch's own _flatten() gives these
-            # dimensions ("dp_tp" for mesh["dp", "tp"]._flatten()), so that either reaches
-            # this group and torch creates no second one.
+            # Under the kind's name, the other spellings pgroups takes for it (its dimensions
+            # joined by '-' slowest or fastest first: "dp-tp" is "tp-dp"), and the name torch's
+            # own _flatten() gives these dimensions ("dp_tp" for mesh["dp", "tp"]._flatten()),
+            # so that each reaches this group and torch creates no second one.
+            dim_names = names[first:end]
             mesh._flatten_mapping[kind] = flat
-            mesh._flatten_mapping.setdefault("_".join(names[first:end]), flat)
+            for alias in ("_".join(dim_names), "-".join(dim_names), "-".join(reversed(dim_names))):
+                mesh._flatten_mapping.setdefault(alias, flat)

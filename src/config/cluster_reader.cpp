@@ -606,11 +606,23 @@ Cluster parse_slurm_topology(std::string_view text, std::string_view source, con
     levels.push_back(std::move(level));
   } else {
     // Levels from the leaves up, each switch one above its highest child; a cycle never ends.
+    // The walks below count each switch's nodes once only in a tree: a switch with two
+    // parents would count its nodes twice, and a chain of diamonds would take exponential
+    // time, so each switch may be named by one parent.
+    std::map<std::string, const Switch*, std::less<>> parent_of;
     for (const Switch& s : switches) {
       for (const std::string& child : s.children) {
         if (!index.count(child)) {
           fail(s.children_line,
                fmt::format("Switches= names switch {}, which no SwitchName= line defines", quoted_excerpt(child)));
+        }
+        const auto [entry, first] = parent_of.try_emplace(child, &s);
+        if (!first) {
+          fail(s.children_line,
+               fmt::format("switch {} is named by Switches= of both {} (line {}) and {}: a switch tree gives each "
+                           "switch one parent",
+                           quoted_excerpt(child), quoted_excerpt(entry->second->name), entry->second->children_line,
+                           quoted_excerpt(s.name)));
         }
       }
     }

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -231,6 +232,21 @@ Problem problem_of(const Layout& layout, const Cluster& cluster) {
     info.partial = kind.partial;
     info.traffic = traffic_of(cluster, kind.name);
     p.kinds.push_back(std::move(info));
+  }
+  // Every cost the search compares is at most this bound (each group spans at most its own
+  // size of units at each level), so a finite bound keeps every sum finite: infinity would
+  // read as "no chain" and NaN compares false.
+  double bound = 0;
+  for (const KindInfo& kind : p.kinds) {
+    for (const double cost : p.costs) {
+      bound += kind.traffic * static_cast<double>(kind.groups) * cost * static_cast<double>(kind.group_size - 1);
+    }
+    if (!std::isfinite(bound)) {
+      throw ConfigError(fmt::format(
+          "the placement's cost overflows a double at kind '{}' (traffic {} x {} groups x level costs up to {}): "
+          "scale the traffic or the level costs down (only their ratios matter)",
+          kind.name, kind.traffic, kind.groups, *std::max_element(p.costs.begin(), p.costs.end())));
+    }
   }
   return p;
 }

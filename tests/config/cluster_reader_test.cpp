@@ -192,6 +192,12 @@ TEST(SlurmTopology, EachBadLineNamesTheFileTheLineAndTheField) {
             "t.conf:1: switch 's1' must have either Nodes= (a leaf switch) or Switches= (a parent)");
   EXPECT_EQ(error("SwitchName=a Switches=b\nSwitchName=b Switches=a\n"),
             "t.conf:2: switch 'b' is its own ancestor: the switches form a cycle");
+  // A switch under two parents is no tree: its nodes would count twice, and a chain of such
+  // diamonds would take time exponential in its length.
+  EXPECT_EQ(error("SwitchName=s1 Nodes=n[1-2]\nSwitchName=m1 Switches=s1\nSwitchName=m2 Switches=s1\n"
+                  "SwitchName=top Switches=m[1-2]\n"),
+            "t.conf:3: switch 's1' is named by Switches= of both 'm1' (line 2) and 'm2': a switch tree gives each "
+            "switch one parent");
   EXPECT_EQ(error("BlockName=b1 Nodes=n1\nSwitchName=s Nodes=n2\n"),
             "t.conf:2: SwitchName= after BlockName=: a topology.conf is one plugin's, tree or block");
   EXPECT_EQ(error("SwitchName=s1 Nodes=n1\n"), "t.conf: level switch1: host 'n2' is in no unit of level switch1");

@@ -186,6 +186,19 @@ TEST(Placement, ClusterTrafficForAKindThePlanDoesNotBuildIsReportedNotRefused) {
   EXPECT_DOUBLE_EQ(result.best.kinds[0].traffic, 5.0);
 }
 
+TEST(Placement, ACostThatWouldOverflowIsRefusedBeforeTheSearch) {
+  const Layout layout(mesh_config({{"tp", 2}, {"dp", 2}}));
+  Cluster cluster = cluster_of(2, 2, {}, {{"tp", 1e300}});
+  cluster.node_cost = 1e300;
+  try {
+    (void)place(layout, cluster);
+    FAIL();
+  } catch (const ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("the placement's cost overflows a double at kind 'tp'"), std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(Placement, JobTrafficOverridesTheClustersAndMustNameAKindOfThePlan) {
   const Layout layout(mesh_config({{"tp", 2}, {"dp", 2}}));
   const std::vector<std::pair<std::string, double>> job = {{"tp", 7}, {"dp", 3}};

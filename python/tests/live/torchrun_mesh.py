@@ -42,6 +42,8 @@ with warnings.catch_warnings():
     warnings.simplefilter("error")
     assert mesh["dp", "tp"]._flatten().get_group() is groups.get_group("tp-dp")
     assert mesh["dp", "tp"]._flatten("tp-dp").get_group() is groups.get_group("tp-dp")
+    # pgroups' other spelling of the kind reaches it too.
+    assert mesh["dp", "tp"]._flatten("dp-tp").get_group() is groups.get_group("tp-dp")
 assert live_groups() == held, "_flatten() created a second group"
 
 # DTensor on the mesh: a tensor sharded over tp, gathered back.
