@@ -215,6 +215,16 @@ Recovery::Parts Recovery::compute_parts(const Layout& layout, RecoveryRequest re
                            parts.joining.size());
   }
   parts.config = resized_config(layout, parts.shrink_name, parts.surviving + parts.added, parts.replica_size);
+  // Legacy sequence_dp's groups are blocks of W / pipeline consecutive ranks: a formula of the
+  // world size, not a mapping of the old groups, so in a world of another size its blocks
+  // would cut or merge the survivors' groups.
+  if (layout.config().legacy_sequence_dp && parts.config.world_size != w) {
+    throw ConfigError(fmt::format(
+        "a layout with legacy_sequence_dp cannot shrink or grow from {} to {} ranks: its sequence_dp groups are "
+        "blocks of world size / pipeline consecutive ranks, which in the new world would not be the survivors' old "
+        "groups (plan the job without legacy_sequence_dp, or replace the lost replicas with as many joining ranks)",
+        w, parts.config.world_size));
+  }
   return parts;
 }
 

@@ -170,13 +170,10 @@ TEST(Recovery, WholeNodeOfAMeshAcrossReplicas) {
 }
 
 TEST(Recovery, EveryPresetModeKeepsItsGroups) {
-  const std::vector<Layout> layouts = {preset_layout(16, 2, 2, TensorMode::tensor_1d),
-                                       preset_layout(32, 2, 4, TensorMode::tensor_2d),
-                                       preset_layout(32, 1, 8, TensorMode::tensor_2p5d, 2),
-                                       preset_layout(24, 1, 8, TensorMode::tensor_3d),
-                                       preset_layout(16, 2, 2, TensorMode::sequence),
-                                       preset_layout(16, 2, 2, TensorMode::sequence, std::nullopt, true),
-                                       preset_layout(12, 3, 1, TensorMode::none)};
+  const std::vector<Layout> layouts = {
+      preset_layout(16, 2, 2, TensorMode::tensor_1d),      preset_layout(32, 2, 4, TensorMode::tensor_2d),
+      preset_layout(32, 1, 8, TensorMode::tensor_2p5d, 2), preset_layout(24, 1, 8, TensorMode::tensor_3d),
+      preset_layout(16, 2, 2, TensorMode::sequence),       preset_layout(12, 3, 1, TensorMode::none)};
   for (const Layout& layout : layouts) {
     SCOPED_TRACE(describe(layout.config()));
     const std::int64_t w = layout.world_size();
@@ -185,6 +182,23 @@ TEST(Recovery, EveryPresetModeKeepsItsGroups) {
     EXPECT_EQ(recovery.layout().config().tensor_size, layout.config().tensor_size);
     expect_replicas_keep_their_groups(recovery);
   }
+}
+
+TEST(Recovery, LegacySequenceDataParallelRecoversOnlyInAWorldOfItsSize) {
+  // Its groups are blocks of W / pipeline ranks: [0..7] and [8..15] here, each a data
+  // replica. Losing rank 5 would leave 8 ranks whose blocks of 4 split the surviving [8..15].
+  const Layout layout = preset_layout(16, 2, 4, TensorMode::sequence, std::nullopt, true);
+  EXPECT_EQ(message_of<ConfigError>([&] { (void)lose(layout, {5}); }),
+            "a layout with legacy_sequence_dp cannot shrink or grow from 16 to 8 ranks: its sequence_dp groups are "
+            "blocks of world size / pipeline consecutive ranks, which in the new world would not be the survivors' "
+            "old groups (plan the job without legacy_sequence_dp, or replace the lost replicas with as many joining "
+            "ranks)");
+  // Joiners that replace the dropped replica keep the world, and every group.
+  std::vector<std::int64_t> joiners;
+  for (std::int64_t id = 16; id < 24; ++id) joiners.push_back(id);
+  const Recovery replaced(layout, RecoveryRequest{{5}, joiners, {}});
+  EXPECT_EQ(replaced.layout().world_size(), 16);
+  expect_replicas_keep_their_groups(replaced);
 }
 
 TEST(Recovery, PresetShrinksItsPipelineOrTensorWhenAsked) {
