@@ -44,6 +44,7 @@ from torch_world import init_gloo  # noqa: E402
 
 import pgroups  # noqa: E402
 import pgroups.torch as pgt  # noqa: E402
+from pgroups._torch_create import local_group  # noqa: E402
 
 COMM = MPI.COMM_WORLD
 RANK, SIZE = COMM.Get_rank(), COMM.Get_size()
@@ -74,7 +75,7 @@ class Builder:
     def local_group(self, kind: str, variant: str) -> Any:
         """This rank's group of one kind, by pgroups' own path (what create_groups calls)."""
         name = self.name(kind, variant)
-        return pgt._local_group(self.plan.group_of(RANK, kind), RANK, name, {"timeout": TIMEOUT, "group_desc": name})
+        return local_group(self.plan.group_of(RANK, kind), RANK, name, {"timeout": TIMEOUT, "group_desc": name})
 
     def helper(self, kind: str, variant: str, store: Any) -> Any:
         """The same through another store client: pgroups' path always takes the default one."""

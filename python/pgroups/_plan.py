@@ -339,6 +339,20 @@ class Plan:
         result: Dict[str, Any] = json.loads(_pgroups.what_if_node_json(self._layout, gpus, shrink_name))
         return result
 
+    def kind_name(self, kind: ModeLike) -> str:
+        """The kind's name as the plan spells it (``"dp-tp"`` is ``"tp-dp"`` when the plan
+        names it so; a ParallelMode is its value). StateError for a kind the plan lacks."""
+        return self._layout.kind_name(mode_value(kind))
+
+    def setting_fields(self) -> List[Tuple[str, str]]:
+        """The plan's part of an agreement record, as the MPI context encodes it (what every
+        torch front door's agreement starts with)."""
+        return list(_pgroups.setting_fields(self._layout))
+
+    def setting_text(self) -> str:
+        """The plan's part of a mismatch message, as the MPI context's."""
+        return str(_pgroups.setting_text(self._layout))
+
     def describe(self) -> str:
         """One line, e.g. ``"W=16 pipeline=2 tensor=8 mode=2.5d depth=2"``."""
         return self._layout.describe()

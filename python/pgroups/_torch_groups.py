@@ -12,7 +12,7 @@ from ._modes import ModeLike, ParallelMode, mode_value
 from ._plan import Plan
 
 
-class _Handle:
+class GroupHandle:
     """One torch group and the kinds that share it. ``owned`` is False for the default
     group, which pgroups never destroys; ``collective`` says whether its creation took a
     collective among two or more ranks (what the bill counts as created)."""
@@ -49,16 +49,10 @@ class TorchGroups:
         self.view = plan.view(rank)
         self.seconds = 0.0
         self.calls = 0
-        self._kinds: Dict[str, Optional[_Handle]] = {}
+        self._kinds: Dict[str, Optional[GroupHandle]] = {}
         self._virtual = _pgroups.VirtualPipeline()
         self.destroyed = False  # set by destroy(): a DeviceMesh over these groups is refused then
         self._meshes: Dict[str, Any] = {}  # device_type -> the DeviceMesh made over these groups
-
-    # Kinds --------------------------------------------------------------------------
-    def _bind(self, name: str, handle: Optional[_Handle]) -> None:
-        self._kinds[name] = handle
-        if handle is not None:
-            handle.kinds.append(name)
 
     @property
     def kinds(self) -> List[str]:
@@ -247,3 +241,33 @@ class TorchGroups:
     def __repr__(self) -> str:
         return (f"TorchGroups({self.plan!r}, kinds={len(self._kinds)}, method={self.method!r}, share={self.share}, "
                 f"calls={self.calls}, seconds={self.seconds:.3f})")
+
+
+# What the creation module (_torch_create), the DeviceMesh adapter (_torch_mesh) and the
+# recovery (_torch_recovery) do to a TorchGroups, kept here, beside the state they touch.
+
+def bind_kind(groups: TorchGroups, name: str, handle: Optional[GroupHandle]) -> None:
+    """Gives kind ``name`` its group (None: a partial kind this rank is not in)."""
+    groups._kinds[name] = handle
+    if handle is not None:
+        handle.kinds.append(name)
+
+
+def owned_groups(groups: TorchGroups) -> List[Any]:
+    """The torch groups pgroups created for ``groups`` (not the default group), once each."""
+    seen: List[Any] = []
+    for handle in groups._kinds.values():
+        if handle is not None and handle.owned and handle.group not in seen:
+            seen.append(handle.group)
+    return seen
+
+
+def mesh_made(groups: TorchGroups, device_type: str) -> Any:
+    """The DeviceMesh already made over ``groups`` for ``device_type``, or None."""
+    return groups._meshes.get(device_type)
+
+
+def remember_mesh(groups: TorchGroups, device_type: str, mesh: Any) -> None:
+    """Keeps the DeviceMesh made over ``groups``: a second one would collide in torch's
+    registry of groups by name (forgotten when a group of ``groups`` is destroyed)."""
+    groups._meshes[device_type] = mesh

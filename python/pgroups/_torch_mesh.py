@@ -11,9 +11,10 @@ import torch
 import torch.distributed as dist
 
 from . import _pgroups
-from ._checks import check_token
-from ._plan import Plan
-from ._torch_groups import TorchGroups
+from . import _torch_create as creation
+from ._checks import check_int, check_token, timeout_seconds
+from ._plan import Mesh, Plan
+from ._torch_groups import TorchGroups, mesh_made, remember_mesh
 
 # The TorchGroups behind each mesh, by a key the mesh carries as an attribute: a copy
 # (deepcopy, pickle) keeps the key, so it finds the same groups.
@@ -46,12 +47,10 @@ def _require_device_mesh() -> Any:
     return DeviceMesh
 
 
-def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: str, timeout: Any,
-                     method: Optional[str], share: bool) -> Any:
-    """pgroups.torch.device_mesh (its docstring says what). ``front`` holds pgroups.torch's
-    machinery (create_groups, singleton, timeout_seconds, agree_on, plan_fields, reject),
-    handed over by pgroups.torch: this module imports nothing of pgroups.torch, which
-    imports it, so there is no import cycle."""
+def make_device_mesh(source: Union[Plan, TorchGroups], device_type: str, timeout: Any, method: Optional[str],
+                     share: bool) -> Any:
+    """pgroups.torch.device_mesh (its docstring says what), its groups made by the creation
+    module (_torch_create), as every torch front door makes them."""
     if not dist.is_initialized():
         init_default_group(device_type)
     # Every check runs before the call's one agreement and its failure is carried into it,
@@ -61,7 +60,7 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
     groups: Optional[TorchGroups] = None
     seconds: Optional[float] = None
     try:
-        seconds = front.timeout_seconds(timeout)
+        seconds = timeout_seconds(timeout)
         DeviceMesh = _require_device_mesh()
         device_type = check_token("device_type", device_type)
         check_device_type(device_type)
@@ -80,9 +79,8 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
                             f"{type(source).__name__} {source!r}")
     except Exception as caught:
         error = caught
-    if plan is None:
-        front.reject(error, None)
-        raise AssertionError("reject() returned")  # never: it raises on every rank (for mypy)
+    if plan is None:  # only a failed check leaves no plan
+        creation.reject(error or _pgroups.StateError("pgroups.torch.device_mesh: no plan"), None)
     door = (("mesh", "device_mesh"), ("device_type", str(device_type)),
             ("source", "groups" if groups is not None else "plan"))
     dims = mesh_dims(plan)
@@ -95,20 +93,21 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
         # One creation, one agreement: the plan's kinds and the mesh's missing dimensions.
         wanted = (Plan(mesh=plan.mesh, groups=plan.group_kinds + missing, rank_map=plan.rank_map) if missing
                   else plan)
-        groups = front.create_groups(wanted, timeout=timeout, method=method, share=share, door=door,
-                                     door_error=error)
+        groups = creation.create_groups(wanted, timeout=timeout, method=method, share=share, door=door,
+                                        door_error=error)
     elif missing:
-        backing.append(front.create_groups(Plan(mesh=plan.mesh, groups=missing, rank_map=plan.rank_map),
-                                           timeout=timeout, method=method, share=share, door=door,
-                                           door_error=error))
+        backing.append(creation.create_groups(Plan(mesh=plan.mesh, groups=missing, rank_map=plan.rank_map),
+                                              timeout=timeout, method=method, share=share, door=door,
+                                              door_error=error))
     else:
         if error is not None:
-            front.reject(error, None)
-        front.agree_on(front.plan_fields(plan, **dict(door)), None, seconds)
-        if device_type in groups._meshes:
+            creation.reject(error, None)
+        creation.agree_on(creation.plan_fields(plan, **dict(door)), None, seconds)
+        made = mesh_made(groups, device_type)
+        if made is not None:
             # A second mesh over the same groups is the first: torch registers a mesh's groups
             # by name, so a second one over them would collide.
-            return groups._meshes[device_type]
+            return made
     backing.insert(0, groups)
     rank = dist.get_rank()
     extra: List[Any] = []
@@ -122,7 +121,7 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
         # _check_dims_alive refused a destroyed kind of more ranks before the agreement.
         if size != 1:  # not reached
             raise _pgroups.StateError(f"pgroups.torch.device_mesh: dimension '{name}' of {size} ranks has no group")
-        single = front.singleton(rank, name, {"group_desc": f"pgroups:{name}"})
+        single = creation.singleton_group(rank, name, {"group_desc": f"pgroups:{name}"})
         extra.append(single)
         handles.append(single)
     sizes = [size for _, size in dims]
@@ -141,8 +140,40 @@ def make_device_mesh(front: Any, source: Union[Plan, TorchGroups], device_type: 
     setattr(mesh, _KEY, key)
     _BACKING[key] = (backing, extra)
     weakref.finalize(mesh, _BACKING.pop, key, None)
-    groups._meshes[device_type] = mesh
+    remember_mesh(groups, device_type, mesh)
     return mesh
+
+
+def make_init_device_mesh(device_type: str, mesh_shape: Any, mesh_dim_names: Any, timeout: Any,
+                          method: Optional[str], share: bool) -> Any:
+    """pgroups.torch.init_device_mesh (its docstring says what)."""
+    if not dist.is_initialized():
+        init_default_group(device_type)  # first: it is the channel that carries a check's failure
+    try:
+        plan = _plan_of_torch_shape(mesh_shape, mesh_dim_names)
+    except Exception as error:  # every class a check raises is carried, as it is
+        creation.reject(error, timeout)
+    return make_device_mesh(plan, device_type, timeout, method, share)
+
+
+def _plan_of_torch_shape(mesh_shape: Any, mesh_dim_names: Any) -> Plan:
+    """The plan of torch's mesh (slowest dimension first): pgroups' mesh lists the fastest
+    first, so the dimensions are reversed; every dimension is a kind."""
+    if mesh_dim_names is None:
+        raise _pgroups.ConfigError(
+            "pgroups.torch.init_device_mesh needs mesh_dim_names (one name per dimension of mesh_shape, as torch "
+            "slices a mesh by name): e.g. init_device_mesh('cpu', (2, 4), mesh_dim_names=('dp', 'tp'))")
+    if not isinstance(mesh_shape, (tuple, list)):
+        raise TypeError(f"mesh_shape must be a tuple of sizes, not {type(mesh_shape).__name__} {mesh_shape!r}")
+    names = [check_token(f"mesh_dim_names[{i}]", name) for i, name in enumerate(
+        mesh_dim_names if isinstance(mesh_dim_names, (tuple, list)) else [mesh_dim_names])]
+    if not isinstance(mesh_dim_names, (tuple, list)) or len(names) != len(mesh_shape):
+        raise _pgroups.ConfigError(
+            f"mesh_dim_names {mesh_dim_names!r} must name each of the {len(mesh_shape)} dimensions of mesh_shape "
+            f"{tuple(mesh_shape)!r}, in the same order")
+    sizes = [check_int(f"mesh_shape[{i}]", size, minimum=1) for i, size in enumerate(mesh_shape)]
+    dims = list(zip(names, sizes))[::-1]
+    return Plan(mesh=Mesh(dims), groups=names)
 
 
 def check_device_type(device_type: str) -> None:
@@ -216,13 +247,23 @@ def mesh_groups(mesh: Any) -> List[TorchGroups]:
 
 def _flatten_kinds(mesh: Any, groups: TorchGroups, layout: torch.Tensor, names: Tuple[str, ...]) -> None:
     # torch's own _flatten creates a new group; here the flattened dimension is the kind's
-    # existing group, registered in the root mesh as _flatten would register its own.
-    if not all(hasattr(mesh, attr) for attr in ("_layout", "_flatten_mapping", "_pg_registry", "_rank_map")):
-        return  # a DeviceMesh without these internals: no flattened dimensions
-    DeviceMesh = type(mesh)
+    # existing group, registered in the root mesh as _flatten would register its own. This is
+    # the one place pgroups writes DeviceMesh's private state: a DeviceMesh without the
+    # internals it writes (another torch than the supported ones) is refused by name, not
+    # left silently without the flattened dimensions a user asked for.
     view = groups.view
-    for kind in groups.kinds:
-        if kind in names or not view.is_member(kind) or kind in mesh._flatten_mapping:
+    wanted = [kind for kind in groups.kinds
+              if kind not in names and view.is_member(kind) and view.flattened_dims(kind) is not None]
+    internals = ("_layout", "_flatten_mapping", "_pg_registry", "_rank_map", "_device_type")
+    missing = [attr for attr in internals if not hasattr(mesh, attr)]
+    if wanted and missing:
+        raise _pgroups.ConfigError(
+            f"pgroups.torch.device_mesh cannot make {', '.join(wanted)} flattened dimensions of a torch "
+            f"{torch.__version__} DeviceMesh: it lacks {', '.join(missing)}, which pgroups writes as torch 2.13's "
+            f"_flatten does (ask for the mesh of a plan without those kinds, or use torch 2.13)")
+    DeviceMesh = type(mesh)
+    for kind in wanted:
+        if kind in mesh._flatten_mapping:
             continue
         # Which run of the mesh's dimensions the kind flattens is the layout's to say.
         run = view.flattened_dims(kind)

@@ -32,10 +32,11 @@ from typing import Any, Dict, List, Optional
 import torch.distributed as dist
 
 from . import _pgroups
+from . import _torch_create as creation
 from ._checks import check_int, check_token, timeout_seconds
 from ._plan import Plan, Recovery
 from ._renamed import renamed_keywords
-from ._torch_groups import TorchGroups
+from ._torch_groups import TorchGroups, owned_groups
 
 _PREFIX = "pgroups/recovery"
 _POLL_SECONDS = 0.05
@@ -169,7 +170,7 @@ def _abort_old_groups(groups: TorchGroups) -> None:
     fail at once instead of at their timeout); a caller's references (DDP holds its group)
     would otherwise keep a destroyed group's connections open. torch without abort (1.x)
     only destroys."""
-    handles = [handle.group for handle in groups._kinds.values() if handle is not None and handle.owned]
+    handles = owned_groups(groups)
     if dist.is_initialized():
         handles.append(dist.group.WORLD)
     for group in handles:
@@ -240,14 +241,12 @@ def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, time
                          generation, alive)
     from torch.distributed import PrefixStore
 
-    from . import torch as pgroups_torch
-
     # The survivors read the decision within a poll of each other: the new world gets its
     # own timeout from here, whenever this rank's agreement began.
     dist.init_process_group(backend, store=PrefixStore(default_group_prefix(generation), store), rank=new_rank,
                             world_size=recovery.plan.world_size, timeout=datetime.timedelta(seconds=seconds))
     _state["ids"] = new_ids
-    new_groups = pgroups_torch.create_groups(recovery.plan, kinds=names, timeout=seconds, method=groups.method,
-                                             share=groups.share)
+    new_groups = creation.create_groups(recovery.plan, kinds=names, timeout=seconds, method=groups.method,
+                                        share=groups.share)
     return Recovered(recovery, "active", new_groups, new_rank, resume if resume is None or resume >= 0 else None,
                      ids[rank], generation, alive)

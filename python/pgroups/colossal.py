@@ -52,10 +52,9 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import torch.distributed as dist
 
 from . import _pgroups
-from . import torch as _front
+from . import _torch_create as creation
 from ._checks import check_bool, check_int
 from ._modes import ParallelMode
-from .torch import create_groups, reject
 
 GroupTuple = Tuple[int, int, Any, List[int], ParallelMode]
 
@@ -129,12 +128,12 @@ class ProcessGroupInitializer:
             try:
                 self._check_arguments()
             except Exception as error:
-                reject(error, None)
-            groups = create_groups(pipeline=self.pipeline_parallel_size, tensor=self.tensor_parallel_size,
-                                   mode=self.tensor_mode, depth=self.depth,
-                                   legacy_sequence_dp=self.legacy_sequence_dp, kinds=self.modes,
-                                   # Colossal-AI's destroy() destroys every kind's group itself.
-                                   share=False)
+                creation.reject(error, None)
+            groups = creation.create_groups(pipeline=self.pipeline_parallel_size,
+                                            tensor=self.tensor_parallel_size, mode=self.tensor_mode, depth=self.depth,
+                                            legacy_sequence_dp=self.legacy_sequence_dp, kinds=self.modes,
+                                            # Colossal-AI's destroy() destroys every kind's group itself.
+                                            share=False)
         self.groups = groups
         # Every answer from the one per-rank view (Colossal-AI's presets have no partial kind).
         view = groups.view
@@ -270,7 +269,7 @@ class _Job:
                     return None
             except Exception as caught:  # carried into the job's one agreement
                 error = caught
-            self.groups = _front._create_groups(
+            self.groups = creation.create_groups(
                 pipeline=initializer.pipeline_parallel_size, tensor=initializer.tensor_parallel_size, mode=mode,
                 depth=depth, legacy_sequence_dp=initializer.legacy_sequence_dp, kinds=modes, share=False,
                 door=(("door", "colossal.init_parallel_groups"),), door_error=error)
@@ -349,7 +348,7 @@ class _ColossalInitializer(ProcessGroupInitializer):
             self._set_env(env)
         except Exception as error:
             if dist.is_initialized():
-                reject(error, None)  # carried: Colossal-AI's own checks fail on one rank alike
+                creation.reject(error, None)  # carried: Colossal-AI's own checks fail on one rank alike
             raise
         result = super().init_dist_group()
         settings = result if isinstance(result, list) else [result]
@@ -370,9 +369,9 @@ def cpu_groups_for(groups: Any, modes: Any) -> Any:
     gloo default group (the process groups serve host traffic), otherwise new gloo groups,
     one per mode (``share=False``, as the process groups: none is the default group, which
     is not gloo), held for :func:`destroy_cpu_groups`."""
-    if _front.default_backend() == "gloo":
+    if creation.default_backend() == "gloo":
         return None
-    made = create_groups(groups.plan, kinds=list(modes), backend="gloo", share=False)
+    made = creation.create_groups(groups.plan, kinds=list(modes), backend="gloo", share=False)
     _cpu_held.append(made)
     return made
 

@@ -26,10 +26,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import torch.distributed as dist
 
 from . import _mcore, _pgroups
-from . import torch as _front
+from . import _torch_create as creation
 from ._checks import check_bool, check_int, check_token
 from ._plan import Mesh, Plan
-from .torch import create_groups, reject
 
 # The dense kinds Megatron-LM creates, in its order, and the expert ones.
 _DENSE = ("dp-cp", "dp", "cp", "tp-pp", "tp", "pp", "embd", "pos_embd", "tp-dp-cp", "tp-dp", "tp-cp")
@@ -184,7 +183,7 @@ def initialize_model_parallel(
         if mcore is not None:
             _mcore.check(mcore)
     except Exception as error:  # every class a check raises is carried, as it is
-        reject(error, None)
+        creation.reject(error, None)
 
     import datetime
 
@@ -216,7 +215,7 @@ def initialize_model_parallel(
                 continue
             seen[key] = (prefix, kind)
             new_kinds.append(kind)
-        made = _front._create_groups(plan, kinds=new_kinds, timeout=timeout, method=_METHOD, door=door)
+        made = creation.create_groups(plan, kinds=new_kinds, timeout=timeout, method=_METHOD, door=door)
         door = ()
         state.made.append(made)
         state.creations += made.calls
@@ -231,13 +230,15 @@ def initialize_model_parallel(
             state.ranks[f"{prefix}:{kind}"] = view.members(kind) if view.is_member(kind) else []
     if gloo:
         # Megatron-LM's gloo groups of dp, dp-cp and expert dp: the same groups on gloo.
-        backend = _front.default_backend()
+        backend = creation.default_backend()
         for name in ("dense:dp", "dense:dp-cp", "expert:dp"):
             if backend == "gloo":
                 state.gloo[name] = state.groups[name]
         if backend != "gloo":
-            made = create_groups(dense_plan, kinds=["dp", "dp-cp"], backend="gloo", timeout=timeout, method=_METHOD)
-            made_expert = create_groups(expert_plan, kinds=["dp"], backend="gloo", timeout=timeout, method=_METHOD)
+            made = creation.create_groups(dense_plan, kinds=["dp", "dp-cp"], backend="gloo", timeout=timeout,
+                                          method=_METHOD)
+            made_expert = creation.create_groups(expert_plan, kinds=["dp"], backend="gloo", timeout=timeout,
+                                                 method=_METHOD)
             state.gloo = {"dense:dp": made.get_group("dp"), "dense:dp-cp": made.get_group("dp-cp"),
                           "expert:dp": made_expert.get_group("dp")}
             state.made += [made, made_expert]

@@ -106,10 +106,10 @@ def test_cpu_groups_on_a_gloo_default_group_are_the_process_groups():
 
 
 def test_cpu_groups_of_a_non_gloo_default_group_are_gloo_and_go_with_the_context(monkeypatch):
-    import pgroups.torch as pgt
+    from pgroups import _torch_create
 
     # Only gloo exists here: the default group is taken as NCCL's where pgroups decides.
-    monkeypatch.setattr(pgt, "default_backend", lambda: "nccl")
+    monkeypatch.setattr(_torch_create, "default_backend", lambda: "nccl")
     initializer = colossal.Initializer_Data(RANK, SIZE, None, SIZE, 1, 1)  # DATA is the whole world
     initializer.init_dist_group()
     cpu = colossal.cpu_groups_for(initializer.groups, initializer.modes)

@@ -17,7 +17,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from torch_world import CountingStore, init_gloo  # noqa: E402
 
 import pgroups  # noqa: E402
-import pgroups.torch as pgt  # noqa: E402
+import pgroups.torch as pgt
+from pgroups import _torch_create  # noqa: E402
 
 RANK = MPI.COMM_WORLD.Get_rank()
 SIZE = MPI.COMM_WORLD.Get_size()
@@ -415,7 +416,7 @@ def test_torch_groups_destroy_never_destroys_the_default_group():
 def nccl_default(monkeypatch):
     """The default group taken as NCCL's where pgroups decides from its backend (only gloo
     exists on these CPU machines): the decisions of an NCCL world, on real gloo groups."""
-    monkeypatch.setattr(pgt, "default_backend", lambda: "nccl")
+    monkeypatch.setattr(_torch_create, "default_backend", lambda: "nccl")
     return dist.get_backend
 
 
@@ -492,10 +493,10 @@ def test_creation_costs_four_store_operations_per_agreement_and_three_per_gloo_g
 @pytest.mark.skipif(not hasattr(dist.TCPStore, "multi_get"), reason="torch 1.x stores read one key at a time")
 def test_device_mesh_agrees_once():
     plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp-pp", tp=2, dp=SIZE // 4, pp=2))
-    before = pgt._generation
+    before = _torch_create.agreements_made()
     ops, mesh = _store_ops(lambda: pgt.device_mesh(plan, "cpu"))
     try:
-        assert pgt._generation == before + 1
+        assert _torch_create.agreements_made() == before + 1
         assert ops <= 5 + 3 * 3, ops
     finally:
         for groups in pgt.mesh_groups(mesh):
