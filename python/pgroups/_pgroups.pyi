@@ -278,6 +278,8 @@ class Context:
     def device(self) -> int: ...
     def destroy(self) -> None: ...
 
+exit_codes: Dict[str, int]
+
 def what_if_node_json(layout: Layout, gpus_per_node: int, shrink: str) -> str:
     """The ``what_if`` object of ``pgroups plan --what-if node --format json``."""
 

@@ -27,12 +27,10 @@ import time
 from typing import Any, Dict, List, NoReturn, Optional, Sequence, Tuple
 
 from . import _pgroups
+from ._defaults import NO_TIMEOUT, WATCHDOG_GRACE_SECONDS
 
 # The exit status of a rank the watchdog ends: TimeoutError's (docs/reference/errors.md).
-WATCHDOG_EXIT_STATUS = 8
-# Seconds past the timeout before the watchdog ends a rank stuck in a call torch cannot cancel.
-WATCHDOG_GRACE_SECONDS = 5.0
-_NO_TIMEOUT = datetime.timedelta(days=365)
+WATCHDOG_EXIT_STATUS: int = _pgroups.exit_codes["timeout"]
 # What the agreement is called in its messages, as on MPI.
 WHAT = "configuration"
 AGREEMENT = f"the {WHAT} agreement"
@@ -63,7 +61,7 @@ def agree(generation: int, fields: Sequence[Tuple[str, str]], error: Optional[Ba
     prefix = f"pgroups/torch/{generation}/"
     record = record_of(fields, error)
     digest = str(_pgroups.settings_digest(record))
-    wait_for = datetime.timedelta(seconds=timeout) if timeout else _NO_TIMEOUT
+    wait_for = datetime.timedelta(seconds=timeout) if timeout else NO_TIMEOUT
     store.set(f"{prefix}rank/{rank}", digest)
     arrival = int(store.add(prefix + "arrived", 1))
     if arrival == world:

@@ -34,6 +34,7 @@ import torch.distributed as dist
 from . import _pgroups
 from . import _torch_create as creation
 from ._checks import check_int, check_token, timeout_seconds
+from ._defaults import HEARTBEAT_INTERVAL_SECONDS, HEARTBEAT_WINDOW_SECONDS
 from ._plan import Plan, Recovery
 from ._renamed import renamed_keywords
 from ._torch_groups import TorchGroups, owned_groups
@@ -57,7 +58,7 @@ class Heartbeat:
     own client (a TCPStore's host and port), so that a survivor blocked in a store call never
     stalls it. ``stop()`` ends it."""
 
-    def __init__(self, store: Any, identity: int, interval: float = 0.2) -> None:
+    def __init__(self, store: Any, identity: int, interval: float = HEARTBEAT_INTERVAL_SECONDS) -> None:
         from torch.distributed import TCPStore
 
         host, port = getattr(store, "host", None), getattr(store, "port", None)
@@ -83,7 +84,7 @@ class Heartbeat:
         self._thread.join()
 
 
-def start_heartbeat(store: Any, identity: int, interval: float = 0.2) -> Heartbeat:
+def start_heartbeat(store: Any, identity: int, interval: float = HEARTBEAT_INTERVAL_SECONDS) -> Heartbeat:
     """Starts this process's heartbeat under its launcher id ``identity`` (its rank in the
     first world); recover() then tells a dead rank from a slow one within
     ``heartbeat_window`` instead of the whole timeout."""
@@ -187,7 +188,7 @@ def _abort_old_groups(groups: TorchGroups) -> None:
 
 @renamed_keywords(modes="kinds")
 def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, timeout: Any = None,
-            shrink: Optional[str] = None, backend: str = "gloo", heartbeat_window: float = 2.0,
+            shrink: Optional[str] = None, backend: str = "gloo", heartbeat_window: float = HEARTBEAT_WINDOW_SECONDS,
             kinds: Optional[List[str]] = None) -> Recovered:
     """Rebuilds the job on the survivors after a rank died: call it on every surviving rank
     once a collective failed or timed out (see the module). ``store`` is the store that

@@ -49,6 +49,20 @@ PYBIND11_MODULE(_pgroups, m) {
     }
   });
 
+  // The CLI's exit statuses (pgroups::ExitCode), by name: Python's watchdog ends a rank with
+  // the one of a timeout, read here rather than restated.
+  py::dict exit_codes;
+  for (const auto& [name, code] :
+       {std::pair{"ok", pgroups::ExitCode::ok}, std::pair{"internal", pgroups::ExitCode::internal},
+        std::pair{"usage", pgroups::ExitCode::usage}, std::pair{"config", pgroups::ExitCode::config},
+        std::pair{"parse", pgroups::ExitCode::parse}, std::pair{"io", pgroups::ExitCode::io},
+        std::pair{"backend", pgroups::ExitCode::backend}, std::pair{"mismatch", pgroups::ExitCode::mismatch},
+        std::pair{"timeout", pgroups::ExitCode::timeout}, std::pair{"state", pgroups::ExitCode::state},
+        std::pair{"verify_failed", pgroups::ExitCode::verify_failed}}) {
+    exit_codes[name] = static_cast<int>(code);
+  }
+  m.attr("exit_codes") = exit_codes;
+
   py::list names;
   for (pgroups::ParallelMode mode : pgroups::kAllParallelModes) names.append(std::string(pgroups::mode_name(mode)));
   m.attr("mode_names") = names;
