@@ -8,3 +8,4 @@
 #include "pgroups/config/config_merge.hpp"  // IWYU pragma: export
 #include "pgroups/config/config_reader.hpp"  // IWYU pragma: export
 #include "pgroups/config/rank_map_file.hpp"  // IWYU pragma: export
+#include "pgroups/config/slurm_topology.hpp"  // IWYU pragma: export

@@ -1,5 +1,5 @@
-// The cluster readers: the [cluster] table of the three config formats and Slurm's
-// topology.conf, both ending in the same check of units (cluster_units below).
+// The [cluster] table of the three config formats, ending in the check of units that
+// Slurm's topology.conf shares (cluster_units.hpp), and the host-list and traffic syntax.
 
 #include "pgroups/config/cluster_reader.hpp"
 
@@ -16,6 +16,7 @@
 #include <set>
 
 #include "../common/did_you_mean.hpp"
+#include "cluster_units.hpp"
 #include "format_readers.hpp"
 #include "pgroups/common/printable.hpp"
 #include "pgroups/layout/error.hpp"
@@ -24,109 +25,14 @@
 namespace pgroups {
 namespace {
 
+using detail::apply_unit_levels;
 using detail::ConfigEntry;
 using detail::ConfigValue;
 using detail::SourcePosition;
+using detail::UnitLevel;
 using detail::ValueKind;
 
 constexpr std::size_t kMaxHosts = std::size_t{1} << 20;
-
-// A level whose units are given as host names: the [cluster] table's host lists, or the
-// switches and blocks of a topology.conf.
-struct UnitLevel {
-  std::string name;
-  double cost = 1;
-  std::vector<std::vector<std::string>> units;
-  std::vector<std::string> unit_names;  // for messages: "unit 2", "switch s1"
-  std::string where;                    // "file:line: levels[0]" for messages
-};
-
-// Units must hold the same number of the job's nodes and nest; the nodes' topological
-// order then keeps each unit together, units numbered by their first node in launch order.
-void apply_unit_levels(Cluster& cluster, const std::vector<UnitLevel>& levels, bool skip_foreign_hosts) {
-  std::map<std::string, std::int64_t, std::less<>> position;
-  for (std::size_t i = 0; i < cluster.hosts.size(); ++i)
-    position.emplace(cluster.hosts[i], static_cast<std::int64_t>(i));
-  const auto n = static_cast<std::size_t>(cluster.node_count);
-  std::vector<std::vector<std::int64_t>> unit_of;  // per level, per launch position
-  for (const UnitLevel& level : levels) {
-    std::vector<std::int64_t> units(n, -1);
-    std::vector<std::int64_t> sizes;
-    std::vector<std::size_t> named;  // the level's unit index behind each kept unit
-    for (std::size_t u = 0; u < level.units.size(); ++u) {
-      std::int64_t held = 0;
-      for (const std::string& host : level.units[u]) {
-        const auto at = position.find(host);
-        if (at == position.end()) {
-          if (skip_foreign_hosts) continue;
-          throw ParseError(fmt::format("{}: {} holds host {}, which is not one of the cluster's nodes", level.where,
-                                       level.unit_names[u], quoted_excerpt(host)));
-        }
-        auto& unit = units[static_cast<std::size_t>(at->second)];
-        if (unit >= 0) {
-          throw ParseError(fmt::format("{}: host {} is in two units of level {} ({} and {})", level.where,
-                                       quoted_excerpt(host), level.name,
-                                       level.unit_names[named[static_cast<std::size_t>(unit)]], level.unit_names[u]));
-        }
-        unit = static_cast<std::int64_t>(sizes.size());
-        ++held;
-      }
-      if (held > 0) {
-        sizes.push_back(held);
-        named.push_back(u);
-      }
-    }
-    for (std::size_t p = 0; p < n; ++p) {
-      if (units[p] < 0) {
-        throw ParseError(fmt::format("{}: host {} is in no unit of level {}", level.where,
-                                     quoted_excerpt(cluster.hosts[p]), level.name));
-      }
-    }
-    for (std::size_t u = 1; u < sizes.size(); ++u) {
-      if (sizes[u] != sizes[0]) {
-        throw ParseError(fmt::format(
-            "{}: the units of level {} hold different numbers of the job's nodes ({} holds {}, "
-            "{} holds {}): place needs units of one size",
-            level.where, level.name, level.unit_names[named[0]], sizes[0], level.unit_names[named[u]], sizes[u]));
-      }
-    }
-    // Renumbered by first appearance in launch order.
-    std::vector<std::int64_t> renumber(sizes.size(), -1);
-    std::int64_t next = 0;
-    for (std::size_t p = 0; p < n; ++p) {
-      auto& r = renumber[static_cast<std::size_t>(units[p])];
-      if (r < 0) r = next++;
-      units[p] = r;
-    }
-    if (!unit_of.empty()) {
-      std::map<std::int64_t, std::int64_t> outer_of;
-      for (std::size_t p = 0; p < n; ++p) {
-        const auto [at, added] = outer_of.emplace(unit_of.back()[p], units[p]);
-        if (!added && at->second != units[p]) {
-          throw ParseError(
-              fmt::format("{}: host {} and the other hosts of its unit of the level below lie in different "
-                          "units of level {}: each unit must lie inside one unit of the level above",
-                          level.where, quoted_excerpt(cluster.hosts[p]), level.name));
-        }
-      }
-    }
-    cluster.levels.push_back({level.name, sizes.empty() ? 1 : sizes[0], level.cost});
-    unit_of.push_back(std::move(units));
-  }
-  std::vector<std::int64_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-    for (std::size_t l = unit_of.size(); l-- > 0;) {
-      const auto ua = unit_of[l][static_cast<std::size_t>(a)];
-      const auto ub = unit_of[l][static_cast<std::size_t>(b)];
-      if (ua != ub) return ua < ub;
-    }
-    return false;
-  });
-  bool identity = true;
-  for (std::size_t i = 0; i < n; ++i) identity = identity && order[i] == static_cast<std::int64_t>(i);
-  cluster.node_order = identity ? std::vector<std::int64_t>{} : std::move(order);
-}
 
 std::string kind_name(const ConfigValue& value) {
   switch (value.kind) {
@@ -349,12 +255,6 @@ class ClusterReader {
   std::string_view source_;
 };
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace
 
 Cluster parse_cluster(std::string_view text, ConfigFormat format, std::string_view source) {
@@ -473,219 +373,6 @@ std::vector<std::pair<std::string, double>> parse_traffic(std::string_view text)
     if (comma == text.size()) break;
   }
   return out;
-}
-
-Cluster parse_slurm_topology(std::string_view text, std::string_view source, const std::vector<std::string>& hosts,
-                             std::int64_t gpus_per_node,
-                             const std::vector<std::pair<std::string, double>>& level_costs) {
-  struct Switch {
-    std::string name;
-    std::size_t line = 0;
-    std::vector<std::string> nodes;
-    std::vector<std::string> children;
-    std::size_t children_line = 0;
-    int level = 0;
-  };
-  std::vector<Switch> switches;
-  std::vector<Switch> blocks;
-  std::map<std::string, std::size_t, std::less<>> index;
-  const auto fail = [&](std::size_t line, std::string_view message) -> void {
-    throw ParseError(fmt::format("{}:{}: {}", source, line, message));
-  };
-  std::size_t line_number = 0;
-  std::size_t begin = 0;
-  while (begin < text.size()) {
-    std::size_t end = text.find('\n', begin);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(begin, end - begin);
-    begin = end + 1;
-    ++line_number;
-    if (const std::size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
-    std::vector<std::pair<std::string, std::string>> fields;
-    std::size_t i = 0;
-    while (i < line.size()) {
-      while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-      if (i >= line.size()) break;
-      std::size_t j = i;
-      while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
-      const std::string_view token = line.substr(i, j - i);
-      i = j;
-      const std::size_t eq = token.find('=');
-      if (eq == std::string_view::npos || eq == 0) {
-        fail(line_number,
-             fmt::format("{} is not a field: topology.conf lines are Key=Value fields", quoted_excerpt(token)));
-      }
-      fields.emplace_back(lower(token.substr(0, eq)), std::string(token.substr(eq + 1)));
-    }
-    if (fields.empty()) continue;
-    const std::string& head = fields.front().first;
-    if (head == "blocksizes") continue;
-    if (head != "switchname" && head != "blockname") {
-      fail(line_number, fmt::format("unknown line {}=: the tree plugin's lines start with SwitchName=, the block "
-                                    "plugin's with BlockName= (or BlockSizes=)",
-                                    quoted_excerpt(head)));
-    }
-    const bool is_block = head == "blockname";
-    Switch entry{fields.front().second, line_number, {}, {}, 0, 0};
-    if (entry.name.empty()) fail(line_number, fmt::format("{}= is empty", is_block ? "BlockName" : "SwitchName"));
-    for (std::size_t f = 1; f < fields.size(); ++f) {
-      const auto& [key, value] = fields[f];
-      if (key == "nodes") {
-        try {
-          entry.nodes = expand_host_list(value);
-        } catch (const ConfigError& error) {
-          fail(line_number, fmt::format("Nodes=: {}", error.what()));
-        }
-      } else if (key == "switches" && !is_block) {
-        try {
-          entry.children = expand_host_list(value);
-        } catch (const ConfigError& error) {
-          fail(line_number, fmt::format("Switches=: {}", error.what()));
-        }
-        entry.children_line = line_number;
-      } else if (key == "linkspeed") {
-      } else {
-        fail(line_number, fmt::format("unknown field {}= in a {} line; the fields are {}", quoted_excerpt(key),
-                                      is_block ? "BlockName" : "SwitchName",
-                                      is_block ? "BlockName, Nodes" : "SwitchName, Switches, Nodes, LinkSpeed"));
-      }
-    }
-    if (is_block) {
-      if (!switches.empty())
-        fail(line_number, "BlockName= after SwitchName=: a topology.conf is one plugin's, tree or block");
-      if (entry.nodes.empty()) fail(line_number, fmt::format("block {} has no Nodes=", quoted_excerpt(entry.name)));
-      for (const Switch& other : blocks) {
-        if (other.name == entry.name)
-          fail(line_number,
-               fmt::format("block {} is defined twice (first at line {})", quoted_excerpt(entry.name), other.line));
-      }
-      blocks.push_back(std::move(entry));
-    } else {
-      if (!blocks.empty())
-        fail(line_number, "SwitchName= after BlockName=: a topology.conf is one plugin's, tree or block");
-      if (entry.nodes.empty() == entry.children.empty()) {
-        fail(line_number, fmt::format("switch {} must have either Nodes= (a leaf switch) or Switches= (a parent)",
-                                      quoted_excerpt(entry.name)));
-      }
-      const auto [at, added] = index.emplace(entry.name, switches.size());
-      if (!added)
-        fail(line_number, fmt::format("switch {} is defined twice (first at line {})", quoted_excerpt(entry.name),
-                                      switches[at->second].line));
-      switches.push_back(std::move(entry));
-    }
-  }
-  if (switches.empty() && blocks.empty()) {
-    throw ParseError(fmt::format("{}: no SwitchName= or BlockName= line: nothing describes the cluster", source));
-  }
-  if (hosts.empty()) throw ConfigError("the job's node list is empty: give --nodelist or set SLURM_JOB_NODELIST");
-  Cluster cluster;
-  cluster.gpus_per_node = gpus_per_node;
-  cluster.hosts = hosts;
-  cluster.node_count = static_cast<std::int64_t>(hosts.size());
-  {
-    std::set<std::string_view> seen;
-    for (const std::string& host : hosts) {
-      if (!seen.insert(host).second)
-        throw ConfigError(fmt::format("the node list holds host {} twice", quoted_excerpt(host)));
-    }
-  }
-  const auto cost_of = [&](const std::string& name, double fallback) {
-    for (const auto& [level, cost] : level_costs) {
-      if (level == name) return cost;
-    }
-    return fallback;
-  };
-  cluster.node_cost = cost_of("node", 1);
-  std::vector<UnitLevel> levels;
-  if (!blocks.empty()) {
-    UnitLevel level{"block", cost_of("block", 2), {}, {}, fmt::format("{}: level block", source)};
-    for (const Switch& block : blocks) {
-      level.units.push_back(block.nodes);
-      level.unit_names.push_back(fmt::format("block {} (line {})", block.name, block.line));
-    }
-    levels.push_back(std::move(level));
-  } else {
-    // Levels from the leaves up, each switch one above its highest child; a cycle never ends.
-    // The walks below count each switch's nodes once only in a tree: a switch with two
-    // parents would count its nodes twice, and a chain of diamonds would take exponential
-    // time, so each switch may be named by one parent.
-    std::map<std::string, const Switch*, std::less<>> parent_of;
-    for (const Switch& s : switches) {
-      for (const std::string& child : s.children) {
-        if (!index.count(child)) {
-          fail(s.children_line,
-               fmt::format("Switches= names switch {}, which no SwitchName= line defines", quoted_excerpt(child)));
-        }
-        const auto [entry, first] = parent_of.try_emplace(child, &s);
-        if (!first) {
-          fail(s.children_line,
-               fmt::format("switch {} is named by Switches= of both {} (line {}) and {}: a switch tree gives each "
-                           "switch one parent",
-                           quoted_excerpt(child), quoted_excerpt(entry->second->name), entry->second->children_line,
-                           quoted_excerpt(s.name)));
-        }
-      }
-    }
-    const auto level_of = [&](auto&& self, std::size_t i, std::size_t depth) -> int {
-      Switch& s = switches[i];
-      if (s.level > 0) return s.level;
-      if (depth > switches.size())
-        fail(s.line, fmt::format("switch {} is its own ancestor: the switches form a cycle", quoted_excerpt(s.name)));
-      int level = 1;
-      for (const std::string& child : s.children) level = std::max(level, 1 + self(self, index.at(child), depth + 1));
-      s.level = level;
-      return level;
-    };
-    int top = 0;
-    for (std::size_t i = 0; i < switches.size(); ++i) top = std::max(top, level_of(level_of, i, 0));
-    const auto nodes_under = [&](auto&& self, const Switch& s, std::vector<std::string>& out,
-                                 std::size_t depth) -> void {
-      if (depth > switches.size()) return;
-      out.insert(out.end(), s.nodes.begin(), s.nodes.end());
-      for (const std::string& child : s.children) self(self, switches[index.at(child)], out, depth + 1);
-    };
-    for (int l = 1; l <= top; ++l) {
-      const std::string name = fmt::format("switch{}", l);
-      UnitLevel level{name, cost_of(name, std::ldexp(1.0, l)), {}, {}, fmt::format("{}: level {}", source, name)};
-      for (const Switch& s : switches) {
-        if (s.level != l) continue;
-        std::vector<std::string> under;
-        nodes_under(nodes_under, s, under, 0);
-        level.units.push_back(std::move(under));
-        level.unit_names.push_back(fmt::format("switch {} (line {})", s.name, s.line));
-      }
-      levels.push_back(std::move(level));
-    }
-  }
-  apply_unit_levels(cluster, levels, true);
-  // A level whose one unit holds every node costs nothing and says nothing.
-  while (!cluster.levels.empty() && cluster.levels.back().nodes == cluster.node_count) {
-    cluster.levels.pop_back();
-  }
-  for (const auto& entry : level_costs) {
-    const std::string& name = entry.first;
-    const bool known =
-        name == "node" || std::any_of(levels.begin(), levels.end(), [&](const UnitLevel& l) { return l.name == name; });
-    if (!known) {
-      std::vector<std::string> names = {"node"};
-      for (const UnitLevel& l : levels) names.push_back(l.name);
-      throw ConfigError(fmt::format("--level-costs names level {}, which {} does not have; its levels are {}",
-                                    quoted_excerpt(name), source, fmt::join(names, ", ")));
-    }
-  }
-  try {
-    validate(cluster);
-  } catch (const ConfigError& error) {
-    throw ConfigError(fmt::format("{}: {}", source, error.what()));
-  }
-  return cluster;
-}
-
-Cluster read_slurm_topology(const std::filesystem::path& path, const std::vector<std::string>& hosts,
-                            std::int64_t gpus_per_node,
-                            const std::vector<std::pair<std::string, double>>& level_costs) {
-  const std::string text = detail::read_whole_file(path);
-  return parse_slurm_topology(text, printable_excerpt(path.string(), 400), hosts, gpus_per_node, level_costs);
 }
 
 }  // namespace pgroups

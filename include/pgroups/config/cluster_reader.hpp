@@ -12,9 +12,10 @@
 ///   JSON     {"cluster": {"gpus_per_node": 4, "nodes": 36, "levels": [...]}}
 ///   Python   cluster = dict(gpus_per_node=4, nodes=36, levels=[dict(name='nvl72', nodes=18, cost=8)])
 ///
-/// and Slurm's topology.conf (the tree plugin's SwitchName= lines, the block plugin's
-/// BlockName= lines) with the job's node list. Every error is a ParseError or ConfigError
-/// naming the file, the line (and column where known) and the field.
+/// and the host-list and traffic syntax the command line shares. Every error is a
+/// ParseError or ConfigError naming the file, the line (and column where known) and the
+/// field. Slurm's topology.conf has its reader in pgroups/config/slurm_topology.hpp
+/// (included here, where it used to be declared).
 
 #include <cstdint>
 #include <filesystem>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "pgroups/config/config_reader.hpp"
+#include "pgroups/config/slurm_topology.hpp"  // IWYU pragma: export
 #include "pgroups/layout/cluster.hpp"
 
 namespace pgroups {
@@ -48,20 +50,5 @@ namespace pgroups {
 /// `--traffic tp=8,dp=1`: kind names and relative bytes; ConfigError naming the entry for
 /// one without '=', an empty name, a name given twice or a value that is no number >= 0.
 [[nodiscard]] std::vector<std::pair<std::string, double>> parse_traffic(std::string_view text);
-
-/// The cluster of a Slurm topology.conf for the job's hosts (launch order): the tree plugin's
-/// leaf switches (those with Nodes=) are level switch1, their parents switch2, ...; the block
-/// plugin's blocks are level block. Level costs double from the node's 1 (switch1 2, switch2
-/// 4; block 2) unless `level_costs` gives them (by level name, "node" included). Switches or
-/// blocks holding none of the job's hosts are left out. ParseError "file:line: ..." naming
-/// the field for an unknown line or field, a switch or block defined twice, Switches= naming
-/// an undefined switch, a cycle, a host under two switches of one level, a bad host list; and
-/// the unit errors of read_cluster_file.
-[[nodiscard]] Cluster read_slurm_topology(const std::filesystem::path& path, const std::vector<std::string>& hosts,
-                                          std::int64_t gpus_per_node,
-                                          const std::vector<std::pair<std::string, double>>& level_costs = {});
-[[nodiscard]] Cluster parse_slurm_topology(std::string_view text, std::string_view source,
-                                           const std::vector<std::string>& hosts, std::int64_t gpus_per_node,
-                                           const std::vector<std::pair<std::string, double>>& level_costs = {});
 
 }  // namespace pgroups
