@@ -29,6 +29,7 @@
 #include "pgroups/layout/timeout.hpp"
 #include "pgroups/mpi/error.hpp"
 #include "pgroups/mpi/session.hpp"
+#include "pgroups/report/plan_report.hpp"
 #include "plan_options.hpp"
 #include "subcommand.hpp"
 
@@ -159,7 +160,8 @@ nlohmann::json bench_json(const std::vector<Entry>& entries, std::int64_t w, std
   strategies["split"]["strategy"] = default_name;
   const Entry& shared = find(entries, default_name);
   const Entry& separate = find(entries, kNoShareEntry);
-  return {{"world_size", w},
+  return {{"schema_version", report::kSchemaVersion},
+          {"world_size", w},
           {"sharing",
            {{"on_median_s", shared.median()},
             {"off_median_s", separate.median()},
@@ -167,7 +169,8 @@ nlohmann::json bench_json(const std::vector<Entry>& entries, std::int64_t w, std
             {"communicators",
              {{"on", communicator_bill(Layout(config), 0, true).created},
               {"off", communicator_bill(Layout(config), 0, false).created}}}}},
-          {"modes", k},
+          {"kinds", k},
+          {"modes", k},  // deprecated: "kinds" holds the same (docs/reference/spec.md §4)
           {"repeats", repeats},
           {"config", config_json(config)},
           {"default_strategy", default_name},
@@ -269,11 +272,15 @@ int run_model(const BenchOptions& options) {
                                                  {"largest_collective", cost.largest_collective}};
     }
     text += '\n';
-    rows.push_back({{"world_size", w}, {"modes", layout.group_kinds().size()}, {"algorithms", algorithms}});
+    rows.push_back({{"world_size", w},
+                    {"kinds", layout.group_kinds().size()},
+                    {"modes", layout.group_kinds().size()},  // deprecated: "kinds" holds the same
+                    {"algorithms", algorithms}});
     if (w > largest / 2) break;
   }
   if (options.format == "json") {
-    write_output(nlohmann::json{{"config", config_json(config)},
+    write_output(nlohmann::json{{"schema_version", report::kSchemaVersion},
+                                {"config", config_json(config)},
                                 {"model", rows},
                                 {"megatron", megatron_json(megatron_comparisons())}}
                      .dump() +

@@ -53,7 +53,10 @@ TEST(CommunicatorBillCli, NoShareCountsOneCommunicatorPerKindOfSeveralRanks) {
 TEST(CommunicatorBillCli, BenchModelComparesWithMegatronAtAThousandRanks) {
   const auto result = run_command(fmt::format("{} bench --model --tensor 2 --max-world 4 --format json", PGROUPS_CLI));
   ASSERT_EQ(result.status, 0) << result.err;
-  const nlohmann::json rows = nlohmann::json::parse(result.out).at("megatron");
+  const nlohmann::json json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json.at("schema_version"), 2);
+  EXPECT_EQ(json.at("model")[0].at("kinds"), json.at("model")[0].at("modes"));
+  const nlohmann::json rows = json.at("megatron");
   ASSERT_EQ(rows.size(), 2U);
   EXPECT_EQ(rows[0].at("world_size"), 1024);
   EXPECT_EQ(rows[0].at("megatron_groups_per_rank").at("first_stage"), 23);
