@@ -38,12 +38,11 @@ mpi::Deadline announce(const ContextOptions& options, const mpi::Step& step) {
 
 }  // namespace
 
-std::unique_ptr<mpi::Session> start_mpi(const std::optional<std::string>& timeout) {
+std::unique_ptr<mpi::Session> start_mpi(std::optional<std::chrono::milliseconds> timeout) {
   // Read and checked before MPI_Init: a malformed PGROUPS_TIMEOUT is this rank's
   // ConfigError now, since a rank that waited in MPI_Init under some other timeout could
   // wait there for the rest of it (a launch whose other ranks never start MPI).
-  const std::chrono::milliseconds start_up_timeout =
-      resolve_timeout_text(timeout ? std::optional<std::string_view>(*timeout) : std::nullopt, "--timeout");
+  const std::chrono::milliseconds start_up_timeout = resolve_timeout(timeout);
   const LauncherInfo launcher = detect_launcher();
   const bool placed = launcher.rank && launcher.world_size && *launcher.world_size <= INT32_MAX;
   const int rank = placed ? static_cast<int>(*launcher.rank) : -1;

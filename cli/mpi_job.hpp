@@ -31,7 +31,7 @@ namespace pgroups::cli {
 /// message naming the step 'init' and ends the process with ExitCode::timeout, calling no
 /// MPI (none may be called while MPI_Init runs). The rank and size in the message are
 /// the launcher's, when it tells them.
-[[nodiscard]] std::unique_ptr<mpi::Session> start_mpi(const std::optional<std::string>& timeout);
+[[nodiscard]] std::unique_ptr<mpi::Session> start_mpi(std::optional<std::chrono::milliseconds> timeout);
 
 /// A local step's failure: the exit status and the message.
 struct LocalFailure {

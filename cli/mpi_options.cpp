@@ -41,17 +41,17 @@ void announce_fault(const std::string& text) {
 void MpiOptions::add_to(CLI::App& app, std::vector<std::string> steps_after_creation) {
   command_ = app.get_name();
   later_steps_ = std::move(steps_after_creation);
-  app.add_option("--timeout", timeout,
-                 fmt::format("Seconds that each step (group creation, then each later phase: checks, repeats, "
-                             "finalize) may wait for the other ranks before the job ends with status 8 (0 = no "
-                             "timeout; default: ${}, else {}). May differ between ranks: each waits for its own",
-                             kTimeoutEnvironmentVariable, std::chrono::duration<double>(kDefaultTimeout).count()))
+  app.add_option("--timeout")
+      ->description(fmt::format("Seconds that each step (group creation, then each later phase: checks, repeats, "
+                                "finalize) may wait for the other ranks before the job ends with status 8 (0 = no "
+                                "timeout; default: ${}, else {}). May differ between ranks: each waits for its own",
+                                kTimeoutEnvironmentVariable, std::chrono::duration<double>(kDefaultTimeout).count()))
       ->type_name("SECONDS")
       ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
+          [this](std::string& text) -> std::string {
             try {
-              // CLI11 puts the option's name in front of the message.
-              static_cast<void>(parse_timeout_seconds(text, "value"));
+              // Parsed here, once; CLI11 puts the option's name in front of the message.
+              timeout = parse_timeout_seconds(text, "value");
               return {};
             } catch (const ConfigError& error) {
               return error.what();
@@ -82,8 +82,7 @@ void MpiOptions::add_to(CLI::App& app, std::vector<std::string> steps_after_crea
 }
 
 void MpiOptions::apply(ContextOptions& options, const ParallelConfig& config, int rank, int size) const {
-  options.timeout =
-      resolve_timeout_text(timeout ? std::optional<std::string_view>(*timeout) : std::nullopt, "--timeout");
+  options.timeout = resolve_timeout(timeout);
   if (!stall_rank && !exit_rank) {
     if (!step.empty()) throw ConfigError("--inject-step needs --inject-stall-rank or --inject-exit-rank");
     return;

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,9 +18,10 @@
 namespace pgroups::cli {
 
 struct MpiOptions {
-  /// --timeout SECONDS as given (checked at parse time); absent: PGROUPS_TIMEOUT, then
-  /// the default (pgroups/layout/timeout.hpp).
-  std::optional<std::string> timeout;
+  /// --timeout SECONDS, parsed once, as the command line is read (a malformed one is a
+  /// usage error then); absent: PGROUPS_TIMEOUT, then the default
+  /// (pgroups/layout/timeout.hpp), which resolve_timeout reads.
+  std::optional<std::chrono::milliseconds> timeout;
   /// --inject-stall-rank R: rank R stops, sleeping until killed, just before a step.
   std::optional<int> stall_rank;
   /// --inject-exit-rank R: rank R exits at once with status 1 just before a step.
