@@ -181,9 +181,9 @@ void panel(std::string& out, const Layout& layout, std::size_t mode, const std::
   const std::string& name = layout.group_kinds()[mode].name;
   const std::int64_t count = layout.group_count(mode);
   const std::int64_t size = layout.group_size(mode);
-  const ModeLocality* counted = nullptr;
+  const KindLocality* counted = nullptr;
   if (locality) {
-    for (const ModeLocality& m : locality->modes) {
+    for (const KindLocality& m : locality->modes) {
       if (m.name == name) counted = &m;
     }
   }

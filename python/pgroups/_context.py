@@ -7,16 +7,16 @@ from typing import Any, Dict, List, Optional, Union
 
 from . import _pgroups
 from ._checks import check_bool, check_int, check_timeout
-from ._modes import ModeLike, ParallelMode, mode_value
+from ._modes import KindLike, ParallelMode, mode_value
 from ._plan import Plan, _checked_overrides, _path
 from ._renamed import renamed_keywords
 
 #: A group kind of one live context, looked up once (:meth:`ParallelContext.kind`).
 KindHandle = getattr(_pgroups, "KindHandle", None)
-KindLike = Union[ModeLike, Any]
+KindOrHandle = Union[KindLike, Any]
 
 
-def _kind_arg(kind: KindLike) -> Any:
+def _kind_arg(kind: KindOrHandle) -> Any:
     """A KindHandle as it is; a mode or a name as its string value."""
     if KindHandle is not None and isinstance(kind, KindHandle):
         return kind
@@ -165,21 +165,21 @@ class ParallelContext:
         empty after destroy()."""
         return self._context.kind_names()
 
-    def kind(self, kind: ModeLike) -> Any:
+    def kind(self, kind: KindLike) -> Any:
         """The kind as a handle, looked up once: every query below takes it where it takes
         a name, without looking the name up again. A handle of another context, or one
         used after destroy(), raises StateError naming the kind; an unknown name raises
         the StateError the queries raise."""
         return self._context.kind(mode_value(kind))
 
-    def is_member(self, kind: KindLike) -> bool:
+    def is_member(self, kind: KindOrHandle) -> bool:
         """Whether this rank has a group of the kind: False only for a partial kind
         (``embd``, ``pos_embd``), for which get_group raises StateError."""
         return self._context.is_member(_kind_arg(kind))
 
     # Colossal-AI's queries ------------------------------------------------------------
     @renamed_keywords(mode="kind")
-    def is_initialized(self, kind: KindLike) -> bool:
+    def is_initialized(self, kind: KindOrHandle) -> bool:
         if KindHandle is not None and isinstance(kind, KindHandle):
             return self._context.is_initialized(kind.name)
         return self._context.is_initialized(mode_value(kind))
@@ -194,41 +194,41 @@ class ParallelContext:
         return self._plan.view(self.get_global_rank())
 
     @renamed_keywords(mode="kind")
-    def get_local_rank(self, kind: KindLike) -> int:
+    def get_local_rank(self, kind: KindOrHandle) -> int:
         return self._context.local_rank(_kind_arg(kind))
 
     @renamed_keywords(mode="kind")
-    def get_world_size(self, kind: KindLike) -> int:
+    def get_world_size(self, kind: KindOrHandle) -> int:
         return self._context.world_size(_kind_arg(kind))
 
     @renamed_keywords(mode="kind")
-    def get_group(self, kind: KindLike) -> Any:
+    def get_group(self, kind: KindOrHandle) -> Any:
         """The kind's communicator, an ``mpi4py.MPI.Intracomm`` on the context's handle."""
         return self._context.get_group(_kind_arg(kind))
 
     @renamed_keywords(mode="kind")
-    def get_cpu_group(self, kind: KindLike) -> Any:
+    def get_cpu_group(self, kind: KindOrHandle) -> Any:
         """The kind's communicator for host traffic (the same as get_group on MPI)."""
         return self._context.get_cpu_group(_kind_arg(kind))
 
     @renamed_keywords(mode="kind")
-    def get_ranks_in_group(self, kind: KindLike) -> List[int]:
+    def get_ranks_in_group(self, kind: KindOrHandle) -> List[int]:
         return self._context.ranks_in_group(_kind_arg(kind))
 
     @renamed_keywords(mode="kind")
-    def get_next_global_rank(self, kind: KindLike) -> int:
+    def get_next_global_rank(self, kind: KindOrHandle) -> int:
         return self._context.next_global_rank(_kind_arg(kind))
 
     @renamed_keywords(mode="kind")
-    def get_prev_global_rank(self, kind: KindLike) -> int:
+    def get_prev_global_rank(self, kind: KindOrHandle) -> int:
         return self._context.prev_global_rank(_kind_arg(kind))
 
     @renamed_keywords(mode="kind")
-    def is_first_rank(self, kind: KindLike) -> bool:
+    def is_first_rank(self, kind: KindOrHandle) -> bool:
         return self._context.is_first_rank(_kind_arg(kind))
 
     @renamed_keywords(mode="kind")
-    def is_last_rank(self, kind: KindLike) -> bool:
+    def is_last_rank(self, kind: KindOrHandle) -> bool:
         return self._context.is_last_rank(_kind_arg(kind))
 
     def is_pipeline_first_stage(self, ignore_virtual: bool = False) -> bool:
@@ -252,7 +252,7 @@ class ParallelContext:
         return self._context.virtual_pipeline_parallel_rank()
 
     @renamed_keywords(mode="kind")
-    def get_seed(self, kind: KindLike) -> int:
+    def get_seed(self, kind: KindOrHandle) -> int:
         """The kind's seed: the base seed, and for TENSOR ``seed + tp_local + 1024 * pp_local``."""
         return self._context.seed(_kind_arg(kind))
 
@@ -264,7 +264,7 @@ class ParallelContext:
         return {kind: self.get_seed(kind) for kind in self.group_kinds if self.is_member(kind)}
 
     @renamed_keywords(mode="kind")
-    def creation_seconds(self, kind: KindLike) -> float:
+    def creation_seconds(self, kind: KindOrHandle) -> float:
         return self._context.creation_seconds(_kind_arg(kind))
 
     @property

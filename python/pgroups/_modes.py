@@ -35,10 +35,13 @@ class ParallelMode(enum.Enum):
     PARALLEL_3D_OUTPUT_X_WEIGHT = "3d_output_x_weight"
 
 
-ModeLike = Union[ParallelMode, str]
+# A group kind as every function takes it: a ParallelMode or its name, a mesh token.
+KindLike = Union[ParallelMode, str]
+# The same, under its pre-0.2.0 name (one word, kind, since then).
+ModeLike = KindLike
 
 
-def mode_value(mode: ModeLike) -> str:
+def mode_value(mode: KindLike) -> str:
     """The string value of a mode given as a ParallelMode or as its value.
 
     Anything else raises TypeError; an unknown string is reported by the C++ layer

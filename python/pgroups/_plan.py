@@ -8,8 +8,8 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import _pgroups
 from ._checks import check_bool, check_int, check_rank_map, check_token, check_tokens
-from ._modes import ModeLike, ParallelMode, mode_value
-from ._renamed import renamed_keywords
+from ._modes import KindLike, ParallelMode, mode_value
+from ._renamed import renamed_keywords, renamed_method
 
 DimsLike = Union[str, Sequence[str]]
 
@@ -194,11 +194,13 @@ class Plan:
         return Mesh(dims) if dims is not None else None
 
     @renamed_keywords(mode="kind")
-    def has_mode(self, kind: ModeLike) -> bool:
+    def has_kind(self, kind: KindLike) -> bool:
         """Whether the plan has the group kind (a ParallelMode or its name, or a mesh token in any order)."""
         return self._layout.has_kind(mode_value(kind))
 
-    def is_member(self, rank: int, kind: ModeLike) -> bool:
+    has_mode = renamed_method("has_mode", has_kind)
+
+    def is_member(self, rank: int, kind: KindLike) -> bool:
         """Whether ``rank`` is in a group of the kind: False only for a partial kind
         (Megatron-LM's ``embd``, ``pos_embd``)."""
         return self._layout.is_member(check_int("rank", rank), mode_value(kind))
@@ -216,35 +218,35 @@ class Plan:
 
     # Per mode and rank ---------------------------------------------------------------
     @renamed_keywords(mode="kind")
-    def groups(self, kind: ModeLike) -> List[List[int]]:
+    def groups(self, kind: KindLike) -> List[List[int]]:
         """Every group of ``kind``, ascending by first rank, each ascending. O(world)."""
         return self._layout.groups(mode_value(kind))
 
     @renamed_keywords(mode="kind")
-    def group_of(self, rank: int, kind: ModeLike) -> List[int]:
+    def group_of(self, rank: int, kind: KindLike) -> List[int]:
         """The global ranks of ``rank``'s group in ``kind``, by local rank."""
         return self._layout.group_of(check_int("rank", rank), mode_value(kind))
 
     @renamed_keywords(mode="kind")
-    def local_rank(self, rank: int, kind: ModeLike) -> int:
+    def local_rank(self, rank: int, kind: KindLike) -> int:
         """``rank``'s position in its group of ``kind``."""
         return self._layout.local_rank(check_int("rank", rank), mode_value(kind))
 
     @renamed_keywords(mode="kind")
-    def group_size(self, kind: ModeLike) -> int:
+    def group_size(self, kind: KindLike) -> int:
         return self._layout.group_size(mode_value(kind))
 
     @renamed_keywords(mode="kind")
-    def group_count(self, kind: ModeLike) -> int:
+    def group_count(self, kind: KindLike) -> int:
         return self._layout.group_count(mode_value(kind))
 
     @renamed_keywords(mode="kind")
-    def group_index(self, rank: int, kind: ModeLike) -> int:
+    def group_index(self, rank: int, kind: KindLike) -> int:
         """The position of ``rank``'s group among ``groups(kind)``."""
         return self._layout.group_index(check_int("rank", rank), mode_value(kind))
 
     @renamed_keywords(mode="kind")
-    def seed(self, rank: int, kind: ModeLike) -> int:
+    def seed(self, rank: int, kind: KindLike) -> int:
         """Colossal-AI's per-kind seed: base seed, and for TENSOR
         ``seed + tensor_local_rank + 1024 * pipeline_stage``."""
         return self._layout.seed(check_int("rank", rank), mode_value(kind))
@@ -339,7 +341,7 @@ class Plan:
         result: Dict[str, Any] = json.loads(_pgroups.what_if_node_json(self._layout, gpus, shrink_name))
         return result
 
-    def kind_name(self, kind: ModeLike) -> str:
+    def kind_name(self, kind: KindLike) -> str:
         """The kind's name as the plan spells it (``"dp-tp"`` is ``"tp-dp"`` when the plan
         names it so; a ParallelMode is its value). StateError for a kind the plan lacks."""
         return self._layout.kind_name(mode_value(kind))

@@ -1,9 +1,10 @@
-"""Keyword arguments under their old names, accepted for one release.
+"""Keyword arguments and methods under their old names, accepted for one release.
 
 The package once called a group kind ``mode`` (and a list of kinds ``modes``); the new
 spelling is ``kind``/``kinds``. ``renamed_keywords`` maps an old keyword to its new
-name with a DeprecationWarning naming the new spelling, so every function gets the same
-rule from one place.
+name, and ``renamed_method`` an old method name to the new method, each with a
+DeprecationWarning naming the new spelling, so every function gets the same rule from one
+place.
 """
 
 import functools
@@ -37,3 +38,14 @@ def renamed_keywords(**old_to_new: str) -> Callable[[F], F]:
         return renamed  # type: ignore[return-value]
 
     return wrap
+
+
+def renamed_method(old: str, method: F) -> F:
+    """``method`` under its deprecated name ``old``: the same call, with a warning naming the new one."""
+
+    @functools.wraps(method)
+    def renamed(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(f"{old}() is deprecated: use {method.__name__}()", DeprecationWarning, stacklevel=2)
+        return method(*args, **kwargs)
+
+    return renamed  # type: ignore[return-value]

@@ -19,7 +19,7 @@ import torch.distributed as dist
 
 from . import _pgroups
 from ._checks import check_bool, check_token, timeout_seconds
-from ._modes import ModeLike, ParallelMode, mode_value
+from ._modes import KindLike, ParallelMode, mode_value
 from ._plan import Plan
 from ._torch_agree import Watchdog, agree
 from ._torch_groups import GroupHandle, TorchGroups, bind_kind
@@ -112,7 +112,7 @@ def world_is_default_group(backend: Optional[str], default: str) -> bool:
 
 def create_groups(plan: Optional[Plan] = None, *, pipeline: int = 1, tensor: int = 1, mode: Optional[str] = None,
                   depth: Optional[int] = None, legacy_sequence_dp: bool = False,
-                  kinds: Optional[Iterable[ModeLike]] = None, backend: Optional[str] = None, timeout: Any = None,
+                  kinds: Optional[Iterable[KindLike]] = None, backend: Optional[str] = None, timeout: Any = None,
                   method: Optional[str] = None, share: bool = True, door: Tuple[Tuple[str, str], ...] = (),
                   door_error: Optional[BaseException] = None, rank_map: Any = None) -> TorchGroups:
     """pgroups.torch.create_groups (its docstring says what), also for a front door that
@@ -148,7 +148,7 @@ def create_groups(plan: Optional[Plan] = None, *, pipeline: int = 1, tensor: int
             raise TypeError(f"kinds must be a list of kinds, not {kinds!r} (write [{kinds!r}])")
         names = plan.group_kinds if kinds is None else [mode_value(k) for k in kinds]
         for i, name in enumerate(names):
-            if not plan.has_mode(name):
+            if not plan.has_kind(name):
                 raise _pgroups.StateError(
                     f"group kind '{name}' is not a group kind of {plan!r}; its kinds are "
                     f"{', '.join(plan.group_kinds)}")

@@ -8,7 +8,7 @@ import torch.distributed as dist
 
 from . import _pgroups
 from ._checks import check_int
-from ._modes import ModeLike, ParallelMode, mode_value
+from ._modes import KindLike, ParallelMode, mode_value
 from ._plan import Plan
 
 
@@ -67,10 +67,10 @@ class TorchGroups:
         values = {m.value for m in ParallelMode}
         return [ParallelMode(name) for name in self._kinds if name in values]
 
-    def _name(self, kind: ModeLike) -> str:
+    def _name(self, kind: KindLike) -> str:
         name = mode_value(kind)
         # A mesh token may be written with its dimensions in another order ("dp-tp").
-        if name not in self._kinds and self.plan.has_mode(name):
+        if name not in self._kinds and self.plan.has_kind(name):
             canonical = self.view.kind_name(name)
             if canonical in self._kinds:
                 return canonical
@@ -80,7 +80,7 @@ class TorchGroups:
                 f"{', '.join(repr(m) for m in self._kinds) or 'none'}")
         return name
 
-    def is_initialized(self, kind: ModeLike) -> bool:
+    def is_initialized(self, kind: KindLike) -> bool:
         """Whether the kind was created (and not destroyed)."""
         try:
             self._name(kind)
@@ -88,18 +88,18 @@ class TorchGroups:
             return False
         return True
 
-    def is_member(self, kind: ModeLike) -> bool:
+    def is_member(self, kind: KindLike) -> bool:
         """False only for a partial kind (``embd``, ``pos_embd``) this rank is not in."""
         return self.view.is_member(self._name(kind))
 
-    def _member(self, kind: ModeLike) -> str:
+    def _member(self, kind: KindLike) -> str:
         # The kind's name, or the view's StateError for a rank in none of its groups.
         name = self._name(kind)
         if not self.view.is_member(name):
             self.view.size(name)  # raises the one non-member's StateError
         return name
 
-    def get_group(self, kind: ModeLike) -> Any:
+    def get_group(self, kind: KindLike) -> Any:
         """This rank's group of the kind; StateError when the rank is in no group of a
         partial kind."""
         name = self._member(kind)
@@ -108,7 +108,7 @@ class TorchGroups:
             raise _pgroups.StateError(f"rank {self.rank} holds no torch group of kind {name}")
         return handle.group
 
-    def get_cpu_group(self, kind: ModeLike) -> Any:
+    def get_cpu_group(self, kind: KindLike) -> Any:
         """The group for host traffic: the same group when it is a gloo group."""
         group = self.get_group(kind)
         if group is not None and str(dist.get_backend(group)) != "gloo":
@@ -117,7 +117,7 @@ class TorchGroups:
                 "separate gloo copy: create the groups again with backend='gloo' for host traffic")
         return group
 
-    def shared_kinds(self, kind: ModeLike) -> List[str]:
+    def shared_kinds(self, kind: KindLike) -> List[str]:
         """Every kind whose queries answer from the same torch group as ``kind``."""
         handle = self._kinds[self._name(kind)]
         return [] if handle is None else list(handle.kinds)
@@ -126,28 +126,28 @@ class TorchGroups:
     def get_global_rank(self) -> int:
         return self.rank
 
-    def get_ranks_in_group(self, kind: ModeLike) -> List[int]:
+    def get_ranks_in_group(self, kind: KindLike) -> List[int]:
         return self.view.members(self._member(kind))
 
-    def get_local_rank(self, kind: ModeLike) -> int:
+    def get_local_rank(self, kind: KindLike) -> int:
         return self.view.local_rank(self._member(kind))
 
-    def get_world_size(self, kind: ModeLike) -> int:
+    def get_world_size(self, kind: KindLike) -> int:
         return self.view.size(self._member(kind))
 
-    def get_next_global_rank(self, kind: ModeLike) -> int:
+    def get_next_global_rank(self, kind: KindLike) -> int:
         return self.view.next_rank(self._member(kind))
 
-    def get_prev_global_rank(self, kind: ModeLike) -> int:
+    def get_prev_global_rank(self, kind: KindLike) -> int:
         return self.view.previous_rank(self._member(kind))
 
-    def is_first_rank(self, kind: ModeLike) -> bool:
+    def is_first_rank(self, kind: KindLike) -> bool:
         return self.view.is_first(self._member(kind))
 
-    def is_last_rank(self, kind: ModeLike) -> bool:
+    def is_last_rank(self, kind: KindLike) -> bool:
         return self.view.is_last(self._member(kind))
 
-    def get_seed(self, kind: ModeLike) -> int:
+    def get_seed(self, kind: KindLike) -> int:
         """The kind's seed: the base seed, and for TENSOR ``seed + tp_local + 1024 * pp_local``."""
         return self.view.seed(self._member(kind))
 
@@ -217,7 +217,7 @@ class TorchGroups:
         return dict(self.view.communicators(self.share))
 
     # Lifetime ------------------------------------------------------------------------
-    def destroy_group(self, kind: ModeLike) -> None:
+    def destroy_group(self, kind: KindLike) -> None:
         """Forgets one kind; its torch group is destroyed when no other kind shares it
         (never the default group)."""
         name = self._name(kind)

@@ -87,7 +87,7 @@ def make_device_mesh(source: Union[Plan, TorchGroups], device_type: str, timeout
     # Dimensions of more than one rank that the plan has no kind for need groups of their
     # own; only a named mesh can lack one (a preset has a kind for each such dimension).
     # A one-rank dimension is backed below by this rank's own group.
-    missing = [name for name, size in dims if size > 1 and not plan.has_mode(name)]
+    missing = [name for name, size in dims if size > 1 and not plan.has_kind(name)]
     backing: List[TorchGroups] = []
     if groups is None:
         # One creation, one agreement: the plan's kinds and the mesh's missing dimensions.
@@ -230,7 +230,7 @@ def _check_dims_alive(groups: TorchGroups, dims: List[Tuple[str, int]]) -> None:
     make a silently wrong mesh."""
     plan = groups.plan
     for name, size in dims:
-        if size > 1 and plan.has_mode(name) and not groups.is_initialized(name):
+        if size > 1 and plan.has_kind(name) and not groups.is_initialized(name):
             raise _pgroups.StateError(
                 f"pgroups.torch.device_mesh: the group of kind '{name}' ({size} ranks) is not in these TorchGroups "
                 f"(destroyed, or not created); the kinds held are {', '.join(groups.kinds) or 'none'}")

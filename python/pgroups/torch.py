@@ -59,7 +59,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Optional, Union
 
 from . import _torch_create as creation
-from ._modes import ModeLike
+from ._modes import KindLike
 from ._plan import Plan
 from ._renamed import renamed_keywords
 from ._torch_create import (
@@ -92,7 +92,7 @@ def create_groups(
     mode: Optional[str] = None,
     depth: Optional[int] = None,
     legacy_sequence_dp: bool = False,
-    kinds: Optional[Iterable[ModeLike]] = None,
+    kinds: Optional[Iterable[KindLike]] = None,
     backend: Optional[str] = None,
     timeout: Any = None,
     method: Optional[str] = None,

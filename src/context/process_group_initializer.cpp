@@ -80,7 +80,7 @@ std::vector<DistGroup> ProcessGroupInitializer::create_dist_groups(MPI_Comm worl
     }
     std::vector<bool> selected(layout.group_kinds().size(), false);
     for (ParallelMode mode : modes()) {
-      if (!layout.has_mode(mode)) {
+      if (!layout.has_kind(mode)) {
         throw StateError(fmt::format("{} creates mode '{}', which the plan ({}) does not have{}", name(),
                                      mode_name(mode), describe(layout.config()),
                                      mode == ParallelMode::pipe ? ": the pipeline size is 1" : ""));

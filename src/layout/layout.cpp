@@ -89,7 +89,7 @@ std::size_t Layout::kind_of(ParallelMode mode) const {
   return kind;
 }
 
-bool Layout::has_mode(ParallelMode mode) const noexcept {
+bool Layout::has_kind(ParallelMode mode) const noexcept {
   const auto index = static_cast<std::size_t>(mode);
   return index < mode_kinds_.size() && mode_kinds_[index] != kNoKind;
 }

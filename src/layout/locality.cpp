@@ -87,15 +87,15 @@ bool is_bandwidth_hungry(std::string_view name) noexcept {
   return false;
 }
 
-std::vector<ModeLocality> mode_locality(const Layout& layout, const NodeMap& nodes) {
+std::vector<KindLocality> kind_locality(const Layout& layout, const NodeMap& nodes) {
   if (nodes.world_size() != layout.world_size()) {
     throw ConfigError(
         fmt::format("the node map covers {} ranks, but the layout has {}", nodes.world_size(), layout.world_size()));
   }
-  std::vector<ModeLocality> result;
+  std::vector<KindLocality> result;
   const auto kinds = layout.group_kinds();
   for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
-    ModeLocality entry;
+    KindLocality entry;
     entry.name = kinds[kind].name;
     entry.group_size = layout.group_size(kind);
     entry.bandwidth_hungry = is_bandwidth_hungry(entry.name);
@@ -121,7 +121,7 @@ std::vector<ModeLocality> mode_locality(const Layout& layout, const NodeMap& nod
   return result;
 }
 
-std::optional<ModeLocality> block_locality(const Layout& layout, std::size_t kind, std::int64_t gpus_per_node,
+std::optional<KindLocality> block_locality(const Layout& layout, std::size_t kind, std::int64_t gpus_per_node,
                                            std::int64_t* steps) {
   const GroupKind& group_kind = layout.group_kinds()[kind];
   const std::int64_t size = layout.group_size(kind);
@@ -134,7 +134,7 @@ std::optional<ModeLocality> block_locality(const Layout& layout, std::size_t kin
   // translates of the first one; when the first is [0, S) they all are blocks. A partial
   // kind (embd) is no such set, and is never judged here.
   if (group_kind.partial || layout.group_member(0, kind, size - 1) != size - 1) return std::nullopt;
-  ModeLocality entry;
+  KindLocality entry;
   entry.name = group_kind.name;
   entry.group_size = size;
   entry.bandwidth_hungry = is_bandwidth_hungry(entry.name);
@@ -197,7 +197,7 @@ std::int64_t node_size_that_fits(std::int64_t world_size, std::int64_t tensor_si
   return std::lcm(tensor_size, gpus_per_node);
 }
 
-std::string fix_for(const Layout& layout, const NodeMap& nodes, const ModeLocality& mode, std::int64_t* steps) {
+std::string fix_for(const Layout& layout, const NodeMap& nodes, const KindLocality& mode, std::int64_t* steps) {
   const std::int64_t t = layout.tensor_size();
   if (!is_preset_tensor_mode(mode.name) || layout.is_mesh()) {
     // A mesh group: speak of its own dimensions, whatever they are called.
@@ -226,11 +226,11 @@ std::string fix_for(const Layout& layout, const NodeMap& nodes, const ModeLocali
 }  // namespace
 
 std::vector<std::string> locality_warnings(const Layout& layout, const NodeMap& nodes,
-                                           const std::vector<ModeLocality>& modes, std::int64_t* steps) {
+                                           const std::vector<KindLocality>& modes, std::int64_t* steps) {
   std::vector<std::string> warnings;
   const std::string node_text =
       nodes.gpus_per_node() ? fmt::format("one node of {} GPUs", *nodes.gpus_per_node()) : std::string("one node");
-  for (const ModeLocality& mode : modes) {
+  for (const KindLocality& mode : modes) {
     if (steps != nullptr) ++*steps;
     if (!mode.bandwidth_hungry || mode.groups_across_nodes == 0) continue;
     warnings.push_back(fmt::format(

@@ -19,13 +19,13 @@ std::optional<LocalityReport> planned_locality(const Layout& layout) {
 LocalityReport planned_locality(const Layout& layout, std::int64_t gpus_per_node) {
   NodeMap nodes = NodeMap::blocks(layout.world_size(), gpus_per_node);
   if (layout.world_size() > kMaxLocalityWorldSize) return LocalityReport{std::move(nodes), {}, false};
-  std::vector<ModeLocality> modes = mode_locality(layout, nodes);
+  std::vector<KindLocality> modes = kind_locality(layout, nodes);
   return LocalityReport{std::move(nodes), std::move(modes), true};
 }
 
 LocalityReport observed_locality(const Layout& layout, const std::vector<std::int64_t>& node_of_rank) {
   NodeMap nodes = NodeMap::observed(node_of_rank);
-  std::vector<ModeLocality> modes = mode_locality(layout, nodes);
+  std::vector<KindLocality> modes = kind_locality(layout, nodes);
   return {std::move(nodes), std::move(modes), true};
 }
 
@@ -43,7 +43,7 @@ std::optional<std::int64_t> uniform_node_size(const NodeMap& nodes) {
 
 nlohmann::json locality_json(const LocalityReport& report) {
   nlohmann::json modes = nlohmann::json::object();
-  for (const ModeLocality& mode : report.modes) {
+  for (const KindLocality& mode : report.modes) {
     modes[mode.name] = {{"groups_within_node", mode.groups_within_node},
                         {"groups_across_nodes", mode.groups_across_nodes}};
   }
@@ -75,7 +75,7 @@ std::string locality_text(const LocalityReport& report) {
     return out + fmt::format("groups are not counted by node above {} ranks\n", kMaxLocalityWorldSize);
   }
   out += fmt::format("{:<20} {:>10} {:>12} {:>13}\n", "kind", "size", "within node", "across nodes");
-  for (const ModeLocality& mode : report.modes) {
+  for (const KindLocality& mode : report.modes) {
     const bool flagged = mode.bandwidth_hungry && mode.groups_across_nodes > 0;
     out += fmt::format("{:<20} {:>10} {:>12} {:>13}{}\n", mode.name, mode.group_size, mode.groups_within_node,
                        mode.groups_across_nodes, flagged ? "  <- tensor traffic across nodes" : "");
@@ -84,7 +84,7 @@ std::string locality_text(const LocalityReport& report) {
 }
 
 std::vector<std::string> locality_report_warnings(const Layout& layout, const LocalityReport& report) {
-  std::vector<ModeLocality> modes = report.modes;
+  std::vector<KindLocality> modes = report.modes;
   std::vector<std::string> not_judged;
   if (!report.counted) {
     // Above the counting limit only closed forms judge, in bounded work: each

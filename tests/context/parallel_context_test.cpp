@@ -50,7 +50,7 @@ TEST_F(EveryFittingConfig, ModesAreTheLayoutsInCreationOrder) {
     const auto expected = context.layout().modes();
     EXPECT_EQ(context.modes(), std::vector<ParallelMode>(expected.begin(), expected.end()));
     for (ParallelMode mode : kAllParallelModes) {
-      EXPECT_EQ(context.is_initialized(mode), context.layout().has_mode(mode)) << mode_name(mode);
+      EXPECT_EQ(context.is_initialized(mode), context.layout().has_kind(mode)) << mode_name(mode);
     }
   });
 }

@@ -39,7 +39,7 @@ TEST(ConfigEnumNames, LayoutQueriesWithAnOutOfRangeModeAreConfigErrors) {
   ParallelConfig config;
   config.world_size = 8;
   const Layout layout(config);
-  EXPECT_FALSE(layout.has_mode(static_cast<ParallelMode>(77)));
+  EXPECT_FALSE(layout.has_kind(static_cast<ParallelMode>(77)));
   EXPECT_EQ(message_of<ConfigError>([&] { (void)layout.group_size(static_cast<ParallelMode>(77)); }),
             "ParallelMode 77 is not a parallel mode: the modes are 0 to 18");
 }

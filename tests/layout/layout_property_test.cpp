@@ -81,8 +81,8 @@ TEST(LayoutProperties, ModeGroupSizesAreTheSpecifiedProducts) {
     EXPECT_EQ(layout.group_size(ParallelMode::data), layout.data_parallel_size());
     EXPECT_EQ(layout.group_size(ParallelMode::model), layout.pipeline_size() * layout.tensor_size());
     EXPECT_EQ(layout.group_size(ParallelMode::tensor), layout.tensor_size());
-    EXPECT_EQ(layout.has_mode(ParallelMode::pipe), layout.pipeline_size() > 1);
-    if (layout.has_mode(ParallelMode::pipe)) {
+    EXPECT_EQ(layout.has_kind(ParallelMode::pipe), layout.pipeline_size() > 1);
+    if (layout.has_kind(ParallelMode::pipe)) {
       EXPECT_EQ(layout.group_size(ParallelMode::pipe), layout.pipeline_size());
     }
     switch (config.tensor_mode) {

@@ -31,8 +31,8 @@ std::pair<std::int64_t, std::int64_t> brute_force(const Layout& layout, Parallel
   return {within, across};
 }
 
-const ModeLocality& find(const std::vector<ModeLocality>& modes, std::string_view name) {
-  for (const ModeLocality& m : modes) {
+const KindLocality& find(const std::vector<KindLocality>& modes, std::string_view name) {
+  for (const KindLocality& m : modes) {
     if (m.name == name) return m;
   }
   throw std::runtime_error("no mode " + std::string(name));
@@ -93,7 +93,7 @@ struct Case {
   std::int64_t gpus_per_node;
 };
 
-TEST(ModeLocality, CountsEqualTheGroupsOfEveryModeForBlocksAndRoundRobin) {
+TEST(KindLocality, CountsEqualTheGroupsOfEveryModeForBlocksAndRoundRobin) {
   const std::vector<Case> cases = {
       {preset_config(32, 2, 8, TensorMode::tensor_2p5d, 2), 8},
       {preset_config(32, 2, 8, TensorMode::tensor_2p5d, 2), 4},
@@ -115,7 +115,7 @@ TEST(ModeLocality, CountsEqualTheGroupsOfEveryModeForBlocksAndRoundRobin) {
       round_robin.push_back(r % (c.config.world_size / c.gpus_per_node));
     const NodeMap observed = NodeMap::observed(round_robin);
     for (const NodeMap* nodes : {&blocks, &observed}) {
-      const std::vector<ModeLocality> counted = mode_locality(layout, *nodes);
+      const std::vector<KindLocality> counted = kind_locality(layout, *nodes);
       ASSERT_EQ(counted.size(), layout.modes().size());
       for (std::size_t i = 0; i < counted.size(); ++i) {
         const ParallelMode mode = layout.modes()[i];
@@ -129,11 +129,11 @@ TEST(ModeLocality, CountsEqualTheGroupsOfEveryModeForBlocksAndRoundRobin) {
   }
 }
 
-TEST(ModeLocality, TheIssueExampleCountsAndWarnsAboutTensorGroups) {
+TEST(KindLocality, TheIssueExampleCountsAndWarnsAboutTensorGroups) {
   const Layout layout(preset_config(1024, 4, 16, TensorMode::tensor_2d));
   const NodeMap nodes = NodeMap::blocks(1024, 8);
   EXPECT_EQ(nodes.node_count(), 128);
-  const auto modes = mode_locality(layout, nodes);
+  const auto modes = kind_locality(layout, nodes);
   EXPECT_EQ(find(modes, "tensor").groups_across_nodes, 64);
   EXPECT_EQ(find(modes, "tensor").groups_within_node, 0);
   EXPECT_EQ(find(modes, "2d_row").groups_within_node, 256);
@@ -148,38 +148,38 @@ TEST(ModeLocality, TheIssueExampleCountsAndWarnsAboutTensorGroups) {
   EXPECT_EQ(warnings[1].rfind("2d_col groups cross nodes: 256 of 256 groups of 4 ranks", 0), 0U) << warnings[1];
 }
 
-TEST(ModeLocality, NoWarningWhenTheTensorSizeDividesTheNode) {
+TEST(KindLocality, NoWarningWhenTheTensorSizeDividesTheNode) {
   const Layout layout(preset_config(32, 2, 8, TensorMode::tensor_2p5d, 2));
   const NodeMap nodes = NodeMap::blocks(32, 8);
-  const auto modes = mode_locality(layout, nodes);
+  const auto modes = kind_locality(layout, nodes);
   EXPECT_TRUE(locality_warnings(layout, nodes, modes).empty());
   // Data and pipeline groups cross nodes by design; they are not flagged.
   EXPECT_GT(find(modes, "data").groups_across_nodes, 0);
 }
 
-TEST(ModeLocality, FixOffersOnlyTensorSizesValidForTheMode) {
+TEST(KindLocality, FixOffersOnlyTensorSizesValidForTheMode) {
   // 3d needs a cube: no cube above 1 divides 4, so no tensor size is offered.
   const Layout layout(preset_config(64, 1, 8, TensorMode::tensor_3d));
   const NodeMap nodes = NodeMap::blocks(64, 4);
-  const auto warnings = locality_warnings(layout, nodes, mode_locality(layout, nodes));
+  const auto warnings = locality_warnings(layout, nodes, kind_locality(layout, nodes));
   ASSERT_FALSE(warnings.empty());
   EXPECT_NE(warnings[0].find("fix: a tensor size that divides 4, or nodes of a multiple of 8 GPUs (--gpus-per-node 8)"),
             std::string::npos)
       << warnings[0];
 }
 
-TEST(ModeLocality, ObservedPlacementWarnsWithAPlacementFix) {
+TEST(KindLocality, ObservedPlacementWarnsWithAPlacementFix) {
   const Layout layout(preset_config(8, 1, 4, TensorMode::tensor_1d));
   const NodeMap nodes = NodeMap::observed({0, 1, 0, 1, 0, 1, 0, 1});
-  const auto warnings = locality_warnings(layout, nodes, mode_locality(layout, nodes));
+  const auto warnings = locality_warnings(layout, nodes, kind_locality(layout, nodes));
   ASSERT_EQ(warnings.size(), 2U);  // tensor and 1d
   EXPECT_NE(warnings[0].find("span more than one node, so"), std::string::npos) << warnings[0];
   EXPECT_NE(warnings[0].find("--map-by slot"), std::string::npos) << warnings[0];
 }
 
-TEST(ModeLocality, MapOfAnotherWorldSizeIsAConfigError) {
+TEST(KindLocality, MapOfAnotherWorldSizeIsAConfigError) {
   const Layout layout(preset_config(16, 1, 4, TensorMode::tensor_1d));
-  EXPECT_EQ(test::message_of<ConfigError>([&] { (void)mode_locality(layout, NodeMap::blocks(32, 8)); }),
+  EXPECT_EQ(test::message_of<ConfigError>([&] { (void)kind_locality(layout, NodeMap::blocks(32, 8)); }),
             "the node map covers 32 ranks, but the layout has 16");
 }
 
@@ -200,10 +200,10 @@ TEST(BlockLocality, AgreesWithTheCountWhereItAnswersAndRefusesOtherShapes) {
         if (w % g != 0) continue;
         const Layout layout(preset_config(w, p, t, mode, depth));
         const NodeMap nodes = NodeMap::blocks(w, g);
-        const auto counted = mode_locality(layout, nodes);
+        const auto counted = kind_locality(layout, nodes);
         for (std::size_t kind = 0; kind < layout.group_kinds().size(); ++kind) {
           const auto closed = block_locality(layout, kind, g);
-          const ModeLocality& truth = counted[kind];
+          const KindLocality& truth = counted[kind];
           if (!closed) {
             ++refused;
             // Refused only where the groups are not consecutive blocks.
@@ -249,7 +249,7 @@ TEST(LocalityWarnings, TheFixIsFoundInBoundedStepsAtAnySize) {
   for (const std::int64_t g : {std::int64_t{2}, std::int64_t{1} << 31, kHuge / 4}) {
     const Layout layout(preset_config(kHuge, 2, kHuge / 2, TensorMode::tensor_1d));
     const NodeMap nodes = NodeMap::blocks(kHuge, g);
-    std::vector<ModeLocality> modes = {*block_locality(layout, layout.kind_of(ParallelMode::tensor), g)};
+    std::vector<KindLocality> modes = {*block_locality(layout, layout.kind_of(ParallelMode::tensor), g)};
     std::int64_t steps = 0;
     const auto warnings = locality_warnings(layout, nodes, modes, &steps);
     ASSERT_EQ(warnings.size(), 1U);
@@ -265,7 +265,7 @@ TEST(LocalityWarnings, AMeshGroupsFixNamesItsOwnDimensions) {
   c.mesh = MeshConfig{parse_mesh_dims("dp=2,tp=4,x=2"), {"x-tp"}};
   const Layout layout(c);
   const NodeMap nodes = NodeMap::blocks(16, 4);
-  const auto warnings = locality_warnings(layout, nodes, mode_locality(layout, nodes));
+  const auto warnings = locality_warnings(layout, nodes, kind_locality(layout, nodes));
   ASSERT_EQ(warnings.size(), 1U);
   EXPECT_NE(warnings[0].find("fix: list tp, x first in --mesh (the fastest dimensions), with sizes whose product (8) "
                              "divides the 4 ranks per node"),

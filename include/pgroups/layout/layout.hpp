@@ -153,7 +153,11 @@ class Layout {
   /// for a mesh.
   [[nodiscard]] std::span<const ParallelMode> modes() const noexcept { return modes_; }
   /// Whether the configuration creates the mode; false for a value that is no enumerator.
-  [[nodiscard]] bool has_mode(ParallelMode mode) const noexcept;
+  [[nodiscard]] bool has_kind(ParallelMode mode) const noexcept;
+  /// Deprecated spelling of has_kind (one word, kind, since 0.2.0).
+  [[deprecated("use has_kind")]] [[nodiscard]] bool has_mode(ParallelMode mode) const noexcept {
+    return has_kind(mode);
+  }
 
   /// The rank's coordinates. For presets: data, pipe and tensor, slowest first, then for
   /// 2d, 2.5d and 3d the tensor sub-coordinates fastest first, in mesh order (row, col

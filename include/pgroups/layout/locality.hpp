@@ -61,8 +61,8 @@ class NodeMap {
   std::vector<std::int64_t> local_index_;  // empty for blocks
 };
 
-/// One mode's (or group kind's) groups, counted by node.
-struct ModeLocality {
+/// One group kind's groups, counted by node.
+struct KindLocality {
   /// mode_name(mode), e.g. "tensor" or "2d_col".
   std::string name;
   std::int64_t group_size = 1;
@@ -71,6 +71,9 @@ struct ModeLocality {
   /// Whether the mode carries tensor-parallel traffic (is_bandwidth_hungry(name)).
   bool bandwidth_hungry = false;
 };
+
+/// Deprecated spelling of KindLocality (one word, kind, since 0.2.0).
+using ModeLocality [[deprecated("use KindLocality")]] = KindLocality;
 
 /// Whether a group kind of this name carries the per-layer, bandwidth-hungry traffic of
 /// tensor parallelism: `tensor`, `1d`, the 2d/2.5d/3d sub-groups, `sequence`, and a mesh
@@ -82,16 +85,21 @@ struct ModeLocality {
 /// the map's world size differs from the layout's. Cost per mode: O(group count) for a
 /// contiguous map (first and last member of each group), O(W) otherwise; no group is
 /// materialised.
-[[nodiscard]] std::vector<ModeLocality> mode_locality(const Layout& layout, const NodeMap& nodes);
+[[nodiscard]] std::vector<KindLocality> kind_locality(const Layout& layout, const NodeMap& nodes);
+/// Deprecated spelling of kind_locality.
+[[deprecated("use kind_locality")]] [[nodiscard]] inline std::vector<KindLocality> mode_locality(const Layout& layout,
+                                                                                                 const NodeMap& nodes) {
+  return kind_locality(layout, nodes);
+}
 
 /// The closed form for nodes of `gpus_per_node` consecutive ranks: kind `kind`'s groups
 /// within one node and across nodes, in O(dimensions) whatever W, G and the sizes (up to
 /// 2^62), when its groups are consecutive blocks of ranks (checked: a non-partial kind
 /// whose first group is [0, S)). Nothing when they are not, or the world does not fill
-/// whole nodes: then this form cannot judge, and the caller counts (mode_locality) or
+/// whole nodes: then this form cannot judge, and the caller counts (kind_locality) or
 /// says that it did not. `steps`, when given, is increased by the work done (1 here), for
 /// tests of the bound.
-[[nodiscard]] std::optional<ModeLocality> block_locality(const Layout& layout, std::size_t kind,
+[[nodiscard]] std::optional<KindLocality> block_locality(const Layout& layout, std::size_t kind,
                                                          std::int64_t gpus_per_node, std::int64_t* steps = nullptr);
 
 /// One warning per bandwidth-hungry mode with a group across nodes, naming the mode, how
@@ -103,7 +111,7 @@ struct ModeLocality {
 /// ~200 O(1) checks for the suggested tensor size, whatever W and G; `steps`, when
 /// given, is increased by each of them.
 [[nodiscard]] std::vector<std::string> locality_warnings(const Layout& layout, const NodeMap& nodes,
-                                                         const std::vector<ModeLocality>& modes,
+                                                         const std::vector<KindLocality>& modes,
                                                          std::int64_t* steps = nullptr);
 
 }  // namespace pgroups

@@ -26,7 +26,7 @@ inline constexpr std::int64_t kMaxLocalityWorldSize = std::int64_t{1} << 22;
 struct LocalityReport {
   NodeMap nodes;
   /// Empty when the world is above kMaxLocalityWorldSize (not counted).
-  std::vector<ModeLocality> modes;
+  std::vector<KindLocality> modes;
   bool counted = true;
 };
 

@@ -48,7 +48,7 @@ def test_new_keyword_does_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert plan.group_of(1, kind="tensor") == [0, 1]
-        assert plan.has_mode(kind="data")
+        assert plan.has_kind(kind="data")
 
 
 def test_old_and_new_keyword_together_is_a_type_error_naming_both():
@@ -95,3 +95,9 @@ def test_the_docs_table_of_kind_names_is_the_header_the_enum_and_the_bound_list(
     assert [value for value, _, _ in rows] == list(_pgroups.mode_names)
     assert [cpp for _, cpp, _ in rows] == enumerators
     assert [(member, value) for value, _, member in rows] == [(m.name, m.value) for m in ParallelMode]
+
+
+def test_old_method_names_answer_the_same_with_a_warning():
+    plan = Plan(8, pipeline=2, tensor=2)
+    with pytest.warns(DeprecationWarning, match=r"has_mode\(\) is deprecated: use has_kind\(\)"):
+        assert plan.has_mode("pipe") == plan.has_kind("pipe") is True
