@@ -272,7 +272,9 @@ bool map_is_valid(const Layout& layout, std::vector<std::int64_t> map) {
 
 Cluster with_job_traffic(Cluster cluster, const Layout& layout,
                          std::span<const std::pair<std::string, double>> job_traffic) {
-  for (const auto& [name, bytes] : job_traffic) {
+  // Named members, not a structured binding: clang before 16 cannot capture one in a lambda.
+  for (const std::pair<std::string, double>& given : job_traffic) {
+    const std::string& name = given.first;
     if (!layout.find_group_kind(name)) {
       throw ConfigError(
           fmt::format("the job's traffic names kind '{}', which the plan does not build; its kinds are {}",
@@ -281,9 +283,9 @@ Cluster with_job_traffic(Cluster cluster, const Layout& layout,
     const auto entry = std::find_if(cluster.traffic.begin(), cluster.traffic.end(),
                                     [&](const auto& named) { return named.first == name; });
     if (entry == cluster.traffic.end()) {
-      cluster.traffic.emplace_back(name, bytes);
+      cluster.traffic.push_back(given);
     } else {
-      entry->second = bytes;
+      entry->second = given.second;
     }
   }
   return cluster;
