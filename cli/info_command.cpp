@@ -6,7 +6,7 @@
 // initialised. Nothing here fails for a missing GPU, driver or library; each part that
 // cannot be told says so. Run under a launcher (mpirun, srun, torchrun), it also says
 // where this process runs: its host and what the launcher's variables tell
-// (pgroups/layout/launcher.hpp); `verify` counts the nodes of a whole job.
+// (pgroups/launch/launcher.hpp); `verify` counts the nodes of a whole job.
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -17,7 +17,7 @@
 #include <string>
 
 #include "output.hpp"
-#include "pgroups/layout/launcher.hpp"
+#include "pgroups/launch/launcher.hpp"
 #include "print_warnings.hpp"
 #include "subcommand.hpp"
 

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "output.hpp"
-#include "pgroups/layout/error.hpp"
-#include "pgroups/layout/launcher.hpp"
+#include "pgroups/common/error.hpp"
+#include "pgroups/launch/launcher.hpp"
 #include "subcommand.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <array>
 
 #include "integer_option.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/mesh_config.hpp"
 #include "plan_options.hpp"
 

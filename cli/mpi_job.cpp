@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "output.hpp"
-#include "pgroups/layout/error.hpp"
-#include "pgroups/layout/launcher.hpp"
-#include "pgroups/layout/timeout.hpp"
-#include "pgroups/mpi/error.hpp"
+#include "pgroups/common/error.hpp"
+#include "pgroups/launch/launcher.hpp"
+#include "pgroups/launch/timeout.hpp"
+#include "pgroups/mpi/check.hpp"
 #include "pgroups/mpi/session.hpp"
 
 namespace pgroups::cli {

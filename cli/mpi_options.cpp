@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "integer_option.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
-#include "pgroups/layout/creation_steps.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/context/creation_steps.hpp"
+#include "pgroups/launch/timeout.hpp"
 #include "pgroups/layout/layout.hpp"
-#include "pgroups/layout/timeout.hpp"
 
 namespace pgroups::cli {
 namespace {

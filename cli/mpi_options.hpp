@@ -20,7 +20,7 @@ namespace pgroups::cli {
 struct MpiOptions {
   /// --timeout SECONDS, parsed once, as the command line is read (a malformed one is a
   /// usage error then); absent: PGROUPS_TIMEOUT, then the default
-  /// (pgroups/layout/timeout.hpp), which resolve_timeout reads.
+  /// (pgroups/launch/timeout.hpp), which resolve_timeout reads.
   std::optional<std::chrono::milliseconds> timeout;
   /// --inject-stall-rank R: rank R stops, sleeping until killed, just before a step.
   std::optional<int> stall_rank;

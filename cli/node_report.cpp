@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "pgroups/mpi/error.hpp"
+#include "pgroups/mpi/check.hpp"
 
 namespace pgroups::cli {
 

@@ -1,7 +1,7 @@
 #pragma once
 // The nodes of a running job, as `verify` gathers them: which node each rank is on
 // (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED), the hosts, what the launcher's
-// variables say (pgroups/layout/launcher.hpp). The report layer shows them
+// variables say (pgroups/launch/launcher.hpp). The report layer shows them
 // (report::live_nodes_json / live_nodes_text).
 
 #include <mpi.h>

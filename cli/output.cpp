@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
-#include "pgroups/layout/error.hpp"
 
 namespace pgroups::cli {
 

@@ -15,8 +15,8 @@
 #include <optional>
 #include <system_error>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
-#include "pgroups/layout/error.hpp"
 
 namespace pgroups::cli {
 namespace {

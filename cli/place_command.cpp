@@ -1,8 +1,6 @@
 // `pgroups place`: the cheapest placement of a mesh on a cluster among those a user writes
 // by hand, its cost against the plain mesh order, and the files launchers take.
 
-#include <fmt/format.h>
-
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,8 +10,9 @@
 #include "output.hpp"
 #include "output_file.hpp"
 #include "pgroups/common/environment.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/config/cluster_reader.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/config/cluster_source.hpp"
 #include "pgroups/layout/placement.hpp"
 #include "pgroups/report/locality_report.hpp"
 #include "pgroups/report/placement_report.hpp"
@@ -78,39 +77,11 @@ Subcommand add_place_command(CLI::App& parent) {
             if (options->slurm_topology) inputs.push_back({"--slurm-topology", *options->slurm_topology});
             check_outputs(outputs, inputs);
             const ParallelConfig config = options->plan.resolve();
-            Cluster described;
-            if (options->cluster_file) {
-              described = read_cluster_file(*options->cluster_file);
-              if (config.gpus_per_node && *config.gpus_per_node != described.gpus_per_node) {
-                throw ConfigError(fmt::format(
-                    "the configuration's gpus_per_node {} is not the cluster file's {}: the cluster file says how "
-                    "many GPUs a node holds (leave gpus_per_node out, or make them equal)",
-                    *config.gpus_per_node, described.gpus_per_node));
-              }
-            } else if (options->slurm_topology) {
-              if (!config.gpus_per_node) {
-                throw ConfigError(
-                    "--slurm-topology needs --gpus-per-node G (topology.conf does not say how many "
-                    "GPUs a node holds)");
-              }
-              std::string list;
-              if (options->nodelist) {
-                list = *options->nodelist;
-              } else if (auto env = environment_text(process_environment, "SLURM_JOB_NODELIST")) {
-                list = std::move(*env);
-              } else {
-                throw ConfigError("--slurm-topology needs the job's hosts: give --nodelist or set SLURM_JOB_NODELIST");
-              }
-              const auto costs = options->level_costs ? parse_traffic(*options->level_costs)
-                                                      : std::vector<std::pair<std::string, double>>{};
-              described =
-                  read_slurm_topology(*options->slurm_topology, expand_host_list(list), *config.gpus_per_node, costs);
-            } else {
-              throw ConfigError("pgroups place needs a cluster: give --cluster FILE or --slurm-topology FILE");
-            }
             const Layout layout(config);
-            if (options->traffic)
-              described = with_job_traffic(std::move(described), layout, parse_traffic(*options->traffic));
+            const Cluster described = describe_cluster(layout,
+                                                       {options->cluster_file, options->slurm_topology,
+                                                        options->nodelist, options->level_costs, options->traffic},
+                                                       process_environment);
             const PlacementResult result = place(layout, described);
             std::vector<std::int64_t> map;
             const bool drawn = options->svg_file || options->html_file;
@@ -124,19 +95,12 @@ Subcommand add_place_command(CLI::App& parent) {
               placed.rank_map = map;
               placed.gpus_per_node = described.gpus_per_node;
               const Layout drawn_layout(placed);
-              std::vector<std::int64_t> position(static_cast<std::size_t>(described.node_count));
-              for (std::size_t i = 0; i < position.size(); ++i) position[i] = static_cast<std::int64_t>(i);
-              for (std::size_t i = 0; i < described.node_order.size(); ++i) {
-                position[static_cast<std::size_t>(described.node_order[i])] = static_cast<std::int64_t>(i);
-              }
               std::vector<PictureLevel> levels;
               for (const ClusterLevel& level : described.levels) {
-                PictureLevel drawn_level{level.name, {}};
-                for (std::int64_t r = 0; r < drawn_layout.world_size(); ++r) {
-                  drawn_level.unit_of_rank.push_back(position[static_cast<std::size_t>(r / described.gpus_per_node)] /
-                                                     level.nodes);
-                }
-                levels.push_back(std::move(drawn_level));
+                std::vector<std::int64_t> units = level_unit_of_ranks(described, level);
+                // The plan may use fewer ranks than the cluster holds.
+                units.resize(static_cast<std::size_t>(drawn_layout.world_size()));
+                levels.push_back({level.name, std::move(units)});
               }
               const auto locality = report::planned_locality(drawn_layout);
               if (options->svg_file) svg = plan_svg(drawn_layout, locality, levels);

@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include "integer_option.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/config/config_merge.hpp"
 #include "pgroups/config/config_reader.hpp"
 #include "pgroups/config/rank_map_file.hpp"
-#include "pgroups/layout/error.hpp"
 
 namespace pgroups::cli {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "output_file.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/report/elided_list.hpp"
 #include "pgroups/report/output_size.hpp"
 
@@ -175,6 +175,52 @@ std::string row_label(const std::vector<Dim>& dims, const Geometry& g, std::int6
   return label + fmt::format("{}", fmt::join(parts, " "));
 }
 
+// The legend of a panel: the first groups' colours and members, as many as the width allows.
+void panel_legend(std::string& out, const Layout& layout, std::size_t mode, const Geometry& g, double legend_y) {
+  const std::int64_t count = layout.group_count(mode);
+  const std::int64_t size = layout.group_size(mode);
+  double x = 0;
+  for (std::int64_t group = 0; group < count; ++group) {
+    const std::int64_t leader = layout.group_leader(mode, group);
+    const std::string members =
+        report::elided_list(size, [&](std::int64_t i) { return layout.group_member(leader, mode, i); }, 3);
+    const double width = 16 + 6.1 * static_cast<double>(members.size()) + 12;
+    if (x + width > g.panel_width - 60 && group > 0) {
+      out +=
+          fmt::format("<text x=\"{:g}\" y=\"{:g}\" class=\"legend\">+{} more</text>", x, legend_y + 9, count - group);
+      break;
+    }
+    out += fmt::format(
+        "<rect x=\"{:g}\" y=\"{:g}\" width=\"11\" height=\"11\" fill=\"{}\" stroke=\"#555\" "
+        "stroke-width=\"0.5\"/><text x=\"{:g}\" y=\"{:g}\" class=\"legend\">{}</text>",
+        x, legend_y, group_colour(group, count), x + 15, legend_y + 9, members);
+    x += width;
+  }
+  out += '\n';
+}
+
+// Entry [level][group]: whether the kind's group spans more than one unit of the level;
+// once per group, not per rank.
+std::vector<std::vector<bool>> level_crossings(const Layout& layout, std::size_t mode,
+                                               const std::vector<PictureLevel>& levels) {
+  const std::int64_t count = layout.group_count(mode);
+  std::vector<std::vector<bool>> crosses(levels.size(), std::vector<bool>(static_cast<std::size_t>(count), false));
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    for (std::int64_t group = 0; group < count; ++group) {
+      const std::int64_t leader = layout.group_leader(mode, group);
+      const std::int64_t unit = levels[l].unit_of_rank[static_cast<std::size_t>(leader)];
+      const std::int64_t members = static_cast<std::int64_t>(layout.group_of(leader, mode).size());
+      for (std::int64_t i = 1; i < members; ++i) {
+        if (levels[l].unit_of_rank[static_cast<std::size_t>(layout.group_member(leader, mode, i))] != unit) {
+          crosses[l][static_cast<std::size_t>(group)] = true;
+          break;
+        }
+      }
+    }
+  }
+  return crosses;
+}
+
 void panel(std::string& out, const Layout& layout, std::size_t mode, const std::vector<Dim>& dims, const Geometry& g,
            double left, double top, const std::optional<LocalityReport>& locality, const std::string& outline,
            const std::vector<PictureLevel>& levels, const std::vector<std::string>& level_outlines) {
@@ -200,28 +246,10 @@ void panel(std::string& out, const Layout& layout, std::size_t mode, const std::
                        flagged ? "heading warn" : "heading", counted->groups_within_node, counted->groups_across_nodes);
   }
 
-  // Legend: the first groups' colours and members, as many as the width allows.
   const double gx = g.row_label_width;
   const double gy = kPanelHeader - 8;
   const double legend_y = counted != nullptr ? 41 : 25;
-  double x = 0;
-  for (std::int64_t group = 0; group < count; ++group) {
-    const std::int64_t leader = layout.group_leader(mode, group);
-    const std::string members =
-        report::elided_list(size, [&](std::int64_t i) { return layout.group_member(leader, mode, i); }, 3);
-    const double width = 16 + 6.1 * static_cast<double>(members.size()) + 12;
-    if (x + width > g.panel_width - 60 && group > 0) {
-      out +=
-          fmt::format("<text x=\"{:g}\" y=\"{:g}\" class=\"legend\">+{} more</text>", x, legend_y + 9, count - group);
-      break;
-    }
-    out += fmt::format(
-        "<rect x=\"{:g}\" y=\"{:g}\" width=\"11\" height=\"11\" fill=\"{}\" stroke=\"#555\" "
-        "stroke-width=\"0.5\"/><text x=\"{:g}\" y=\"{:g}\" class=\"legend\">{}</text>",
-        x, legend_y, group_colour(group, count), x + 15, legend_y + 9, members);
-    x += width;
-  }
-  out += '\n';
+  panel_legend(out, layout, mode, g, legend_y);
 
   // Row labels.
   const std::int64_t every = g.cell >= 11 ? 1 : static_cast<std::int64_t>(std::ceil(11 / g.cell));
@@ -231,21 +259,7 @@ void panel(std::string& out, const Layout& layout, std::size_t mode, const std::
   }
   out += '\n';
 
-  // Which of the kind's groups span more than one unit of each level: once per group.
-  std::vector<std::vector<bool>> crosses(levels.size(), std::vector<bool>(static_cast<std::size_t>(count), false));
-  for (std::size_t l = 0; l < levels.size(); ++l) {
-    for (std::int64_t group = 0; group < count; ++group) {
-      const std::int64_t leader = layout.group_leader(mode, group);
-      const std::int64_t unit = levels[l].unit_of_rank[static_cast<std::size_t>(leader)];
-      const std::int64_t members = static_cast<std::int64_t>(layout.group_of(leader, mode).size());
-      for (std::int64_t i = 1; i < members; ++i) {
-        if (levels[l].unit_of_rank[static_cast<std::size_t>(layout.group_member(leader, mode, i))] != unit) {
-          crosses[l][static_cast<std::size_t>(group)] = true;
-          break;
-        }
-      }
-    }
-  }
+  const std::vector<std::vector<bool>> crosses = level_crossings(layout, mode, levels);
   out += fmt::format("<g transform=\"translate({:g},{:g})\">\n", gx, gy);
   for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
     const double cx = static_cast<double>(rank % g.columns) * g.cell;

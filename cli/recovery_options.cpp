@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "integer_option.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 
 namespace pgroups::cli {
 

@@ -33,11 +33,11 @@
 #include "mpi_options.hpp"
 #include "node_report.hpp"
 #include "output.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
-#include "pgroups/layout/error.hpp"
-#include "pgroups/layout/timeout.hpp"
+#include "pgroups/launch/timeout.hpp"
+#include "pgroups/mpi/check.hpp"
 #include "pgroups/mpi/deadline.hpp"
-#include "pgroups/mpi/error.hpp"
 #include "pgroups/mpi/session.hpp"
 #include "pgroups/report/verify_report.hpp"
 #include "plan_options.hpp"
@@ -68,9 +68,9 @@ struct Observation {
   bool ok = false;
 };
 
-Observation observe(const ParallelContext& context, const std::string& group) {
-  if (!context.is_member(group)) return Observation{.rank = -1, .size = 0, .members = {}, .ok = true};
-  const MPI_Comm comm = context.get_cpu_group(group).mpi();
+Observation observe(const ParallelContext& context, const KindHandle& handle) {
+  if (!context.is_member(handle)) return Observation{.rank = -1, .size = 0, .members = {}, .ok = true};
+  const MPI_Comm comm = context.get_cpu_group(handle).mpi();
   Observation seen;
   check(MPI_Comm_size(comm, &seen.size), "MPI_Comm_size");
   check(MPI_Comm_rank(comm, &seen.rank), "MPI_Comm_rank");
@@ -79,7 +79,7 @@ Observation observe(const ParallelContext& context, const std::string& group) {
   check(MPI_Allgather(&me, 1, MPI_INT, seen.members.data(), 1, MPI_INT, comm), "MPI_Allgather");
 
   const Layout& layout = context.layout();
-  const std::size_t kind = layout.group_kind_index(group);
+  const std::size_t kind = *handle.index();  // every kind of context.kinds() has one
   const std::vector<std::int64_t> expected = layout.group_of(me, kind);
   seen.ok = seen.size == static_cast<std::int64_t>(expected.size()) && seen.rank == layout.local_rank(me, kind) &&
             std::equal(seen.members.begin(), seen.members.end(), expected.begin(), expected.end());
@@ -87,7 +87,7 @@ Observation observe(const ParallelContext& context, const std::string& group) {
     fmt::print(stderr,
                "pgroups verify: rank {}, group {}: the communicator has size {}, rank {}, members [{}]; the layout "
                "says size {}, local rank {}, members [{}]\n",
-               me, group, seen.size, seen.rank, fmt::join(seen.members, ", "), expected.size(),
+               me, handle.name(), seen.size, seen.rank, fmt::join(seen.members, ", "), expected.size(),
                layout.local_rank(me, kind), fmt::join(expected, ", "));
   }
   return seen;
@@ -97,11 +97,11 @@ Observation observe(const ParallelContext& context, const std::string& group) {
 // layer, pgroups/report/verify_report.hpp).
 using KindReport = report::VerifyKindReport;
 
-KindReport gather_report(MPI_Comm world, int rank, int size, const ParallelContext& context, const std::string& group,
+KindReport gather_report(MPI_Comm world, int rank, int size, const ParallelContext& context, const KindHandle& handle,
                          const Observation& seen, bool with_groups) {
   KindReport report;
-  report.kind = group;
-  const double seconds = context.creation_seconds(group);
+  report.kind = handle.name();
+  const double seconds = context.creation_seconds(handle);
   check(MPI_Reduce(&seconds, &report.create_seconds, 1, MPI_DOUBLE, MPI_MAX, 0, world), "MPI_Reduce");
 
   const std::array<int, 3> mine = {seen.rank, seen.size, seen.ok ? 1 : 0};
@@ -151,31 +151,39 @@ KindReport gather_report(MPI_Comm world, int rank, int size, const ParallelConte
 // creation. --format json gathers every group on rank 0, text does not.
 std::string agreed_settings(const VerifyOptions& options) { return fmt::format("verify format={}", options.format); }
 
+// What step 1 of verify_job reads, locally, before any collective.
+struct PreparedJob {
+  ParallelConfig config;
+  CreationStrategy strategy;
+};
+
+// Step 1, local: the configuration, and the options into `context_options`.
+PreparedJob prepare_job(const VerifyOptions& options, ContextOptions& context_options, int rank, int size) {
+  PreparedJob job{options.plan.resolve(size), mpi::parse_creation_strategy(options.strategy)};
+  if (const std::string warning = mpi::strategy_deprecation(options.strategy); !warning.empty() && rank == 0) {
+    fmt::print(stderr, "pgroups: warning: {}\n", warning);
+  }
+  // Checked here, where every rank settles its outcome, so that a rank without a GPU
+  // ends the job with a clean status rather than through the constructor's MPI_Abort.
+  const Backend backend = parse_backend(options.backend);
+  require_backend_usable(backend);
+  context_options.strategy = job.strategy;
+  context_options.backend = backend;
+  context_options.agreed_settings = agreed_settings(options);
+  // Agreed on by the context itself (agreement_text), as it decides the collectives.
+  context_options.share_communicators = !options.no_share;
+  options.mpi.apply(context_options, job.config, rank, size);
+  return job;
+}
+
 int verify_job(const VerifyOptions& options, ContextOptions& context_options, int rank, int size) {
   const MPI_Comm world = MPI_COMM_WORLD;
   const mpi::Communicator world_comm = mpi::Communicator::borrow(world);
 
-  // Step 1, local: read the configuration.
-  std::optional<ParallelConfig> config;
-  std::optional<CreationStrategy> strategy;
-  std::optional<Backend> backend;
+  std::optional<PreparedJob> job;
   std::optional<LocalFailure> failure;
   try {
-    config = options.plan.resolve(size);
-    strategy = mpi::parse_creation_strategy(options.strategy);
-    if (const std::string warning = mpi::strategy_deprecation(options.strategy); !warning.empty() && rank == 0) {
-      fmt::print(stderr, "pgroups: warning: {}\n", warning);
-    }
-    // Checked here, where every rank settles its outcome, so that a rank without a GPU
-    // ends the job with a clean status rather than through the constructor's MPI_Abort.
-    backend = parse_backend(options.backend);
-    require_backend_usable(*backend);
-    context_options.strategy = *strategy;
-    context_options.backend = *backend;
-    context_options.agreed_settings = agreed_settings(options);
-    // Agreed on by the context itself (agreement_text), as it decides the collectives.
-    context_options.share_communicators = !options.no_share;
-    options.mpi.apply(context_options, *config, rank, size);
+    job = prepare_job(options, context_options, rank, size);
   } catch (const std::exception& error) {
     failure = LocalFailure{exit_status_of(error), error.what()};
   }
@@ -190,7 +198,7 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
     // fails the job with TimeoutError.
     mpi::barrier_until(world_comm, mpi::Deadline(*context_options.timeout), {"start", "the start of group creation"});
     const double start = MPI_Wtime();
-    context.emplace(*config, world, context_options);
+    context.emplace(job->config, world, context_options);
     local_create_seconds = MPI_Wtime() - start;
   } catch (const std::exception& error) {
     return end_collective_step(world, rank, error);
@@ -207,10 +215,10 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
     check(MPI_Allreduce(&local_create_seconds, &create_seconds, 1, MPI_DOUBLE, MPI_MAX, world), "MPI_Allreduce");
     std::vector<KindReport> reports;
     int all_ok = 1;
-    for (const std::string& group : context->kind_names()) {
-      const Observation seen = observe(*context, group);
+    for (const KindHandle& handle : context->kinds()) {
+      const Observation seen = observe(*context, handle);
       all_ok = (all_ok == 1 && seen.ok) ? 1 : 0;
-      reports.push_back(gather_report(world, rank, size, *context, group, seen, json));
+      reports.push_back(gather_report(world, rank, size, *context, handle, seen, json));
     }
     std::vector<DeviceKindReport> device;
     if (context->backend() == Backend::nccl) {
@@ -222,7 +230,7 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
     const LiveNodes nodes = gather_live_nodes(world);  // the job's nodes (node_report.hpp)
     if (rank == 0) {
       const report::VerifyRun run{.layout = context->layout(),
-                                  .strategy = mpi::strategy_name(*strategy),
+                                  .strategy = mpi::strategy_name(job->strategy),
                                   .backend = backend_name(context->backend()),
                                   .share_communicators = context->options().share_communicators,
                                   .create_seconds = create_seconds,

@@ -6,7 +6,7 @@
 #include <array>
 #include <string>
 
-#include "pgroups/mpi/error.hpp"
+#include "pgroups/mpi/check.hpp"
 
 namespace pgroups::cli {
 
@@ -15,11 +15,10 @@ DeviceCheck check_device_groups(MPI_Comm world, int rank, int size, ParallelCont
   // Every rank checks the communicators it holds; the gathers below run once per kind
   // on every rank, members or not, so that they stay collective over the world.
   const std::vector<GroupCheck> checks = context.check_device_groups();
-  for (const std::string& group : context.kind_names()) {
-    const bool is_global = group == mode_name(ParallelMode::global);
-    const auto held = std::find_if(checks.begin(), checks.end(), [&](const GroupCheck& check) {
-      return check.kind == group || (is_global && check.kind == "global");
-    });
+  for (const KindHandle& handle : context.kinds()) {
+    const std::string& group = handle.name();
+    const auto held =
+        std::find_if(checks.begin(), checks.end(), [&group](const GroupCheck& check) { return check.kind == group; });
     const bool member = held != checks.end();
     if (member && !held->ok()) {
       result.ok_here = false;
@@ -30,7 +29,7 @@ DeviceCheck check_device_groups(MPI_Comm world, int rank, int size, ParallelCont
     }
     DeviceKindReport report;
     report.kind = group;
-    const double seconds = context.device_creation_seconds(group);
+    const double seconds = context.device_creation_seconds(handle);
     mpi::check(MPI_Reduce(&seconds, &report.create_seconds, 1, MPI_DOUBLE, MPI_MAX, 0, world), "MPI_Reduce");
     const std::array<std::int64_t, 3> mine = {member ? held->expected : 0, member ? held->actual : 0, member ? 1 : 0};
     std::vector<std::int64_t> all(rank == 0 ? 3 * static_cast<std::size_t>(size) : 0);

@@ -8,7 +8,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(_pgroups_targets pgroups_common pgroups_layout pgroups_config pgroups_report)
+set(_pgroups_targets pgroups_common pgroups_launch pgroups_layout pgroups_cost pgroups_config pgroups_report)
 foreach(target IN ITEMS pgroups_mpi pgroups_context pgroups_nccl)
   if(TARGET ${target})
     list(APPEND _pgroups_targets ${target})
@@ -53,7 +53,7 @@ install(FILES ${PROJECT_BINARY_DIR}/pgroupsConfig.cmake ${PROJECT_BINARY_DIR}/pg
 file(RELATIVE_PATH PGROUPS_PC_TO_PREFIX "/_/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/_")
 string(REGEX REPLACE "/$" "" PGROUPS_PC_TO_PREFIX "${PGROUPS_PC_TO_PREFIX}")
 set(PGROUPS_PC_REQUIRES "")
-set(PGROUPS_PC_LAYOUT_LIBS "-lpgroups_layout")
+set(PGROUPS_PC_LAYOUT_LIBS "-lpgroups_cost -lpgroups_layout -lpgroups_launch")
 if(PGROUPS_STATIC_LIBRARIES)
   set(PGROUPS_PC_REQUIRES "fmt")
   string(APPEND PGROUPS_PC_LAYOUT_LIBS " -lpgroups_common")
@@ -77,7 +77,7 @@ if(TARGET pgroups_context)
   string(APPEND PGROUPS_PC_CONTEXT_LIBS " -lpgroups_mpi")
   if(PGROUPS_STATIC_LIBRARIES)
     # pgroups_common again: the context and MPI libraries use it as well.
-    string(APPEND PGROUPS_PC_CONTEXT_LIBS " -lpgroups_layout -lpgroups_common -pthread")
+    string(APPEND PGROUPS_PC_CONTEXT_LIBS " -lpgroups_layout -lpgroups_launch -lpgroups_common -pthread")
     if(PGROUPS_HAVE_NCCL)
       get_filename_component(_pgroups_cudart_dir "${CUDA_cudart_LIBRARY}" DIRECTORY)
       # libnccl by the file name that was found (-l:NAME): the registry's wheel

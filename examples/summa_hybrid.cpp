@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
-#include "pgroups/layout/error.hpp"
-#include "pgroups/mpi/error.hpp"
+#include "pgroups/mpi/check.hpp"
 #include "pgroups/mpi/session.hpp"
 
 namespace {

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/config/config_reader.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/layout/layout.hpp"
 
 namespace {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/config/config_reader.hpp"
-#include "pgroups/layout/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -4,6 +4,7 @@
 /// and Colossal-AI's Python configs, and the merge of flags over a file.
 
 #include "pgroups/config/cluster_reader.hpp"  // IWYU pragma: export
+#include "pgroups/config/cluster_source.hpp"  // IWYU pragma: export
 #include "pgroups/config/config_json.hpp"  // IWYU pragma: export
 #include "pgroups/config/config_merge.hpp"  // IWYU pragma: export
 #include "pgroups/config/config_reader.hpp"  // IWYU pragma: export

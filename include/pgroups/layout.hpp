@@ -1,16 +1,11 @@
 #pragma once
 /// \file
-/// Umbrella of the pure layout layer (target pgroups::layout): no MPI, CUDA or NCCL. It is
-/// also the old path of Layout's header, now pgroups/layout/layout.hpp, and keeps serving it.
+/// Umbrella of the pure layout layer (target pgroups::layout): no MPI, CUDA or NCCL.
 
 #include "pgroups/layout/agreement_record.hpp"  // IWYU pragma: export
 #include "pgroups/layout/cluster.hpp"  // IWYU pragma: export
 #include "pgroups/layout/communicator_sharing.hpp"  // IWYU pragma: export
-#include "pgroups/layout/creation_cost.hpp"  // IWYU pragma: export
-#include "pgroups/layout/creation_steps.hpp"  // IWYU pragma: export
-#include "pgroups/layout/error.hpp"  // IWYU pragma: export
 #include "pgroups/layout/group_check.hpp"  // IWYU pragma: export
-#include "pgroups/layout/launcher.hpp"  // IWYU pragma: export
 #include "pgroups/layout/layout.hpp"  // IWYU pragma: export
 #include "pgroups/layout/locality.hpp"  // IWYU pragma: export
 #include "pgroups/layout/mesh.hpp"  // IWYU pragma: export
@@ -22,5 +17,4 @@
 #include "pgroups/layout/rank_map.hpp"  // IWYU pragma: export
 #include "pgroups/layout/rank_view.hpp"  // IWYU pragma: export
 #include "pgroups/layout/recovery.hpp"  // IWYU pragma: export
-#include "pgroups/layout/timeout.hpp"  // IWYU pragma: export
 #include "pgroups/layout/virtual_pipeline.hpp"  // IWYU pragma: export

@@ -23,6 +23,7 @@ from ._pgroups import (
     TimeoutError,
     __version__,
 )
+from ._placement import Placement, place
 from ._plan import Mesh, Plan, Recovery
 
 __all__ = [
@@ -36,10 +37,12 @@ __all__ = [
     "ParallelContext",
     "ParallelMode",
     "ParseError",
+    "Placement",
     "Plan",
     "Recovery",
     "StateError",
     "TimeoutError",
+    "place",
 ]
 
 Error.__doc__ = "Root of every error pgroups raises (C++ pgroups::Error)."

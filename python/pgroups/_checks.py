@@ -88,7 +88,7 @@ def check_bool(name: str, value: Any) -> bool:
 def check_timeout(name: str, value: Any) -> Optional[float]:
     """A timeout in seconds: an int or float (not a bool), or a ``datetime.timedelta``.
     Returns the seconds in effect (rounded up to whole milliseconds), or None for "no
-    timeout" (0), by the C++ rule (pgroups/layout/timeout.hpp): negative, NaN or beyond
+    timeout" (0), by the C++ rule (pgroups/launch/timeout.hpp): negative, NaN or beyond
     ``_pgroups.largest_timeout_seconds`` is a ConfigError naming ``name``."""
     if isinstance(value, datetime.timedelta):
         seconds = value.total_seconds()
@@ -104,7 +104,7 @@ def check_timeout(name: str, value: Any) -> Optional[float]:
 
 def timeout_seconds(timeout: Any) -> Optional[float]:
     """The timeout a collective call runs under, by the C++ resolution
-    (pgroups/layout/timeout.hpp): ``timeout`` checked as check_timeout does, or for None
+    (pgroups/launch/timeout.hpp): ``timeout`` checked as check_timeout does, or for None
     ``PGROUPS_TIMEOUT``, then the default; None for no timeout."""
     if timeout is None:
         return _pgroups.resolved_timeout_seconds(None, "timeout")

@@ -112,7 +112,7 @@ class ParallelContext:
         self._context = _pgroups.Context(settings, comm, strategy, checked_timeout, checked_device, checked_per_node,
                                          checked_share)
         # The context's own Layout (world size resolved), copied: no second merge or validation.
-        self._plan = Plan._from_layout(self._context.layout())
+        self._plan = Plan.from_layout(self._context.layout())
 
     # The plan and sizes ---------------------------------------------------------------
     @property

@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from typing import Union
 
+from . import _pgroups
+
 
 class ParallelMode(enum.Enum):
     """A kind of process group, as Colossal-AI's ``colossalai.legacy.context.ParallelMode``.
@@ -34,6 +36,13 @@ class ParallelMode(enum.Enum):
     PARALLEL_3D_INPUT_X_WEIGHT = "3d_input_x_weight"
     PARALLEL_3D_OUTPUT_X_WEIGHT = "3d_output_x_weight"
 
+
+# The kinds are C++'s (pgroups::kAllParallelModes, bound as _pgroups.mode_names), in its
+# order; the members are written out above so that type checkers see them, and held to the
+# bound list here, so that the two cannot drift apart.
+if [mode.value for mode in ParallelMode] != list(_pgroups.mode_names):
+    raise ImportError(f"pgroups.ParallelMode {[mode.value for mode in ParallelMode]} is not the library's kinds "
+                      f"{list(_pgroups.mode_names)}: the extension and the package are from different builds")
 
 # A group kind as every function takes it: a ParallelMode or its name, a mesh token.
 KindLike = Union[ParallelMode, str]

@@ -93,13 +93,21 @@ class Plan:
         that ``to_json()`` holds the CLI's ``locality`` object too."""
         overrides = _checked_overrides(pipeline, tensor, mode, depth, legacy_sequence_dp, seed, mesh, groups,
                                        world_size=world_size, gpus_per_node=gpus_per_node, rank_map=rank_map)
-        return cls._from_layout(_pgroups.resolve_layout(_path("path", path), overrides, "world_size="))
+        return cls.from_layout(_pgroups.resolve_layout(_path("path", path), overrides, "world_size="))
 
     @classmethod
-    def _from_layout(cls, layout: "_pgroups.Layout") -> "Plan":
+    def from_layout(cls, layout: "_pgroups.Layout") -> "Plan":
+        """The plan of a C++ ``Layout`` (a context's, a recovery's, a placement's)."""
+        if not isinstance(layout, _pgroups.Layout):
+            raise TypeError(f"layout must be a pgroups Layout, not {type(layout).__name__}")
         plan = cls.__new__(cls)
         plan._layout = layout
         return plan
+
+    @property
+    def layout(self) -> "_pgroups.Layout":
+        """The C++ ``Layout`` this plan answers from (for ``pgroups.place``)."""
+        return self._layout
 
     # Sizes ---------------------------------------------------------------------------
     @property
@@ -494,7 +502,7 @@ class Recovery:
 
     def __init__(self, recovery: "_pgroups.Recovery") -> None:
         self._recovery = recovery
-        self.plan = Plan._from_layout(recovery.layout)
+        self.plan = Plan.from_layout(recovery.layout)
 
     @property
     def rank_map(self) -> List[int]:

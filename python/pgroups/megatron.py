@@ -28,69 +28,9 @@ import torch.distributed as dist
 from . import _mcore, _pgroups
 from . import _torch_create as creation
 from ._checks import check_bool, check_int, check_token
-from ._plan import Mesh, Plan
+from ._megatron_state import CREATION_METHOD, DEFAULT_ONLY, DENSE_KINDS, EXPERT_KINDS, State, mesh_plan
 
-# The dense kinds Megatron-LM creates, in its order, and the expert ones.
-_DENSE = ("dp-cp", "dp", "cp", "tp-pp", "tp", "pp", "embd", "pos_embd", "tp-dp-cp", "tp-dp", "tp-cp")
-_EXPERT = ("ep", "tp", "tp-ep", "tp-ep-pp", "dp")
-
-# torch names a group made with use_local_synchronization (and split_group) after its
-# ranks and this rank's number of live groups, which differ between ranks once some were
-# outside a partial kind (the embedding groups) or the program made groups of its own:
-# members would then wait under different names forever. new_group, as megatron-core
-# uses, names groups by a count every rank keeps alike.
-_METHOD = "new_group"
-
-# Arguments accepted with their default only (Megatron-LM's meaning needs NCCL options,
-# custom rank functions or groups pgroups does not build).
-_DEFAULT_ONLY: Dict[str, Any] = {
-    "pipeline_model_parallel_comm_backend": None,
-    "use_sharp": False,
-    "hierarchical_context_parallel_sizes": None,
-    "hybrid_context_parallel": False,
-    "num_distributed_optimizer_instances": 1,
-    "nccl_communicator_config_path": None,
-    "get_embedding_ranks": None,
-    "get_position_embedding_ranks": None,
-    "high_priority_stream_groups": None,
-    "sharp_enabled_group": None,
-    "create_all_gather_group": False,
-}
-
-
-class _State:
-    def __init__(self) -> None:
-        self.groups: Dict[str, Any] = {}  # "dense:tp", "expert:dp", ... -> torch group (None: not a member)
-        self.ranks: Dict[str, List[int]] = {}
-        self.gloo: Dict[str, Any] = {}
-        self.overrides: Dict[str, Optional[int]] = {}
-        self.virtual_size: Optional[int] = None
-        self.virtual_rank: Optional[int] = None
-        self.created: List[Any] = []  # every distinct torch group, for the summary
-        # The creations themselves: destroy goes through them, so that a group pgroups did not
-        # create (torch's default group, a whole-world kind's) is never destroyed.
-        self.made: List[Any] = []
-        self.creations = 0
-        self.seconds = 0.0
-        self.plans: Dict[str, Plan] = {}
-        self.views: Dict[str, Any] = {}  # "dense", "expert" -> the plan's view of this rank
-        self.mcore: Any = None  # megatron-core's parallel_state, when its globals hold these groups
-
-
-_state = _State()
-
-
-def _mesh_plan(order: str, sizes: Dict[str, int], kinds: Tuple[str, ...], rank_map: Any = None) -> Plan:
-    dims = order.split("-")
-    for name in ("tp", "cp", "ep", "dp", "pp"):
-        if name not in dims:
-            if sizes.get(name, 1) != 1:
-                raise _pgroups.ConfigError(
-                    f"order '{order}' has no '{name}', but its size is {sizes[name]}: every dimension above 1 "
-                    f"must be in the order")
-            dims.append(name)  # as Megatron-LM's RankGenerator appends it
-    mesh = Mesh.from_order("-".join(dims), **{name: sizes.get(name, 1) for name in dims})
-    return Plan(mesh=mesh, groups=list(kinds), rank_map=rank_map)
+_state = State()
 
 
 def initialize_model_parallel(
@@ -137,7 +77,7 @@ def initialize_model_parallel(
                      get_embedding_ranks=get_embedding_ranks, get_position_embedding_ranks=get_position_embedding_ranks,
                      high_priority_stream_groups=high_priority_stream_groups, sharp_enabled_group=sharp_enabled_group,
                      create_all_gather_group=create_all_gather_group)
-        for name, default in _DEFAULT_ONLY.items():
+        for name, default in DEFAULT_ONLY.items():
             # By type and value: use_sharp=0 is not False, None is not a bool's default.
             if type(given[name]) is not type(default) or given[name] != default:
                 raise _pgroups.ConfigError(
@@ -173,8 +113,8 @@ def initialize_model_parallel(
         if model_parallel_is_initialized():
             raise _pgroups.StateError("pgroups.megatron: model parallel groups are already initialized; call "
                                       "destroy_model_parallel() first")
-        dense_plan = _mesh_plan(order, dict(tp=tp, cp=cp, ep=1, dp=world // model, pp=pp), _DENSE, rank_map)
-        expert_plan = _mesh_plan(order, dict(tp=etp, cp=1, ep=ep, dp=world // expert, pp=pp), _EXPERT, rank_map)
+        dense_plan = mesh_plan(order, dict(tp=tp, cp=cp, ep=1, dp=world // model, pp=pp), DENSE_KINDS, rank_map)
+        expert_plan = mesh_plan(order, dict(tp=etp, cp=1, ep=ep, dp=world // expert, pp=pp), EXPERT_KINDS, rank_map)
         if not order.endswith("pp") and pp > 1 and world // expert != world // model:
             raise _pgroups.ConfigError(
                 f"order '{order}' does not end with pp, so the expert data parallel size {world // expert} must equal "
@@ -189,7 +129,7 @@ def initialize_model_parallel(
 
     timeout = datetime.timedelta(minutes=minutes)
     rank = dist.get_rank()
-    state = _State()
+    state = State()
     state.plans = {"dense": dense_plan, "expert": expert_plan}
     start = time.perf_counter()
     # One creation per distinct group: a kind whose partition equals an earlier kind's, in
@@ -205,7 +145,7 @@ def initialize_model_parallel(
     door: Tuple[Tuple[str, str], ...] = (
         ("door", "megatron.initialize_model_parallel"), ("order", order), ("expert", expert_plan.describe()),
         ("virtual_pipeline", str(vpp)), ("gloo_copies", "1" if gloo else "0"))
-    for prefix, plan, kinds in (("dense", dense_plan, _DENSE), ("expert", expert_plan, _EXPERT)):
+    for prefix, plan, kinds in (("dense", dense_plan, DENSE_KINDS), ("expert", expert_plan, EXPERT_KINDS)):
         view = plan.view(rank)
         state.views[prefix] = view
         new_kinds = []
@@ -215,7 +155,7 @@ def initialize_model_parallel(
                 continue
             seen[key] = (prefix, kind)
             new_kinds.append(kind)
-        made = creation.create_groups(plan, kinds=new_kinds, timeout=timeout, method=_METHOD, door=door)
+        made = creation.create_groups(plan, kinds=new_kinds, timeout=timeout, method=CREATION_METHOD, door=door)
         door = ()
         state.made.append(made)
         state.creations += made.calls
@@ -236,9 +176,9 @@ def initialize_model_parallel(
                 state.gloo[name] = state.groups[name]
         if backend != "gloo":
             made = creation.create_groups(dense_plan, kinds=["dp", "dp-cp"], backend="gloo", timeout=timeout,
-                                          method=_METHOD)
+                                          method=CREATION_METHOD)
             made_expert = creation.create_groups(expert_plan, kinds=["dp"], backend="gloo", timeout=timeout,
-                                                 method=_METHOD)
+                                                 method=CREATION_METHOD)
             state.gloo = {"dense:dp": made.get_group("dp"), "dense:dp-cp": made.get_group("dp-cp"),
                           "expert:dp": made_expert.get_group("dp")}
             state.made += [made, made_expert]
@@ -324,7 +264,7 @@ def destroy_model_parallel() -> None:
         _mcore.clear(_state.mcore)
     for made in _state.made:
         made.destroy()
-    _state = _State()
+    _state = State()
 
 
 # Groups ---------------------------------------------------------------------------------

@@ -8,8 +8,9 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "pgroups/common/error.hpp"
+#include "pgroups/cost/nccl_memory.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/layout/layout.hpp"
 
 namespace py = pybind11;

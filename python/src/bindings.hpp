@@ -23,5 +23,7 @@ void bind_bill(pybind11::module_& m);
 /// RankView and PartitionKey (pgroups/layout/rank_view.hpp).
 void bind_view(pybind11::module_& m);
 void bind_recovery(pybind11::module_& m);
+/// place and its PlacedJob (pgroups/layout/placement.hpp), for pgroups.place.
+void bind_placement(pybind11::module_& m);
 
 }  // namespace pgroups::python

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/config/config_merge.hpp"
 #include "pgroups/config/config_reader.hpp"
 #include "pgroups/config/rank_map_file.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/layout/layout.hpp"
 #include "pgroups/layout/mesh_config.hpp"
 

@@ -18,9 +18,9 @@
 #include <string>
 #include <variant>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
-#include "pgroups/layout/error.hpp"
-#include "pgroups/layout/timeout.hpp"
+#include "pgroups/launch/timeout.hpp"
 #include "pgroups/mpi/agreement.hpp"
 
 namespace py = pybind11;

@@ -12,13 +12,13 @@
 #include "bindings.hpp"
 #include "pgroups/common/decimal_integer.hpp"
 #include "pgroups/common/environment.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/config/config_json.hpp"
+#include "pgroups/launch/timeout.hpp"
 #include "pgroups/layout/agreement_record.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/layout/layout.hpp"
 #include "pgroups/layout/mesh.hpp"
 #include "pgroups/layout/mesh_config.hpp"
-#include "pgroups/layout/timeout.hpp"
 #include "pgroups/layout/virtual_pipeline.hpp"
 #include "pgroups/report/bill_report.hpp"
 #include "pgroups/report/locality_report.hpp"
@@ -144,7 +144,7 @@ void bind_rules(py::module_& m) {
   // text a mismatch shows (the MPI context's own, pgroups/layout/parallel_config.hpp).
   m.def("setting_fields", [](const Layout& l) { return config_setting_fields(l.config()); }, py::arg("layout"));
   m.def("setting_text", [](const Layout& l) { return config_setting_text(l.config()); }, py::arg("layout"));
-  // The one timeout text (pgroups/layout/timeout.hpp), for the torch agreement and watchdog.
+  // The one timeout text (pgroups/launch/timeout.hpp), for the torch agreement and watchdog.
   m.def(
       "timeout_message",
       [](double seconds, const std::string& what, const std::string& step, int rank, int size,

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/agreement_record.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/layout/parallel_mode.hpp"
 
 namespace py = pybind11;
@@ -73,4 +73,5 @@ PYBIND11_MODULE(_pgroups, m) {
   pgroups::python::bind_bill(m);
   pgroups::python::bind_view(m);
   pgroups::python::bind_recovery(m);
+  pgroups::python::bind_placement(m);
 }

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "bindings.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/recovery.hpp"
 #include "pgroups/report/plan_report.hpp"
 #include "pgroups/report/recovery_report.hpp"

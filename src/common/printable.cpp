@@ -48,4 +48,16 @@ std::string quoted_excerpt(std::string_view text, char quote, std::size_t max_le
   return out;
 }
 
+std::string rank_list(std::span<const int> ranks) {
+  std::string text;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!text.empty()) text += ", ";
+    text += j == i ? fmt::format("{}", ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]);
+    i = j + 1;
+  }
+  return text;
+}
+
 }  // namespace pgroups

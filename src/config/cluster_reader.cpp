@@ -8,18 +8,17 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <map>
 #include <numeric>
 #include <set>
 
-#include "../common/did_you_mean.hpp"
 #include "cluster_units.hpp"
 #include "format_readers.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
-#include "pgroups/layout/error.hpp"
+#include "table_reader.hpp"
 #include "value_tree.hpp"
 
 namespace pgroups {
@@ -34,27 +33,9 @@ using detail::ValueKind;
 
 constexpr std::size_t kMaxHosts = std::size_t{1} << 20;
 
-std::string kind_name(const ConfigValue& value) {
-  switch (value.kind) {
-    case ValueKind::null: return "null";
-    case ValueKind::boolean: return "a boolean";
-    case ValueKind::integer:
-    case ValueKind::big_integer:
-      return fmt::format(
-          "integer {}",
-          printable_excerpt(value.kind == ValueKind::integer ? std::to_string(value.integer) : value.text, 40));
-    case ValueKind::floating: return fmt::format("float {}", printable_excerpt(value.text, 40));
-    case ValueKind::string: return fmt::format("string {}", quoted_excerpt(value.text, '"'));
-    case ValueKind::array: return "an array";
-    case ValueKind::table: return "a table";
-    case ValueKind::date_time: return "a date-time";
-  }
-  return "a value";
-}
-
-class ClusterReader {
+class ClusterReader : public detail::TableReader {
  public:
-  explicit ClusterReader(std::string_view source) : source_(source) {}
+  using TableReader::TableReader;
 
   Cluster read(const ConfigValue& root) const {
     const ConfigEntry* entry = root.kind == ValueKind::table ? root.find(detail::kClusterKey) : nullptr;
@@ -65,8 +46,7 @@ class ClusterReader {
                       source_));
     }
     const ConfigValue& table = entry->value;
-    if (table.kind != ValueKind::table)
-      fail(table.position, fmt::format("cluster must be a table, found {}", kind_name(table)));
+    if (table.kind != ValueKind::table) wrong_type(table, "cluster", words_.a_table);
     Cluster cluster;
     const ConfigValue* gpus = nullptr;
     const ConfigValue* nodes = nullptr;
@@ -77,15 +57,14 @@ class ClusterReader {
       } else if (e.key == "nodes") {
         nodes = &e.value;
       } else if (e.key == "node_cost") {
-        cluster.node_cost = number(e.value, "cluster.node_cost");
+        cluster.node_cost = non_negative_number(e.value, "cluster.node_cost");
       } else if (e.key == "levels") {
         levels = &e.value;
       } else if (e.key == "traffic") {
         read_traffic(e.value, cluster);
       } else {
         constexpr std::array<std::string_view, 5> kKeys = {"gpus_per_node", "nodes", "node_cost", "levels", "traffic"};
-        fail(e.key_position, fmt::format("unknown key {} in cluster; the keys are {}{}", quoted_excerpt(e.key),
-                                         fmt::join(kKeys, ", "), detail::did_you_mean(e.key, kKeys)));
+        unknown_key(e, "cluster", kKeys);
       }
     }
     if (gpus == nullptr) fail(table.position, "cluster has no gpus_per_node: give the GPUs (ranks) of one node");
@@ -107,7 +86,8 @@ class ClusterReader {
       cluster.node_count = static_cast<std::int64_t>(cluster.hosts.size());
       if (cluster.node_count == 0) fail(nodes->position, "cluster.nodes is empty: give at least one host");
     } else {
-      cluster.node_count = integer(*nodes, "cluster.nodes", "an integer or an array of host names");
+      cluster.node_count =
+          integer(*nodes, "cluster.nodes", fmt::format("an integer or {} of host names", words_.an_array));
       if (cluster.node_count < 1) {
         fail(nodes->position,
              fmt::format("cluster.nodes {} is invalid: it must be a positive integer", cluster.node_count));
@@ -125,37 +105,35 @@ class ClusterReader {
  private:
   void read_levels(const ConfigValue& value, Cluster& cluster) const {
     if (value.kind != ValueKind::array) {
-      fail(value.position, fmt::format("cluster.levels must be an array of tables, found {}", kind_name(value)));
+      wrong_type(value, "cluster.levels", fmt::format("{} of {}s", words_.an_array, words_.table));
     }
     std::vector<UnitLevel> unit_levels;
     for (std::size_t i = 0; i < value.entries.size(); ++i) {
       const ConfigValue& level = value.entries[i].value;
       const std::string path = fmt::format("cluster.levels[{}]", i);
       if (level.kind != ValueKind::table) {
-        fail(level.position, fmt::format("{} must be a table {{name, nodes, cost}}, found {}", path, kind_name(level)));
+        wrong_type(level, path, fmt::format("{} {{name, nodes, cost}}", words_.a_table));
       }
       ClusterLevel out;
       const ConfigValue* nodes = nullptr;
       bool named = false;
       for (const ConfigEntry& e : level.entries) {
         if (e.key == "name") {
-          if (e.value.kind != ValueKind::string)
-            fail(e.value.position, fmt::format("{}.name must be a string, found {}", path, kind_name(e.value)));
+          if (e.value.kind != ValueKind::string) wrong_type(e.value, path + ".name", "a string");
           if (e.value.text.empty() || e.value.text == "node" || e.value.text == "rest") {
             fail(e.value.position, fmt::format("{}.name {} is invalid: a level needs a name of its own (node and rest "
                                                "are taken)",
-                                               path, quoted_excerpt(e.value.text, '"')));
+                                               path, quoted_excerpt(e.value.text, words_.quote)));
           }
           out.name = e.value.text;
           named = true;
         } else if (e.key == "nodes") {
           nodes = &e.value;
         } else if (e.key == "cost") {
-          out.cost = number(e.value, path + ".cost");
+          out.cost = non_negative_number(e.value, path + ".cost");
         } else {
           constexpr std::array<std::string_view, 3> kKeys = {"name", "nodes", "cost"};
-          fail(e.key_position, fmt::format("unknown key {} in {}; the keys are name, nodes, cost{}",
-                                           quoted_excerpt(e.key), path, detail::did_you_mean(e.key, kKeys)));
+          unknown_key(e, path, kKeys);
         }
       }
       if (!named) fail(level.position, fmt::format("{} has no name", path));
@@ -181,7 +159,7 @@ class ClusterReader {
                                             "the same way",
                                             path));
         }
-        out.nodes = integer(*nodes, path + ".nodes", "an integer or an array of host lists");
+        out.nodes = integer(*nodes, path + ".nodes", fmt::format("an integer or {} of host lists", words_.an_array));
         cluster.levels.push_back(std::move(out));
       }
     }
@@ -195,64 +173,26 @@ class ClusterReader {
 
   void read_traffic(const ConfigValue& value, Cluster& cluster) const {
     if (value.kind != ValueKind::table) {
-      fail(value.position,
-           fmt::format("cluster.traffic must be a table of kind = relative bytes, found {}", kind_name(value)));
+      wrong_type(value, "cluster.traffic", fmt::format("{} of kind = relative bytes", words_.a_table));
     }
     for (const ConfigEntry& e : value.entries) {
-      cluster.traffic.emplace_back(e.key,
-                                   number(e.value, fmt::format("cluster.traffic.{}", printable_excerpt(e.key, 40))));
+      cluster.traffic.emplace_back(
+          e.key, non_negative_number(e.value, fmt::format("cluster.traffic.{}", printable_excerpt(e.key, 40))));
     }
   }
 
   std::vector<std::string> strings(const ConfigValue& value, std::string_view path) const {
-    if (value.kind != ValueKind::array)
-      fail(value.position, fmt::format("{} must be an array of host names, found {}", path, kind_name(value)));
+    if (value.kind != ValueKind::array) wrong_type(value, path, fmt::format("{} of host names", words_.an_array));
     std::vector<std::string> out;
     for (std::size_t i = 0; i < value.entries.size(); ++i) {
       const ConfigValue& host = value.entries[i].value;
       if (host.kind != ValueKind::string || host.text.empty()) {
-        fail(host.position, fmt::format("{}[{}] must be a host name, found {}", path, i, kind_name(host)));
+        wrong_type(host, fmt::format("{}[{}]", path, i), "a host name");
       }
       out.push_back(host.text);
     }
     return out;
   }
-
-  std::int64_t integer(const ConfigValue& value, std::string_view path,
-                       std::string_view expected = "an integer") const {
-    if (value.kind == ValueKind::integer) return value.integer;
-    if (value.kind == ValueKind::big_integer)
-      fail(value.position,
-           fmt::format("{} {} does not fit in a 64-bit integer", path, printable_excerpt(value.text, 40)));
-    fail(value.position, fmt::format("{} must be {}, found {}", path, expected, kind_name(value)));
-  }
-
-  double number(const ConfigValue& value, std::string_view path) const {
-    double result = 0;
-    if (value.kind == ValueKind::integer) {
-      result = static_cast<double>(value.integer);
-    } else if (value.kind == ValueKind::floating) {
-      errno = 0;
-      char* end = nullptr;
-      result = std::strtod(value.text.c_str(), &end);
-      if (end == value.text.c_str())
-        fail(value.position, fmt::format("{} {} is not a number", path, printable_excerpt(value.text, 40)));
-    } else {
-      fail(value.position, fmt::format("{} must be a number, found {}", path, kind_name(value)));
-    }
-    if (!std::isfinite(result) || result < 0) {
-      fail(value.position,
-           fmt::format("{} {} is invalid: it must be a finite number >= 0", path,
-                       printable_excerpt(value.text.empty() ? std::to_string(value.integer) : value.text, 40)));
-    }
-    return result;
-  }
-
-  [[noreturn]] void fail(SourcePosition position, std::string_view message) const {
-    detail::throw_parse_error(source_, position, message);
-  }
-
-  std::string_view source_;
 };
 
 }  // namespace
@@ -264,13 +204,14 @@ Cluster parse_cluster(std::string_view text, ConfigFormat format, std::string_vi
     case ConfigFormat::json: root = detail::read_json_tree(text, source); break;
     case ConfigFormat::python: root = detail::read_python_tree(text, source); break;
   }
-  return ClusterReader(source).read(root);
+  return ClusterReader(format, source).read(root);
 }
 
 Cluster read_cluster_file(const std::filesystem::path& path) {
   std::string source;
   const ConfigValue root = detail::read_tree_file(path, source);
-  return ClusterReader(source).read(root);
+  // read_tree_file has refused a path of no known format.
+  return ClusterReader(config_format_from_path(path).value_or(ConfigFormat::toml), source).read(root);
 }
 
 std::vector<std::string> expand_host_list(std::string_view text) {

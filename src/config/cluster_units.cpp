@@ -7,8 +7,8 @@
 #include <map>
 #include <numeric>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
-#include "pgroups/layout/error.hpp"
 
 namespace pgroups::detail {
 

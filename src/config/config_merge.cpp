@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 
 namespace pgroups {
 namespace {

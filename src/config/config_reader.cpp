@@ -12,8 +12,8 @@
 
 #include "format_readers.hpp"
 #include "parallel_table.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
-#include "pgroups/layout/error.hpp"
 
 namespace pgroups {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "format_readers.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 
 namespace pgroups::detail {
 namespace {

@@ -9,7 +9,9 @@
 #include <string>
 
 #include "../common/did_you_mean.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
+#include "pgroups/common/printable.hpp"
+#include "table_reader.hpp"
 
 namespace pgroups::detail {
 namespace {
@@ -20,34 +22,9 @@ constexpr std::array<std::string_view, 3> kTensorKeys = {"size", "mode", "depth"
 constexpr std::array<std::string_view, 1> kPipelineKeys = {"size"};
 constexpr std::array<std::string_view, 2> kMeshKeys = {"order", "groups"};
 
-// How a format spells its types and literals, so that a message reads in the words of
-// the file the user wrote.
-struct Words {
-  std::string_view a_table;  // with its article: "a table", "an object", "a dict"
-  std::string_view table;
-  std::string_view array;
-  std::string_view null;  // empty where the format has no null (TOML)
-  std::string_view true_literal;
-  std::string_view false_literal;
-  char quote;
-};
-
-Words words_for(ConfigFormat format) {
-  switch (format) {
-    case ConfigFormat::toml: return {"a table", "table", "array", "", "true", "false", '"'};
-    case ConfigFormat::json: return {"an object", "object", "array", "null", "true", "false", '"'};
-    case ConfigFormat::python: break;
-  }
-  return {"a dict", "dict", "list", "None", "True", "False", '\''};
-}
-
-// Integers of any length are shown in full up to a point; a million digits are not.
-std::string digits_excerpt(std::string_view digits) { return printable_excerpt(digits, 40); }
-
-class TableReader {
+class ParallelTableReader : public TableReader {
  public:
-  TableReader(ConfigFormat format, std::string_view source)
-      : format_(format), words_(words_for(format)), source_(source) {}
+  using TableReader::TableReader;
 
   ParallelConfig read(const ConfigValue& root) const {
     if (root.kind != ValueKind::table) {
@@ -175,8 +152,7 @@ class TableReader {
   // is a permutation of the world is Layout's rule (rank_map.hpp).
   std::vector<std::int64_t> read_rank_map(const ConfigValue& value) const {
     if (value.kind != ValueKind::array) {
-      wrong_type(value, "parallel.rank_map",
-                 fmt::format("{} of integers", words_.array == "list" ? "a list" : "an array"));
+      wrong_type(value, "parallel.rank_map", fmt::format("{} of integers", words_.an_array));
     }
     if (value.integer > static_cast<std::int64_t>(kMaxRankMapEntries)) {
       fail(value.position, fmt::format("parallel.rank_map has {} entries; at most {} are read from a configuration "
@@ -194,7 +170,7 @@ class TableReader {
 
   void read_mesh_groups(const ConfigValue& value, MeshConfig& mesh) const {
     if (value.kind != ValueKind::array) {
-      wrong_type(value, "mesh.groups", fmt::format("{} of strings", words_.array == "list" ? "a list" : "an array"));
+      wrong_type(value, "mesh.groups", fmt::format("{} of strings", words_.an_array));
     }
     if (value.integer > static_cast<std::int64_t>(ValueTreeBuilder::kMaxKeptEntries)) {
       fail(value.position, fmt::format("mesh.groups has {} entries; at most {} are allowed", value.integer,
@@ -240,7 +216,7 @@ class TableReader {
         if (entry.value.kind == ValueKind::null) {
           config.depth.reset();
         } else {
-          config.depth = integer(entry.value, "parallel.tensor.depth", true);
+          config.depth = integer(entry.value, "parallel.tensor.depth", "an integer" + or_null());
         }
       } else {
         unknown_key(entry, "parallel.tensor", kTensorKeys);
@@ -266,58 +242,12 @@ class TableReader {
       throw ConfigError(located(source_, value.position, error.what()));
     }
   }
-
-  std::int64_t integer(const ConfigValue& value, std::string_view path, bool null_allowed = false) const {
-    if (value.kind == ValueKind::integer) return value.integer;
-    if (value.kind == ValueKind::big_integer) {
-      fail(value.position, fmt::format("{} {} does not fit in a 64-bit integer", path, digits_excerpt(value.text)));
-    }
-    wrong_type(value, path, null_allowed ? "an integer" + or_null() : std::string("an integer"));
-  }
-
-  std::string or_null() const { return words_.null.empty() ? std::string() : fmt::format(" or {}", words_.null); }
-
-  std::string found(const ConfigValue& value) const {
-    switch (value.kind) {
-      case ValueKind::null: return std::string(words_.null);
-      case ValueKind::boolean:
-        return fmt::format("boolean {}", value.boolean ? words_.true_literal : words_.false_literal);
-      case ValueKind::integer: return fmt::format("integer {}", value.integer);
-      case ValueKind::big_integer: return fmt::format("integer {}", digits_excerpt(value.text));
-      case ValueKind::floating: return fmt::format("float {}", printable_excerpt(value.text, 40));
-      case ValueKind::string: return fmt::format("string {}", quoted_excerpt(value.text, words_.quote));
-      case ValueKind::array: return std::string(words_.array);
-      case ValueKind::table: return std::string(words_.table);
-      case ValueKind::date_time: return "date-time";
-    }
-    return "value";
-  }
-
-  [[noreturn]] void wrong_type(const ConfigValue& value, std::string_view path, std::string_view expected) const {
-    fail(value.position, fmt::format("{} must be {}, found {}", path, expected, found(value)));
-  }
-
-  [[noreturn]] void unknown_key(const ConfigEntry& entry, std::string_view path,
-                                std::span<const std::string_view> known) const {
-    const std::string keys = known.size() == 1 ? fmt::format("the only key is {}", known.front())
-                                               : fmt::format("the keys are {}", fmt::join(known, ", "));
-    fail(entry.key_position, fmt::format("unknown key {} in {}; {}{}", quoted_excerpt(entry.key), path, keys,
-                                         did_you_mean(entry.key, known)));
-  }
-
-  [[noreturn]] void fail(SourcePosition position, std::string_view message) const {
-    throw_parse_error(source_, position, message);
-  }
-
-  ConfigFormat format_;
-  Words words_;
-  std::string_view source_;
 };
 
 }  // namespace
 
 ParallelConfig parallel_config_from_tree(const ConfigValue& root, ConfigFormat format, std::string_view source) {
-  return TableReader(format, source).read(root);
+  return ParallelTableReader(format, source).read(root);
 }
 
 }  // namespace pgroups::detail

@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "format_readers.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
-#include "pgroups/layout/error.hpp"
 
 namespace pgroups {
 namespace {

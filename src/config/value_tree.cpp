@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "../common/did_you_mean.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 
 namespace pgroups::detail {
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "../common/did_you_mean.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 
 #ifdef PGROUPS_HAVE_NCCL
 #include "pgroups/nccl/device.hpp"

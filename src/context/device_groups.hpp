@@ -23,9 +23,10 @@
 
 namespace pgroups::detail {
 
-/// The MPI communicator of a group kind (by name), over which the per-group fallback
-/// (NCCL without ncclCommSplit) broadcasts each group's unique id.
-using MpiGroupOf = std::function<MPI_Comm(std::string_view group)>;
+/// The MPI communicator of a group kind (by its index in Layout::group_kinds()), over
+/// which the per-group fallback (NCCL without ncclCommSplit) broadcasts each group's
+/// unique id.
+using MpiGroupOf = std::function<MPI_Comm(std::size_t kind)>;
 
 class DeviceGroups {
  public:
@@ -69,12 +70,14 @@ class DeviceGroups {
   /// How bind() chose it, e.g. "node-local rank 1 (MPI shared-memory split) modulo 2
   /// visible devices".
 
-  /// The kind's NCCL communicator; StateError when it does not exist. A one-rank kind's
-  /// is created here on first use, by this rank alone (on the bound device).
-  [[nodiscard]] ncclComm_t comm(std::string_view group) const;
-  /// Seconds spent on the kind's device communicator; for `global`, binding the device
-  /// and creating the NCCL world. 0 for a kind that was not created.
-  [[nodiscard]] double creation_seconds(std::string_view group) const noexcept;
+  /// The NCCL communicator of kind `kind` (its index in Layout::group_kinds(), as the
+  /// MPI side keys it); StateError naming the kind when it does not exist. A one-rank
+  /// kind's is created here on first use, by this rank alone (on the bound device).
+  [[nodiscard]] ncclComm_t comm(std::size_t kind) const;
+  /// Seconds spent on the kind's device communicator; for the layout's world kind (the
+  /// presets' `global`), binding the device and creating the NCCL world. 0 for a kind
+  /// that was not created.
+  [[nodiscard]] double creation_seconds(std::size_t kind) const noexcept;
 
   /// Destroys every NCCL communicator in reverse creation order (finalize, then
   /// destroy; ncclCommDestroy is an intra-node collective). On the first failure the
@@ -90,11 +93,13 @@ class DeviceGroups {
 
   DeviceGroups(int device, double bind_seconds);
 
-  [[nodiscard]] bool is_lazy_singleton(std::string_view group) const;
+  [[nodiscard]] bool is_lazy_singleton(std::size_t kind) const;
 
   int device_ = 0;
   std::optional<std::chrono::milliseconds> timeout_;
-  std::vector<std::string> lazy_singletons_;  // kinds whose one-rank communicator comm() makes
+  std::vector<std::size_t> lazy_singletons_;  // kinds whose one-rank communicator comm() makes
+  std::vector<std::string> kind_names_;       // the layout's, for the communicators' names and messages
+  std::optional<std::size_t> world_kind_;     // the layout's world kind, whose seconds include the world's
   double bind_seconds_ = 0.0;
   double world_seconds_ = 0.0;
   std::unique_ptr<Communicators> comms_;

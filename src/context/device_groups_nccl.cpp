@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "device_groups.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/backend.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/outcome.hpp"
 #include "pgroups/nccl/communicator.hpp"
 #include "pgroups/nccl/device.hpp"
@@ -31,9 +31,6 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 struct DeviceGroups::Communicators {
   nccl::GroupCommunicators groups;
-  // The world's key among `groups` (nccl::world_key): "global" for a preset, an internal
-  // key for a mesh, whose dimensions may be called anything.
-  std::string world_key;
 };
 
 DeviceGroups::DeviceGroups(int device, double bind_seconds) : device_(device), bind_seconds_(bind_seconds) {}
@@ -83,38 +80,40 @@ void DeviceGroups::create(const Layout& layout, std::int64_t rank, const mpi::Co
   world_seconds_ = seconds_since(start);
   // The per-group fallback broadcasts each group's unique id over the kind's MPI
   // communicator, whose rank 0 is the group's local rank 0.
-  const nccl::GroupBroadcast broadcast = [&mpi_group_of](std::string_view group, std::span<std::byte> bytes) {
-    nccl::mpi_broadcast(mpi_group_of(group))(bytes);
+  const nccl::GroupBroadcast broadcast = [&mpi_group_of](std::size_t kind, std::span<std::byte> bytes) {
+    nccl::mpi_broadcast(mpi_group_of(kind))(bytes);
   };
   auto created = std::make_unique<Communicators>();
-  created->world_key = std::string(nccl::world_key(layout));
   created->groups = nccl::create_group_communicators(std::move(world), layout, rank, options, broadcast, sharing);
   timeout_ = timeout;
   lazy_singletons_.clear();
-  const auto kinds = layout.group_kinds();
+  kind_names_.clear();
+  for (const GroupKind& kind : layout.group_kinds()) kind_names_.push_back(kind.name);
+  world_kind_ = layout.world_kind();
   for (std::size_t kind = 0; kind < sharing.size(); ++kind) {
     if (sharing[kind].source == CommSource::singleton && layout.is_member(rank, kind)) {
-      lazy_singletons_.push_back(kinds[kind].name);
+      lazy_singletons_.push_back(kind);
     }
   }
   comms_ = std::move(created);
 }
 
-bool DeviceGroups::is_lazy_singleton(std::string_view group) const {
-  return std::find(lazy_singletons_.begin(), lazy_singletons_.end(), group) != lazy_singletons_.end();
+bool DeviceGroups::is_lazy_singleton(std::size_t kind) const {
+  return std::find(lazy_singletons_.begin(), lazy_singletons_.end(), kind) != lazy_singletons_.end();
 }
 
-ncclComm_t DeviceGroups::comm(std::string_view group) const {
+ncclComm_t DeviceGroups::comm(std::size_t kind) const {
   if (!comms_) {
-    throw StateError(fmt::format("there is no NCCL communicator for group {}: they were destroyed", group));
+    const std::string name = kind < kind_names_.size() ? kind_names_[kind] : std::to_string(kind);
+    throw StateError(fmt::format("there is no NCCL communicator for group {}: they were destroyed", name));
   }
-  if (!comms_->groups.contains(group) && is_lazy_singleton(group)) {
+  if (!comms_->groups.contains(kind) && is_lazy_singleton(kind)) {
     // Every one-rank kind of this rank uses one communicator of this rank alone: the first
     // asked for makes it, the others alias it.
-    for (const std::string& other : lazy_singletons_) {
-      if (other != group && comms_->groups.contains(other)) {
-        comms_->groups.alias(std::string(group), other);
-        return comms_->groups.at(group).get();
+    for (const std::size_t other : lazy_singletons_) {
+      if (other != kind && comms_->groups.contains(other)) {
+        comms_->groups.alias(kind, kind_names_[kind], other);
+        return comms_->groups.at(kind).get();
       }
     }
     // A communicator of this rank alone: its unique id needs no broadcast. It costs device
@@ -125,19 +124,18 @@ ncclComm_t DeviceGroups::comm(std::string_view group) const {
     request.device = device_;
     (void)nccl::bind_device(request);  // the thread asking may not have the device current
     const auto start = Clock::now();
-    nccl::NcclCommunicator one =
-        nccl::init_communicator(std::string(group), 1, 0, [](std::span<std::byte>) {}, options);
-    comms_->groups.add(std::string(group), std::move(one), seconds_since(start));
+    nccl::NcclCommunicator one = nccl::init_communicator(kind_names_[kind], 1, 0, [](std::span<std::byte>) {}, options);
+    comms_->groups.add(kind, kind_names_[kind], std::move(one), seconds_since(start));
   }
-  return comms_->groups.at(group).get();
+  return comms_->groups.at(kind).get();
 }
 
-double DeviceGroups::creation_seconds(std::string_view group) const noexcept {
-  if (!comms_ || !comms_->groups.contains(group)) return 0.0;
-  // create_group_communicators records 0 for `global`, whose communicator it was handed.
-  if (group == comms_->world_key) return bind_seconds_ + world_seconds_;
+double DeviceGroups::creation_seconds(std::size_t kind) const noexcept {
+  if (!comms_ || !comms_->groups.contains(kind)) return 0.0;
+  // create_group_communicators records 0 for the world kind, whose communicator it was handed.
+  if (kind == world_kind_) return bind_seconds_ + world_seconds_;
   try {
-    return comms_->groups.creation_seconds(group);
+    return comms_->groups.creation_seconds(kind);
   } catch (...) {
     return 0.0;
   }

@@ -6,8 +6,8 @@
 #include <exception>
 
 #include "device_groups.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/backend.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/outcome.hpp"
 
 namespace pgroups::detail {
@@ -45,11 +45,11 @@ void DeviceGroups::create(const Layout& /*layout*/, std::int64_t /*rank*/, const
   throw_not_built("creating NCCL communicators");
 }
 
-ncclComm_t DeviceGroups::comm(std::string_view /*group*/) const { throw_not_built("asking for an NCCL communicator"); }
+ncclComm_t DeviceGroups::comm(std::size_t /*kind*/) const { throw_not_built("asking for an NCCL communicator"); }
 
-bool DeviceGroups::is_lazy_singleton(std::string_view /*group*/) const { return false; }
+bool DeviceGroups::is_lazy_singleton(std::size_t /*kind*/) const { return false; }
 
-double DeviceGroups::creation_seconds(std::string_view /*group*/) const noexcept { return 0.0; }
+double DeviceGroups::creation_seconds(std::size_t /*kind*/) const noexcept { return 0.0; }
 
 void DeviceGroups::destroy() {}
 

@@ -14,11 +14,11 @@
 #include "creation_request.hpp"
 #include "device_groups.hpp"
 #include "live_groups.hpp"
+#include "pgroups/common/error.hpp"
+#include "pgroups/context/creation_steps.hpp"
+#include "pgroups/launch/timeout.hpp"
 #include "pgroups/layout/agreement_record.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
-#include "pgroups/layout/creation_steps.hpp"
-#include "pgroups/layout/error.hpp"
-#include "pgroups/layout/timeout.hpp"
 #include "pgroups/mpi/agreement.hpp"
 #include "pgroups/mpi/deadline.hpp"
 #include "pgroups/mpi/node.hpp"
@@ -69,6 +69,95 @@ void name_communicators(const Layout& layout, const mpi::Communicator& world,
   }
 }
 
+// The steps a context runs, and the kinds it creates, from a configuration checked
+// against the communicator; the layout is made into `layout`. What an invalid
+// configuration or an unbuilt backend throws is kept in `invalid` (before any collective).
+struct PlannedSteps {
+  std::vector<CreationStep> steps;
+  std::vector<bool> selected;
+};
+
+PlannedSteps planned_steps(const ParallelConfig& resolved, int size, Backend backend,
+                           const detail::CreationRequest& request, std::optional<Layout>& layout,
+                           std::exception_ptr& invalid) {
+  PlannedSteps planned;
+  try {
+    // The same on every rank once they agree on the backend, as the configuration is.
+    require_backend_built(backend);
+    if (resolved.world_size != size) {
+      throw ConfigError(
+          fmt::format("world size {} was given, but the communicator has {} ranks", resolved.world_size, size));
+    }
+    layout.emplace(resolved);
+    planned.steps = creation_steps(*layout, backend == Backend::nccl);
+    planned.selected =
+        request.select_kinds ? request.select_kinds(*layout) : std::vector<bool>(layout->group_kinds().size(), true);
+  } catch (...) {
+    invalid = std::current_exception();
+  }
+  return planned;
+}
+
+// The agreement step: every rank's `settings` (or, where the request carries one, its own
+// error in their place, so that every rank throws it) must be the same everywhere.
+void agree_on_configuration(const mpi::Communicator& control, const detail::CreationRequest& request,
+                            const std::string& settings, const mpi::Deadline& deadline) {
+  const std::string record =
+      request.own_error ? encode_error(request.own_error->kind, request.own_error->message) : settings;
+  mpi::require_identical(control, record, "configuration", deadline);
+  // Every rank carried the same error, so the records agreed: each throws it.
+  if (request.own_error) {
+    judge_records(std::vector<std::string>(static_cast<std::size_t>(control.size()), record), "configuration");
+  }
+}
+
+// One entry per kind, before any is created: membership, sizes, sharing; a kind that is
+// the whole world (`global` among them) has the duplicate as its communicator already.
+std::vector<detail::KindGroup> planned_groups(const Layout& layout, std::int64_t global_rank,
+                                              const std::vector<KindSharing>& sharing, const mpi::Communicator& control,
+                                              double dup_seconds) {
+  std::vector<detail::KindGroup> created(layout.group_kinds().size());
+  for (std::size_t kind = 0; kind < created.size(); ++kind) {
+    detail::KindGroup& entry = created[kind];
+    entry.member = layout.is_member(global_rank, kind);
+    entry.size = layout.group_size(kind);
+    entry.sharing = sharing[kind];
+    if (entry.member) entry.local_rank = layout.local_rank(global_rank, kind);
+    if (sharing[kind].source == CommSource::world) {
+      entry.comm = mpi::Communicator::borrow(control.get());
+      if (kind == layout.world_kind()) entry.creation_seconds = dup_seconds;
+    }
+  }
+  return created;
+}
+
+// The group step of kind `kind`: its own communicator (a collective), its owner's, or the
+// one communicator of this rank alone that every one-rank kind uses (`self_holder`: the
+// kind that made it, for the first such kind created).
+void create_kind_group(std::vector<detail::KindGroup>& created, std::size_t kind, const mpi::Communicator& control,
+                       const Layout& layout, CreationStrategy strategy, std::optional<std::size_t>& self_holder) {
+  const auto start = Clock::now();
+  detail::KindGroup& entry = created[kind];
+  switch (entry.sharing.source) {
+    case CommSource::own: entry.comm = mpi::create_group_communicator(control, layout, kind, strategy); break;
+    case CommSource::shared:  // the owner comes first in creation order
+      entry.comm = mpi::Communicator::borrow(created[entry.sharing.owner].comm.get());
+      break;
+    case CommSource::singleton:  // local: a collective over this rank alone
+      if (!entry.member) break;
+      if (self_holder) {
+        entry.comm = mpi::Communicator::borrow(created[*self_holder].comm.get());
+        entry.sharing.owner = *self_holder;
+      } else {
+        entry.comm = mpi::Communicator::borrow(MPI_COMM_SELF).dup();
+        self_holder = kind;
+      }
+      break;
+    case CommSource::world: break;  // the duplicate, made before
+  }
+  entry.creation_seconds = seconds_since(start);
+}
+
 }  // namespace
 
 std::string agreement_text(const ParallelConfig& config, const ContextOptions& options,
@@ -112,7 +201,6 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   const int size = borrowed.size();
   state_.global_rank = borrowed.rank();
   const std::int64_t global_rank = state_.global_rank;
-  const bool with_device = opts.backend == Backend::nccl;
 
   ParallelConfig resolved = config;
   // A mesh's world size may be left to its sizes; the communicator's must then match.
@@ -121,22 +209,7 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   // before the others know whether they all hold the same plan, or they would wait for
   // it forever.
   std::exception_ptr invalid;
-  std::vector<CreationStep> steps;
-  std::vector<bool> selected;
-  try {
-    // The same on every rank once they agree on the backend, as the configuration is.
-    require_backend_built(opts.backend);
-    if (resolved.world_size != size) {
-      throw ConfigError(
-          fmt::format("world size {} was given, but the communicator has {} ranks", resolved.world_size, size));
-    }
-    state_.layout.emplace(resolved);
-    steps = creation_steps(*state_.layout, with_device);
-    selected = request.select_kinds ? request.select_kinds(*state_.layout)
-                                    : std::vector<bool>(state_.layout->group_kinds().size(), true);
-  } catch (...) {
-    invalid = std::current_exception();
-  }
+  const PlannedSteps planned = planned_steps(resolved, size, opts.backend, request, state_.layout, invalid);
   // Without a valid plan only the first two steps run; they are the same for every plan.
   const CreationStep duplicate_step = creation_step(StepKind::duplicate);
   const CreationStep agreement_step = creation_step(StepKind::agreement);
@@ -151,39 +224,18 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   // Where the node query's answer comes from is agreed on with the configuration: the
   // query is a collective, and ranks that disagreed on taking it would wait forever.
   const std::optional<mpi::NodeInfo> launcher_node = mpi::node_info_from_launcher(borrowed);
-  // A rank's own error travels in place of its settings, so that every rank throws it.
-  const std::string record = request.own_error
-                                 ? encode_error(request.own_error->kind, request.own_error->message)
-                                 : agreement_record(resolved, opts, launcher_node ? "launcher" : "shared_memory_split");
-  mpi::require_identical(control, record, "configuration", deadline);
-  // Every rank carried the same error, so the records agreed: each throws it.
-  if (request.own_error) {
-    judge_records(std::vector<std::string>(static_cast<std::size_t>(size), record), "configuration");
-  }
+  agree_on_configuration(
+      control, request, agreement_record(resolved, opts, launcher_node ? "launcher" : "shared_memory_split"), deadline);
   if (invalid) std::rethrow_exception(invalid);
 
   // Built aside and moved in at the end: if anything throws, these locals free every
   // communicator created so far and the context never becomes initialized.
   const Layout& layout = *state_.layout;
-  const auto kinds = layout.group_kinds();
-  const std::vector<KindSharing> sharing = communicator_sharing(layout, opts.share_communicators, selected);
+  const std::vector<KindSharing> sharing = communicator_sharing(layout, opts.share_communicators, planned.selected);
   // Allocated before any communicator, so that nothing can fail between the last
   // creation and the hand-over.
   auto live = std::make_unique<detail::LiveGroups>(*opts.timeout, global_rank, size);
-  std::vector<detail::KindGroup> created(kinds.size());
-  for (std::size_t kind = 0; kind < kinds.size(); ++kind) {
-    detail::KindGroup& entry = created[kind];
-    entry.member = layout.is_member(global_rank, kind);
-    entry.size = layout.group_size(kind);
-    entry.sharing = sharing[kind];
-    if (entry.member) entry.local_rank = layout.local_rank(global_rank, kind);
-    // A kind that is the whole world (`global` among them): the duplicate serves as its
-    // communicator.
-    if (sharing[kind].source == CommSource::world) {
-      entry.comm = mpi::Communicator::borrow(control.get());
-      if (kind == layout.world_kind()) entry.creation_seconds = dup_seconds;
-    }
-  }
+  std::vector<detail::KindGroup> created = planned_groups(layout, global_rank, sharing, control, dup_seconds);
   // Declared after `created`, so that on a failure the NCCL communicators go first.
   std::unique_ptr<detail::DeviceGroups> device_groups;
 
@@ -194,9 +246,9 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
   // Every later step blocks inside MPI, which can neither time out nor be cancelled: a
   // watchdog ends the process if one of them is still running at the deadline.
   detail::Watchdog watchdog(deadline, static_cast<int>(global_rank), size);
-  for (const CreationStep& step : steps) {
+  for (const CreationStep& step : planned.steps) {
     if (step.waits_without_blocking()) continue;  // done above
-    if (step.kind == StepKind::group && !selected[*step.group_kind]) continue;
+    if (step.kind == StepKind::group && !planned.selected[*step.group_kind]) continue;
     announce(opts, step);
     const auto guard = watchdog.enter({step.name, step.description});
     switch (step.kind) {
@@ -212,39 +264,15 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
         device_groups = detail::DeviceGroups::bind(control, opts.device, state_.local_rank_on_node);
         state_.bound_device = device_groups->device();
         break;
-      case StepKind::group: {
-        const std::size_t kind = *step.group_kind;
-        const auto start = Clock::now();
-        detail::KindGroup& entry = created[kind];
-        switch (entry.sharing.source) {
-          case CommSource::own:
-            entry.comm = mpi::create_group_communicator(control, layout, kind, opts.strategy);
-            break;
-          case CommSource::shared:  // the owner comes first in creation order
-            entry.comm = mpi::Communicator::borrow(created[entry.sharing.owner].comm.get());
-            break;
-          case CommSource::singleton:  // local: a collective over this rank alone
-            if (!entry.member) break;
-            if (self_holder) {
-              entry.comm = mpi::Communicator::borrow(created[*self_holder].comm.get());
-              entry.sharing.owner = *self_holder;
-            } else {
-              entry.comm = mpi::Communicator::borrow(MPI_COMM_SELF).dup();
-              self_holder = kind;
-            }
-            break;
-          case CommSource::world: break;  // the duplicate, above
-        }
-        entry.creation_seconds = seconds_since(start);
+      case StepKind::group:
+        create_kind_group(created, *step.group_kind, control, layout, opts.strategy, self_holder);
         break;
-      }
       case StepKind::nccl: {
         // Each NCCL step polls under its own limit; zero means none (wait_limit).
         const std::chrono::milliseconds step_limit = wait_limit(*opts.timeout);
         device_groups->create(
-            layout, global_rank, control,
-            [&created, &layout](std::string_view group) { return created[layout.group_kind_index(group)].comm.get(); },
-            step_limit, sharing);
+            layout, global_rank, control, [&created](std::size_t kind) { return created[kind].comm.get(); }, step_limit,
+            sharing);
         break;
       }
       case StepKind::duplicate:

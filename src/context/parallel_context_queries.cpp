@@ -8,8 +8,8 @@
 
 #include "device_groups.hpp"
 #include "live_groups.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
-#include "pgroups/layout/error.hpp"
 
 namespace pgroups {
 namespace {
@@ -42,6 +42,16 @@ std::vector<std::string> ParallelContext::kind_names() const {
   if (destroyed()) return names;
   for (const GroupKind& kind : state_.layout->group_kinds()) names.push_back(kind.name);
   return names;
+}
+
+std::vector<KindHandle> ParallelContext::kinds() const {
+  std::vector<KindHandle> handles;
+  if (destroyed()) return handles;
+  const auto kinds = state_.layout->group_kinds();
+  for (std::size_t index = 0; index < kinds.size(); ++index) {
+    handles.push_back(KindHandle(kinds[index].name, index, state_.live->id()));
+  }
+  return handles;
 }
 
 // Colossal-AI's API speaks ParallelMode: the kinds that have one.
@@ -122,8 +132,8 @@ GroupHandle ParallelContext::get_group(std::string_view kind_name) const { retur
 GroupHandle ParallelContext::get_group(const KindHandle& handle) const {
   const Resolved found = resolve(handle);
   if (!found.group) throw_no_pipeline_communicator(found.name);
-  // The device side keys each kind by its name, the world kind included (nccl::world_key).
-  if (state_.live->device_groups) return {found.name, state_.live->device_groups->comm(found.name)};
+  // The device side keys each kind by its index, as the MPI side does.
+  if (state_.live->device_groups) return {found.name, state_.live->device_groups->comm(found.kind)};
   return {found.name, found.group->comm.get()};
 }
 
@@ -199,7 +209,7 @@ double ParallelContext::device_creation_seconds(const KindHandle& handle) const 
   // Nothing was created for a pipeline that is not there: the name is no kind.
   if (index == KindHandle::kNoKind) (void)state_.layout->group_kind_index(handle.name());
   if (!state_.live->device_groups) return 0.0;
-  return state_.live->device_groups->creation_seconds(state_.layout->group_kinds()[index].name);
+  return state_.live->device_groups->creation_seconds(index);
 }
 
 std::vector<GroupCheck> ParallelContext::check_device_groups() {

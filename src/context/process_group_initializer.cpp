@@ -8,8 +8,8 @@
 
 #include "creation_request.hpp"
 #include "live_groups.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/session.hpp"
 
 namespace pgroups {

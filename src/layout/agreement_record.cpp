@@ -5,6 +5,9 @@
 #include <charconv>
 #include <map>
 #include <optional>
+#include <string>
+
+#include "pgroups/common/printable.hpp"
 
 namespace pgroups {
 namespace {
@@ -103,18 +106,6 @@ std::string record_text(std::string_view record) {
   for (const auto& [name, value] : *fields) {
     if (name == "text") return std::string(value);
     text += fmt::format("{}{}={}", text.empty() ? "" : " ", name, value);
-  }
-  return text;
-}
-
-std::string rank_list(std::span<const int> ranks) {
-  std::string text;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!text.empty()) text += ", ";
-    text += j == i ? fmt::format("{}", ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]);
-    i = j + 1;
   }
   return text;
 }

@@ -7,8 +7,8 @@
 #include <limits>
 #include <set>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/layout/mesh_config.hpp"
 
 namespace pgroups {
@@ -111,6 +111,21 @@ double traffic_of(const Cluster& cluster, std::string_view kind_name) {
     if (name == kind_name) return bytes;
   }
   return default_traffic(kind_name);
+}
+
+std::vector<std::int64_t> level_unit_of_ranks(const Cluster& cluster, const ClusterLevel& level) {
+  // The topological position of each launch position (node_order's inverse).
+  std::vector<std::int64_t> position(static_cast<std::size_t>(cluster.node_count));
+  for (std::size_t i = 0; i < position.size(); ++i) position[i] = static_cast<std::int64_t>(i);
+  for (std::size_t i = 0; i < cluster.node_order.size(); ++i) {
+    position[static_cast<std::size_t>(cluster.node_order[i])] = static_cast<std::int64_t>(i);
+  }
+  std::vector<std::int64_t> units;
+  units.reserve(static_cast<std::size_t>(cluster.node_count * cluster.gpus_per_node));
+  for (std::int64_t rank = 0; rank < cluster.node_count * cluster.gpus_per_node; ++rank) {
+    units.push_back(position[static_cast<std::size_t>(rank / cluster.gpus_per_node)] / level.nodes);
+  }
+  return units;
 }
 
 }  // namespace pgroups

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "world_rank.hpp"
 
 namespace pgroups {
@@ -107,31 +107,12 @@ CommunicatorBill largest_communicator_bill(const Layout& layout, bool share) {
   return communicator_bill(layout, 0, share);
 }
 
-NcclEstimate estimate_nccl_memory(const Layout& layout, std::int64_t rank, bool share, const NcclMemoryModel& model) {
+std::vector<std::size_t> created_kinds(const Layout& layout, std::int64_t rank, bool share) {
   detail::check_world_rank(rank, layout.world_size());
   const std::vector<KindSharing> shared = communicator_sharing(layout, true);
   std::vector<std::size_t> created;
-  const CommunicatorBill bill =
-      bill_of(layout, rank, share ? shared : communicator_sharing(layout, false), shared, &created);
-  const std::optional<std::int64_t> per_node = layout.config().gpus_per_node;
-  auto node = [&per_node](std::int64_t r) { return per_node && *per_node > 0 ? r / *per_node : 0; };
-  NcclEstimate estimate;
-  estimate.communicators = bill.created;
-  auto add = [&](std::int64_t size, bool intra) {
-    double mib = size <= 1 ? model.one_rank_mib : size == 2 ? model.two_ranks_mib : model.larger_mib;
-    if (!intra) mib += model.inter_node_extra_mib;
-    estimate.mib += mib;
-    ++(intra ? estimate.intra_node : estimate.inter_node);
-  };
-  // The NCCL world: within a node when the whole world fits in one.
-  add(layout.world_size(), node(0) == node(layout.world_size() - 1));
-  for (const std::size_t kind : created) {
-    // Nodes are consecutive blocks of ranks and a group is ascending, so it stays in one
-    // node exactly when its first and last members do: O(dimensions), not O(group size).
-    const std::int64_t size = layout.group_size(kind);
-    add(size, node(layout.group_member(rank, kind, 0)) == node(layout.group_member(rank, kind, size - 1)));
-  }
-  return estimate;
+  (void)bill_of(layout, rank, share ? shared : communicator_sharing(layout, false), shared, &created);
+  return created;
 }
 
 std::string bill_text(const CommunicatorBill& bill) {

@@ -10,7 +10,7 @@
 #include <bit>
 
 #include "lowering.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "world_rank.hpp"
 
 namespace pgroups {

@@ -7,7 +7,7 @@
 #include <map>
 #include <numeric>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "world_rank.hpp"
 
 namespace pgroups {

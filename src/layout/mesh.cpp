@@ -5,8 +5,8 @@
 
 #include <limits>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
-#include "pgroups/layout/error.hpp"
 #include "world_rank.hpp"
 
 namespace pgroups {

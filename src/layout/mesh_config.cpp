@@ -4,8 +4,8 @@
 #include <fmt/ranges.h>
 
 #include "pgroups/common/decimal_integer.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
-#include "pgroups/layout/error.hpp"
 
 namespace pgroups {
 

@@ -9,7 +9,7 @@
 
 #include "../common/did_you_mean.hpp"
 #include "lowering.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/layout.hpp"
 
 namespace pgroups {

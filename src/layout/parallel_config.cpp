@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "../common/did_you_mean.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/layout/rank_map.hpp"
 
 namespace pgroups {

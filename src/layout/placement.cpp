@@ -16,7 +16,7 @@
 #include <set>
 
 #include "lowering.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 
 namespace pgroups {
 namespace {

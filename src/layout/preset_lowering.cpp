@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "lowering.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/layout.hpp"
 
 namespace pgroups {

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "world_rank.hpp"
 
 namespace pgroups {

@@ -9,7 +9,7 @@
 #include <map>
 
 #include "lowering.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 
 namespace pgroups {
 

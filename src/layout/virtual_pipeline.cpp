@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 
 namespace pgroups {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 
 namespace pgroups::detail {
 

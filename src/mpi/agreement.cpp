@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "pgroups/common/error.hpp"
+#include "pgroups/common/printable.hpp"
 #include "pgroups/layout/agreement_record.hpp"
-#include "pgroups/layout/error.hpp"
-#include "pgroups/mpi/error.hpp"
+#include "pgroups/mpi/check.hpp"
 
 namespace pgroups::mpi {
 

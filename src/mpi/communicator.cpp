@@ -3,7 +3,7 @@
 #include <atomic>
 #include <utility>
 
-#include "pgroups/mpi/error.hpp"
+#include "pgroups/mpi/check.hpp"
 #include "pgroups/mpi/session.hpp"
 
 namespace pgroups::mpi {

@@ -8,9 +8,9 @@
 #include <thread>
 #include <utility>
 
-#include "pgroups/layout/error.hpp"
-#include "pgroups/layout/timeout.hpp"
-#include "pgroups/mpi/error.hpp"
+#include "pgroups/common/error.hpp"
+#include "pgroups/launch/timeout.hpp"
+#include "pgroups/mpi/check.hpp"
 
 namespace pgroups::mpi {
 namespace {

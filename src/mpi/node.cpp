@@ -1,7 +1,7 @@
 #include "pgroups/mpi/node.hpp"
 
-#include "pgroups/layout/launcher.hpp"
-#include "pgroups/mpi/error.hpp"
+#include "pgroups/launch/launcher.hpp"
+#include "pgroups/mpi/check.hpp"
 
 namespace pgroups::mpi {
 

@@ -4,8 +4,8 @@
 
 #include <cstdlib>
 
-#include "pgroups/layout/error.hpp"
-#include "pgroups/mpi/error.hpp"
+#include "pgroups/common/error.hpp"
+#include "pgroups/mpi/check.hpp"
 
 namespace pgroups::mpi {
 namespace {

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "../common/did_you_mean.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
-#include "pgroups/layout/error.hpp"
-#include "pgroups/mpi/error.hpp"
+#include "pgroups/mpi/check.hpp"
 
 namespace pgroups::mpi {
 namespace {

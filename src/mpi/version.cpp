@@ -9,7 +9,7 @@
 
 #include <string_view>
 
-#include "pgroups/mpi/error.hpp"
+#include "pgroups/mpi/check.hpp"
 
 namespace pgroups::mpi {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 
 namespace pgroups::mpi {
 namespace {

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <thread>
 
-#include "pgroups/layout/error.hpp"
-#include "pgroups/layout/timeout.hpp"
+#include "pgroups/common/error.hpp"
+#include "pgroups/launch/timeout.hpp"
 
 namespace pgroups::nccl::detail {
 

@@ -9,8 +9,8 @@
 #include <utility>
 
 #include "check.hpp"
-#include "pgroups/layout/error.hpp"
-#include "pgroups/layout/timeout.hpp"
+#include "pgroups/common/error.hpp"
+#include "pgroups/launch/timeout.hpp"
 #include "pgroups/nccl/version.hpp"
 
 namespace pgroups::nccl {

@@ -4,8 +4,8 @@
 
 #include "check.hpp"
 #include "pgroups/common/environment.hpp"
-#include "pgroups/layout/error.hpp"
-#include "pgroups/layout/launcher.hpp"
+#include "pgroups/common/error.hpp"
+#include "pgroups/launch/launcher.hpp"
 
 namespace pgroups::nccl {
 namespace {

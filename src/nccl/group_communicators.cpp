@@ -7,8 +7,9 @@
 #include <climits>
 #include <optional>
 #include <string>
+#include <utility>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/nccl/version.hpp"
 
 namespace pgroups::nccl {
@@ -55,21 +56,41 @@ std::vector<KindPlan> plan_kinds(const Layout& layout, std::int64_t rank) {
 GroupCommunicators& GroupCommunicators::operator=(GroupCommunicators&& other) noexcept {
   if (this != &other) {
     destroy_quietly();
-    comms_ = std::move(other.comms_);
-    other.comms_.clear();
+    world_ = std::move(other.world_);
+    entries_ = std::move(other.entries_);
+    where_ = std::move(other.where_);
+    other.entries_.clear();
+    other.where_.clear();
   }
   return *this;
 }
 
 GroupCommunicators::~GroupCommunicators() { destroy_quietly(); }
 
-bool GroupCommunicators::contains(std::string_view group) const noexcept {
-  return std::any_of(comms_.begin(), comms_.end(), [group](const Entry& held) { return held.group == group; });
+NcclCommunicator& GroupCommunicators::world() {
+  // One check for both overloads; *this is non-const here, so the cast is sound.
+  return const_cast<NcclCommunicator&>(std::as_const(*this).world());
 }
 
-const GroupCommunicators::Entry& GroupCommunicators::entry(std::string_view group) const {
-  for (const Entry& held : comms_) {
-    if (held.group == group) return held.alias_of.empty() ? held : entry(held.alias_of);
+const NcclCommunicator& GroupCommunicators::world() const {
+  if (!world_) throw StateError("there is no NCCL world communicator: none was created, or it was destroyed");
+  return world_;
+}
+
+const GroupCommunicators::Entry* GroupCommunicators::find(std::size_t kind) const noexcept {
+  if (kind >= where_.size() || !where_[kind]) return nullptr;
+  return &entries_[*where_[kind]];
+}
+
+const GroupCommunicators::Entry& GroupCommunicators::held(std::size_t kind) const {
+  if (const Entry* entry = find(kind)) return *entry;
+  throw StateError(fmt::format(
+      "there is no NCCL communicator for group kind {}: it was not created for this rank and configuration", kind));
+}
+
+std::size_t GroupCommunicators::kind_named(std::string_view group) const {
+  for (const Entry& entry : entries_) {
+    if (entry.name == group) return entry.kind;
   }
   throw StateError(
       fmt::format("there is no NCCL communicator for group {}: it was not created for this rank and "
@@ -77,55 +98,102 @@ const GroupCommunicators::Entry& GroupCommunicators::entry(std::string_view grou
                   group));
 }
 
-NcclCommunicator& GroupCommunicators::at(std::string_view group) {
-  // One lookup for both overloads; *this is non-const here, so the cast is sound.
-  return const_cast<NcclCommunicator&>(entry(group).comm);
+const NcclCommunicator& GroupCommunicators::communicator(const Entry& entry) const {
+  if (!entry.is_alias) return entry.comm;
+  return entry.target ? communicator(held(*entry.target)) : world();
 }
 
-const NcclCommunicator& GroupCommunicators::at(std::string_view group) const { return entry(group).comm; }
+bool GroupCommunicators::contains(std::size_t kind) const noexcept { return find(kind) != nullptr; }
+
+NcclCommunicator& GroupCommunicators::at(std::size_t kind) {
+  return const_cast<NcclCommunicator&>(std::as_const(*this).at(kind));
+}
+
+const NcclCommunicator& GroupCommunicators::at(std::size_t kind) const { return communicator(held(kind)); }
+
+double GroupCommunicators::creation_seconds(std::size_t kind) const { return held(kind).creation_seconds; }
+
+std::vector<std::size_t> GroupCommunicators::kinds() const {
+  std::vector<std::size_t> kinds;
+  kinds.reserve(entries_.size());
+  for (const Entry& entry : entries_) kinds.push_back(entry.kind);
+  return kinds;
+}
+
+bool GroupCommunicators::contains(std::string_view group) const noexcept {
+  return std::any_of(entries_.begin(), entries_.end(), [group](const Entry& entry) { return entry.name == group; });
+}
+
+NcclCommunicator& GroupCommunicators::at(std::string_view group) { return at(kind_named(group)); }
+
+const NcclCommunicator& GroupCommunicators::at(std::string_view group) const { return at(kind_named(group)); }
 
 double GroupCommunicators::creation_seconds(std::string_view group) const {
-  // An alias's own entry (0 s): the time was spent on its target's.
-  for (const Entry& held : comms_) {
-    if (held.group == group) return held.creation_seconds;
-  }
-  return entry(group).creation_seconds;  // throws StateError naming the kind
+  return creation_seconds(kind_named(group));
 }
 
 std::vector<std::string> GroupCommunicators::names() const {
   std::vector<std::string> names;
-  names.reserve(comms_.size());
-  for (const Entry& held : comms_) names.push_back(held.group);
+  names.reserve(entries_.size());
+  for (const Entry& entry : entries_) names.push_back(entry.name);
   return names;
 }
 
-void GroupCommunicators::add(std::string group, NcclCommunicator comm, double creation_seconds) {
-  if (contains(group)) throw StateError(fmt::format("an NCCL communicator for group {} is already held", group));
-  comms_.push_back(Entry{std::move(group), std::move(comm), creation_seconds, {}});
+void GroupCommunicators::set_world(NcclCommunicator world) {
+  if (world_) throw StateError("an NCCL world communicator is already held");
+  world_ = std::move(world);
 }
 
-void GroupCommunicators::alias(std::string group, std::string target) {
-  if (contains(group)) throw StateError(fmt::format("an NCCL communicator for group {} is already held", group));
-  const Entry& found = entry(target);  // StateError when the target is not held
-  comms_.push_back(Entry{std::move(group), NcclCommunicator(), 0.0, found.group});
+void GroupCommunicators::append(Entry entry) {
+  if (contains(entry.kind) || contains(entry.name)) {
+    throw StateError(fmt::format("an NCCL communicator for group {} is already held", entry.name));
+  }
+  if (entry.kind >= where_.size()) where_.resize(entry.kind + 1);
+  where_[entry.kind] = entries_.size();
+  entries_.push_back(std::move(entry));
+}
+
+void GroupCommunicators::add(std::size_t kind, std::string name, NcclCommunicator comm, double creation_seconds) {
+  append(Entry{kind, std::move(name), std::move(comm), creation_seconds, false, std::nullopt});
+}
+
+void GroupCommunicators::alias(std::size_t kind, std::string name, std::optional<std::size_t> target) {
+  if (target) {
+    (void)held(*target);  // StateError when the target is not held
+  } else {
+    (void)world();  // StateError when there is no world
+  }
+  append(Entry{kind, std::move(name), NcclCommunicator(), 0.0, true, target});
 }
 
 void GroupCommunicators::destroy() {
-  while (!comms_.empty()) {
+  while (!entries_.empty() || world_) {
     try {
-      comms_.back().comm.destroy();
+      if (!entries_.empty()) {
+        entries_.back().comm.destroy();  // an alias's is empty: nothing to do
+      } else {
+        world_.destroy();
+      }
     } catch (...) {
-      comms_.pop_back();
+      if (!entries_.empty()) entries_.pop_back();
       abort();
       throw;
     }
-    comms_.pop_back();
+    if (!entries_.empty()) {
+      where_[entries_.back().kind].reset();
+      entries_.pop_back();
+    } else {
+      world_ = NcclCommunicator();
+    }
   }
 }
 
 void GroupCommunicators::abort() noexcept {
-  for (auto it = comms_.rbegin(); it != comms_.rend(); ++it) it->comm.abort();
-  comms_.clear();
+  for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) it->comm.abort();
+  world_.abort();
+  entries_.clear();
+  where_.clear();
+  world_ = NcclCommunicator();
 }
 
 void GroupCommunicators::destroy_quietly() noexcept {
@@ -176,17 +244,19 @@ GroupCommunicators create_group_communicators(NcclCommunicator world, const Layo
           world_size, world_rank, layout.world_size(), rank));
     }
 
-    // Not "global" for a mesh: a dimension of that name is a kind of its own.
-    const std::string world_name(world_key(layout));
-    result.add(world_name, std::move(world));
+    result.set_world(std::move(world));
+    // The layout's world kind (the presets' `global`) is the world itself.
+    if (const std::optional<std::size_t> world_kind = layout.world_kind()) {
+      result.alias(*world_kind, kinds[*world_kind].name, std::nullopt);
+    }
     for (const KindPlan& step : plan) {
       const CommSource source = sharing.empty() ? CommSource::own : sharing[step.kind].source;
       if (source == CommSource::world) {
-        result.alias(step.group, world_name);
+        result.alias(step.kind, step.group, std::nullopt);
         continue;
       }
       if (source == CommSource::shared) {
-        result.alias(step.group, kinds[sharing[step.kind].owner].name);
+        result.alias(step.kind, step.group, sharing[step.kind].owner);
         continue;
       }
       if (source == CommSource::singleton) continue;  // made when asked for, by this rank alone
@@ -194,15 +264,14 @@ GroupCommunicators create_group_communicators(NcclCommunicator world, const Layo
       if (!step.colour) {
         // Outside every group of a partial kind: the split is collective over the world,
         // so this rank takes part, asking for no communicator; the per-group path skips.
-        if (by_split) split_out(result.at(world_name), step.group, options);
+        if (by_split) split_out(result.world(), step.group, options);
         continue;
       }
-      // The parent is looked up each time: add() may move the communicators it holds.
       NcclCommunicator comm =
-          by_split ? split_communicator(result.at(world_name), served[step.kind], *step.colour, step.key, options)
+          by_split ? split_communicator(result.world(), served[step.kind], *step.colour, step.key, options)
                    : init_communicator(
                          served[step.kind], step.size, step.key,
-                         [&](std::span<std::byte> bytes) { group_broadcast(step.group, bytes); }, options);
+                         [&](std::span<std::byte> bytes) { group_broadcast(step.kind, bytes); }, options);
       const int size = comm.size();
       const int local = comm.rank();
       if (size != step.size || local != step.key) {
@@ -212,7 +281,7 @@ GroupCommunicators create_group_communicators(NcclCommunicator world, const Layo
             "local rank {} of a group of {}",
             step.group, size, local, step.key, step.size));
       }
-      result.add(step.group, std::move(comm),
+      result.add(step.kind, step.group, std::move(comm),
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
   } catch (...) {

@@ -5,8 +5,8 @@
 #include <climits>
 #include <string>
 
-#include "pgroups/layout/error.hpp"
-#include "pgroups/mpi/error.hpp"
+#include "pgroups/common/error.hpp"
+#include "pgroups/mpi/check.hpp"
 
 namespace pgroups::nccl {
 

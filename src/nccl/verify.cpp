@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <numeric>
+#include <optional>
+#include <string>
 
 #include "check.hpp"
-#include "pgroups/layout/error.hpp"
-#include "pgroups/layout/timeout.hpp"
+#include "pgroups/common/error.hpp"
+#include "pgroups/launch/timeout.hpp"
 
 namespace pgroups::nccl {
 namespace {
@@ -124,21 +126,29 @@ std::int64_t allreduce_rank_sum(NcclCommunicator& comm, std::int64_t global_rank
   return value;
 }
 
-std::int64_t expected_rank_sum(const Layout& layout, std::int64_t rank, std::string_view group) {
-  if (group == kWorldKey) {
-    const std::int64_t w = layout.world_size();
-    return w * (w - 1) / 2;
-  }
-  const std::vector<std::int64_t> members = layout.group_of(rank, layout.group_kind_index(group));
+std::int64_t expected_rank_sum(const Layout& layout, std::int64_t rank, std::size_t kind) {
+  const std::vector<std::int64_t> members = layout.group_of(rank, kind);
   return std::accumulate(members.begin(), members.end(), std::int64_t{0});
+}
+
+std::int64_t expected_rank_sum(const Layout& layout, std::int64_t rank, std::string_view group) {
+  return expected_rank_sum(layout, rank, layout.group_kind_index(group));
 }
 
 std::vector<GroupCheck> verify_rank_sums(GroupCommunicators& comms, const Layout& layout, std::int64_t rank) {
   std::vector<GroupCheck> checks;
-  for (const std::string& group : comms.names()) {
-    const std::int64_t expected = expected_rank_sum(layout, rank, group);
-    const std::int64_t actual = allreduce_rank_sum(comms.at(group), rank);
-    checks.push_back(GroupCheck{.kind = group, .expected = expected, .actual = actual});
+  // The world first, under the name of the group every rank is in; the layout's own world
+  // kind (the presets' `global`) is that communicator, checked once.
+  const std::int64_t w = layout.world_size();
+  checks.push_back(GroupCheck{.kind = std::string(kWorldCheckName),
+                              .expected = w * (w - 1) / 2,
+                              .actual = allreduce_rank_sum(comms.world(), rank)});
+  const std::optional<std::size_t> world_kind = layout.world_kind();
+  for (const std::size_t kind : comms.kinds()) {
+    if (kind == world_kind) continue;
+    checks.push_back(GroupCheck{.kind = layout.group_kinds()[kind].name,
+                                .expected = expected_rank_sum(layout, rank, kind),
+                                .actual = allreduce_rank_sum(comms.at(kind), rank)});
   }
   return checks;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "pgroups/cost/nccl_memory.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
 
 namespace pgroups::report {

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
 #include "pgroups/config/config_json.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/report/plan_report.hpp"
 
 namespace pgroups::report {

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/config/config_json.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/report/elided_list.hpp"
 #include "pgroups/report/output_size.hpp"
 

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/report/elided_list.hpp"
 #include "pgroups/report/plan_report.hpp"
 

@@ -98,7 +98,7 @@ TEST(InfoCommand, RunsInAnEmptyEnvironmentWithoutMpirunAndWithoutError) {
 
 TEST(InfoCommand, AMalformedLauncherVariableIsUnknownAndWarnedInTheReadersWords) {
   // The words of pgroups::count_problem, which nccl::choose_device refuses the same value
-  // with (tests/layout/environment_test.cpp, tests/nccl/device_test.cpp).
+  // with (tests/launch/environment_test.cpp, tests/nccl/device_test.cpp).
   for (const char* text : {"abc", "-1", "99999999999999999999"}) {
     const auto result =
         run_command(fmt::format("env -i OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=1 OMPI_COMM_WORLD_LOCAL_RANK='{}' "

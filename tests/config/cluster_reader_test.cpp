@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/config/rank_map_file.hpp"
-#include "pgroups/layout/error.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups {
@@ -97,7 +97,7 @@ TEST(ClusterTable, EachBadFieldNamesTheLineAndTheField) {
       "c.toml:4:35: unknown key 'costs' in cluster.levels[0]; the keys are name, nodes, cost (did you mean cost?)");
   EXPECT_EQ(
       cluster_error("[cluster]\ngpus_per_node = 4\nnodes = 2\nlevels = [{name = \"s\", nodes = 2, cost = true}]\n"),
-      "c.toml:4:42: cluster.levels[0].cost must be a number, found a boolean");
+      "c.toml:4:42: cluster.levels[0].cost must be a number, found boolean true");
   EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = 4\nlevels = [{name = \"s\", nodes = 3}]\n"),
             "c.toml: cluster levels[0] (s) nodes 3 does not divide the cluster's 4 nodes: every unit must be full");
   EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = 2\nlevels = [{name = \"s\", nodes = [[\"a\"]]}]\n"),
@@ -119,7 +119,7 @@ TEST(ClusterTable, EachBadFieldNamesTheLineAndTheField) {
   EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = 2\ntraffic = {tp = \"a\"}\n"),
             "c.toml:4:17: cluster.traffic.tp must be a number, found string \"a\"");
   EXPECT_EQ(cluster_error(R"({"cluster": {"gpus_per_node": 4, "nodes": 2, "levels": [3]}})", ConfigFormat::json),
-            "c.toml:1:57: cluster.levels[0] must be a table {name, nodes, cost}, found integer 3");
+            "c.toml:1:57: cluster.levels[0] must be an object {name, nodes, cost}, found integer 3");
 }
 
 TEST(HostList, ExpandsSlurmRanges) {
@@ -256,6 +256,17 @@ TEST(RankMapFile, RefusesAKeyGivenTwiceAsTheConfigurationReaderDoes) {
               (void)parse_config(R"({"parallel": {"rank_map": [1, 0], "rank_map": [0, 1]}})", ConfigFormat::json);
             }).find("duplicate key 'rank_map' in parallel"),
             std::string::npos);
+}
+
+TEST(ClusterReader, NamesTypesInTheWordsOfTheFilesFormat) {
+  auto error = [](std::string_view text, ConfigFormat format, std::string_view source) {
+    return test::message_of<ParseError>([&] { (void)parse_cluster(text, format, source); });
+  };
+  EXPECT_EQ(error("cluster = {'gpus_per_node': 4, 'nodes': 2, 'levels': {}}\n", ConfigFormat::python, "c.py"),
+            "c.py:1:54: cluster.levels must be a list of dicts, found dict");
+  EXPECT_EQ(error("{\"cluster\": {\"gpus_per_node\": 4, \"nodes\": null}}", ConfigFormat::json, "c.json"),
+            "c.json:1:43: cluster.nodes must be an integer or an array of host names, found null");
+  EXPECT_EQ(error("cluster = 3\n", ConfigFormat::python, "c.py"), "c.py:1:11: cluster must be a dict, found integer 3");
 }
 
 }  // namespace

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/config/config_reader.hpp"
-#include "pgroups/layout/error.hpp"
 #include "reader_test_helpers.hpp"
 #include "support/error_message.hpp"
 #include "support/temp_files.hpp"

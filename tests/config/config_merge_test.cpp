@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/layout.hpp"
 #include "support/configs.hpp"
 

@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "pgroups/common/decimal_integer.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/config/config_reader.hpp"
-#include "pgroups/layout/error.hpp"
 #include "reader_test_helpers.hpp"
 
 namespace pgroups::detail {

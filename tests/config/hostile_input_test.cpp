@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/config/config_reader.hpp"
-#include "pgroups/layout/error.hpp"
 #include "reader_test_helpers.hpp"
 #include "support/error_message.hpp"
 

@@ -5,8 +5,8 @@
 
 #include <string>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/config/config_reader.hpp"
-#include "pgroups/layout/error.hpp"
 #include "reader_test_helpers.hpp"
 
 namespace pgroups {

@@ -13,8 +13,8 @@
 #include <new>
 #include <string>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/config/config_reader.hpp"
-#include "pgroups/layout/error.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define PGROUPS_COUNTS_ALLOCATIONS 0  // ASan owns operator new and its quarantine

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/config/config_reader.hpp"
-#include "pgroups/layout/error.hpp"
 #include "support/configs.hpp"
 #include "support/error_message.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/parallel_context.hpp"
+#include "pgroups/context/parallel_context.hpp"
 #include "pgroups/pgroups.hpp"
 
 int main() {

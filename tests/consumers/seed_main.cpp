@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "pgroups/process_group_initializer.hpp"
+#include "pgroups/context/process_group_initializer.hpp"
 
 namespace {
 

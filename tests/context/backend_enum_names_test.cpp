@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/backend.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/creation_strategy.hpp"
 #include "support/error_message.hpp"
 

@@ -17,8 +17,8 @@
 #include "fake_cuda.hpp"
 #include "fake_nccl.hpp"
 #include "mpi_test_support.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
-#include "pgroups/layout/error.hpp"
 
 namespace pgroups {
 namespace {

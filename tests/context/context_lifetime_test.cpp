@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "mpi_test_support.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
-#include "pgroups/layout/error.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups {

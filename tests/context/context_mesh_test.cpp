@@ -14,8 +14,8 @@
 
 #include "golden_group_check.hpp"
 #include "mpi_test_support.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
-#include "pgroups/layout/error.hpp"
 #include "support/error_message.hpp"
 #include "support/golden.hpp"
 

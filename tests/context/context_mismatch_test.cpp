@@ -8,9 +8,9 @@
 #include <functional>
 
 #include "mpi_test_support.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
 #include "pgroups/layout/agreement_record.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/agreement.hpp"
 
 namespace pgroups {

@@ -13,9 +13,9 @@
 #include <string>
 
 #include "mpi_test_support.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/backend.hpp"
 #include "pgroups/context/parallel_context.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/agreement.hpp"
 
 namespace pgroups {

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "mpi_test_support.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
-#include "pgroups/layout/error.hpp"
 #include "support/configs.hpp"
 
 namespace pgroups {

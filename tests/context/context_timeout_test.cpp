@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "mpi_test_support.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
-#include "pgroups/layout/error.hpp"
-#include "pgroups/layout/timeout.hpp"
+#include "pgroups/launch/timeout.hpp"
 #include "pgroups/mpi/deadline.hpp"
 
 namespace pgroups {

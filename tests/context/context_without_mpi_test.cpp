@@ -8,9 +8,9 @@
 
 #include <string>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
 #include "pgroups/context/process_group_initializer.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/session.hpp"
 
 namespace pgroups {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "mpi_test_support.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
-#include "pgroups/layout/error.hpp"
 
 namespace pgroups {
 namespace {

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "mpi_test_support.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
-#include "pgroups/layout/error.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups {

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "mpi_test_support.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
 #include "pgroups/context/process_group_initializer.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/deadline.hpp"
 #include "pgroups/mpi/node.hpp"
 #include "support/golden.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups {

@@ -153,17 +153,11 @@ TEST(CommunicatorBill, ARankOutsideTheWorldIsAConfigError) {
             "rank 4 is outside the world of 4 ranks (valid: 0..3)");
 }
 
-TEST(NcclEstimate, SumsTheModelOverTheWorldAndEachCreatedSplitByNodes) {
-  ParallelConfig config;
-  config.mesh = MeshConfig{parse_mesh_dims("tp=2,dp=4"), {"tp", "dp", "tp-dp"}};
-  config.gpus_per_node = 2;
-  const Layout layout(config);
-  const NcclMemoryModel model;
-  const NcclEstimate estimate = estimate_nccl_memory(layout, 0);
-  EXPECT_EQ(estimate.communicators, 3);  // world (tp-dp too), tp, dp
-  EXPECT_EQ(estimate.intra_node, 1);     // tp: ranks 0 and 1 on node 0
-  EXPECT_EQ(estimate.inter_node, 2);
-  EXPECT_DOUBLE_EQ(estimate.mib, model.larger_mib * 2 + model.two_ranks_mib);
+TEST(CreatedKinds, AreTheOwnKindsOfMoreThanOneRankThatHaveTheRank) {
+  const Layout layout = mesh_layout("tp=2,dp=4,pp=1", {"tp", "dp", "pp", "tp-dp"});
+  EXPECT_EQ(created_kinds(layout, 0), (std::vector<std::size_t>{0, 1}));  // pp: one rank; tp-dp: the world
+  EXPECT_EQ(created_kinds(layout, 0, false), (std::vector<std::size_t>{0, 1, 3}));
+  EXPECT_EQ(static_cast<std::int64_t>(created_kinds(layout, 5).size()) + 1, communicator_bill(layout, 5).created);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/layout.hpp"
 #include "pgroups/layout/parallel_config.hpp"
 #include "pgroups/layout/parallel_mode.hpp"

@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/layout.hpp"
 #include "support/error_message.hpp"
 #include "support/golden.hpp"

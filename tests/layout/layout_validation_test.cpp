@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/layout.hpp"
 #include "support/configs.hpp"
 #include "support/error_message.hpp"

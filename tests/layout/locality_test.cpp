@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/locality.hpp"
 #include "support/configs.hpp"
 #include "support/error_message.hpp"

@@ -10,7 +10,7 @@
 #include <random>
 #include <set>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/layout.hpp"
 #include "support/configs.hpp"
 #include "support/error_message.hpp"

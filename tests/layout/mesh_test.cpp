@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups {

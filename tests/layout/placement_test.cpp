@@ -10,7 +10,7 @@
 #include <chrono>
 #include <limits>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/layout.hpp"
 
 namespace pgroups {

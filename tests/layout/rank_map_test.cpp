@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/layout.hpp"
 #include "pgroups/layout/rank_view.hpp"
 

@@ -11,8 +11,8 @@
 #include <tuple>
 #include <vector>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/layout/mesh_config.hpp"
 #include "support/configs.hpp"
 #include "support/error_message.hpp"

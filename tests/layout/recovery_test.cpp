@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/mesh_config.hpp"
 #include "support/error_message.hpp"
 

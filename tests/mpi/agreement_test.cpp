@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "mpi_test_support.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/agreement_record.hpp"
-#include "pgroups/layout/error.hpp"
 #include "pgroups/mpi/agreement.hpp"
 #include "support/error_message.hpp"
 

@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "mpi_test_support.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
+#include "pgroups/mpi/check.hpp"
 #include "pgroups/mpi/communicator.hpp"
-#include "pgroups/mpi/error.hpp"
 #include "pgroups/mpi/node.hpp"
 
 namespace pgroups::mpi {

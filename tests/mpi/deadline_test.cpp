@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "mpi_test_support.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "support/error_message.hpp"
 #include "support/manual_clock.hpp"
 

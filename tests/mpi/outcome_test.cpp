@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "mpi_test_support.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/mpi/agreement.hpp"
 #include "pgroups/mpi/outcome.hpp"
 #include "support/error_message.hpp"

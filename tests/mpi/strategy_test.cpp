@@ -7,7 +7,7 @@
 #include <set>
 
 #include "mpi_test_support.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/mpi/strategy.hpp"
 #include "support/error_message.hpp"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "support/error_message.hpp"
 #include "support/manual_clock.hpp"
 

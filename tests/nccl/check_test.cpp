@@ -11,7 +11,7 @@
 #include <regex>
 #include <string>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 
 namespace pgroups::nccl::detail {
 namespace {

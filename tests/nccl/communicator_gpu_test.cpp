@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/layout.hpp"
 #include "pgroups/nccl/communicator.hpp"
 #include "pgroups/nccl/device.hpp"
@@ -132,8 +132,8 @@ TEST_F(NcclModes, PerGroupInitializationMatchesTheLayout) {
   }
   {
     GroupCommunicators comms = create_group_communicators(
-        world(), plan, rank_, {.use_split = false}, [&](std::string_view group, std::span<std::byte> bytes) {
-          mpi_broadcast(groups.at(plan.group_kinds()[plan.group_kind_index(group)].mode.value()))(bytes);
+        world(), plan, rank_, {.use_split = false}, [&](std::size_t kind, std::span<std::byte> bytes) {
+          mpi_broadcast(groups.at(plan.group_kinds()[kind].mode.value()))(bytes);
         });
     for (ParallelMode mode : plan.modes()) {
       SCOPED_TRACE(std::string(mode_name(mode)));

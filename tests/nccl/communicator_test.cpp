@@ -3,10 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/layout.hpp"
 #include "pgroups/nccl/communicator.hpp"
 #include "pgroups/nccl/group_communicators.hpp"
@@ -80,16 +81,25 @@ TEST(NcclGroupCommunicatorsContract, MissingModeIsAStateErrorNamingIt) {
             "there is no NCCL communicator for group 2d_row: it was not created for this rank and configuration");
 }
 
-TEST(NcclGroupCommunicatorsContract, HoldsModesInCreationOrderOnceEach) {
+TEST(NcclGroupCommunicatorsContract, HoldsKindsByIndexInCreationOrderOnceEach) {
   GroupCommunicators comms;
-  comms.add("global", NcclCommunicator());
-  comms.add("data", NcclCommunicator(), 1.5);
-  EXPECT_EQ(comms.names(), (std::vector<std::string>{"global", "data"}));
-  EXPECT_EQ(comms.creation_seconds(ParallelMode::global), 0.0);
+  EXPECT_EQ(message_of<StateError>([&] { comms.alias(0, "global", std::nullopt); }),
+            "there is no NCCL world communicator: none was created, or it was destroyed");
+  comms.add(3, "data", NcclCommunicator(), 1.5);
+  comms.alias(1, "tp-dp", 3);
+  EXPECT_EQ(comms.names(), (std::vector<std::string>{"data", "tp-dp"}));
+  EXPECT_EQ(comms.kinds(), (std::vector<std::size_t>{3, 1}));
+  EXPECT_TRUE(comms.contains(1));
+  EXPECT_FALSE(comms.contains(2));
   EXPECT_EQ(comms.creation_seconds(ParallelMode::data), 1.5);
+  EXPECT_EQ(comms.creation_seconds(1), 0.0);  // the time went to its owner's
   EXPECT_THROW((void)comms.creation_seconds(ParallelMode::pipe), StateError);
-  EXPECT_EQ(message_of<StateError>([&] { comms.add("data", NcclCommunicator()); }),
+  EXPECT_EQ(message_of<StateError>([&] { (void)comms.at(2); }),
+            "there is no NCCL communicator for group kind 2: it was not created for this rank and configuration");
+  EXPECT_EQ(message_of<StateError>([&] { comms.add(3, "data", NcclCommunicator()); }),
             "an NCCL communicator for group data is already held");
+  EXPECT_EQ(message_of<StateError>([&] { comms.alias(4, "dp", 7); }),
+            "there is no NCCL communicator for group kind 7: it was not created for this rank and configuration");
   comms.destroy();
   EXPECT_TRUE(comms.empty());
 }

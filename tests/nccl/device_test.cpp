@@ -10,7 +10,7 @@
 #include <string>
 
 #include "pgroups/common/environment.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 
 namespace pgroups::nccl {
 namespace {
@@ -91,7 +91,7 @@ TEST(NcclDeviceChoice, NonIntegerVariableIsRejectedWithNameAndValue) {
 
 TEST(NcclDeviceChoice, AMalformedLocalRankIsRefusedInTheLauncherReportsWords) {
   // The launcher report calls the same value unknown with this message
-  // (tests/layout/environment_test.cpp); here it would choose a GPU, so it is refused.
+  // (tests/launch/environment_test.cpp); here it would choose a GPU, so it is refused.
   for (const char* text : {"abc", "-1", "-0", "+1", " 1", "0x10", "99999999999999999999"}) {
     EXPECT_EQ(config_message({.global_rank = 3}, 4, fake_env({{"OMPI_COMM_WORLD_LOCAL_RANK", text}})),
               count_problem("OMPI_COMM_WORLD_LOCAL_RANK", text))

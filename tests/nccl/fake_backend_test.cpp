@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fake_nccl.hpp"
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/layout.hpp"
 #include "pgroups/nccl/communicator.hpp"
 #include "pgroups/nccl/group_communicators.hpp"
@@ -264,9 +264,9 @@ TEST(NcclFakeModes, PerGroupPathBroadcastsOverEachModesGroupInOrder) {
   std::vector<std::string> broadcast_modes;
   GroupCommunicators comms =
       create_group_communicators(create_world(16, rank, CountingBroadcast{&broadcasts}), layout, rank,
-                                 {.use_split = false}, [&](std::string_view group, std::span<std::byte> bytes) {
+                                 {.use_split = false}, [&](std::size_t kind, std::span<std::byte> bytes) {
                                    EXPECT_EQ(bytes.size(), sizeof(ncclUniqueId));
-                                   broadcast_modes.emplace_back(group);
+                                   broadcast_modes.push_back(layout.group_kinds()[kind].name);
                                  });
   const std::vector<ParallelMode> modes = split_modes(layout);
   std::vector<std::string> names;

@@ -1,5 +1,5 @@
 // nccl_memory_probe: the device memory of each NCCL communicator one GPU can hold (issue
-// 17's calibration), against the model of pgroups/layout/communicator_sharing.hpp. One GPU is one
+// 17's calibration), against the model of pgroups/cost/nccl_memory.hpp. One GPU is one
 // NCCL rank, so it measures one-rank communicators: the world of a one-rank job, splits of
 // it with and without splitShare, and a one-rank communicator made alone (what pgroups
 // makes for a kind of one-rank groups when asked for). Each is measured by cudaMemGetInfo
@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "pgroups/cost/nccl_memory.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
 #include "pgroups/nccl/communicator.hpp"
 

@@ -8,7 +8,7 @@
 // halves each made on its own by ncclCommInitRankConfig (split against init). Each
 // communicator is checked with an all-reduce of the global ranks, and its device memory
 // read with ncclCommMemStats (NCCL 2.29+) beside the model of
-// pgroups/layout/communicator_sharing.hpp. Rank 0 prints one '|'-separated line per
+// pgroups/cost/nccl_memory.hpp. Rank 0 prints one '|'-separated line per
 // communicator, prefixed "row|", which the script gathers into its table.
 //
 // Exit status: 0 every check passed; 1 a check failed; 2 no GPU visible or fewer than 2
@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "pgroups/cost/nccl_memory.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
 #include "pgroups/nccl/communicator.hpp"
 #include "pgroups/nccl/mpi_bootstrap.hpp"

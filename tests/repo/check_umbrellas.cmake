@@ -1,11 +1,11 @@
 # cmake -D INCLUDE_DIR=<repo>/include -P check_umbrellas.cmake
-# The public headers directly in include/pgroups are of three sorts, and each must hold
+# The public headers directly in include/pgroups are of two sorts, and each must hold
 # to its own rule, so that a header added to a layer cannot be forgotten by its umbrella:
 # - pgroups/<layer>.hpp for every folder <layer>: includes every header of the folder and
 #   no other pgroups header;
 # - pgroups/pgroups.hpp: the pure umbrella, includes the layout layer's umbrella;
-# - any other: a forwarding header kept for a path from before the layers, which includes
-#   exactly one pgroups header, the one of the same name in a layer folder.
+# - no other: the forwarding headers kept for the paths from before the layers were
+#   removed in 0.3.0, and none may come back.
 cmake_minimum_required(VERSION 3.25)
 set(root "${INCLUDE_DIR}/pgroups")
 if(NOT IS_DIRECTORY "${root}")
@@ -66,29 +66,16 @@ endif()
 
 file(GLOB tops RELATIVE "${root}" "${root}/*.hpp")
 list(SORT tops)
-set(forwarding 0)
 foreach(top IN LISTS tops)
   string(REGEX REPLACE "\\.hpp$" "" name "${top}")
-  if(name IN_LIST layers OR name STREQUAL "pgroups")
-    continue()
-  endif()
-  math(EXPR forwarding "${forwarding} + 1")
-  pgroups_includes("${root}/${top}" included)
-  list(LENGTH included count)
-  if(NOT count EQUAL 1)
-    string(APPEND failures "  pgroups/${top} (forwarding header) includes ${count} pgroups headers (${included}), not one\n")
-    continue()
-  endif()
-  if(NOT included MATCHES "^pgroups/[a-z_]+/${name}\\.hpp$")
-    string(APPEND failures "  pgroups/${top} (forwarding header) includes ${included}, not pgroups/<layer>/${top}\n")
-  elseif(NOT EXISTS "${INCLUDE_DIR}/${included}")
-    string(APPEND failures "  pgroups/${top} (forwarding header) includes ${included}, which does not exist\n")
+  if(NOT name IN_LIST layers AND NOT name STREQUAL "pgroups")
+    string(APPEND failures "  pgroups/${top} is neither a layer's umbrella nor pgroups.hpp (the forwarding headers "
+                           "of the paths from before the layers were removed in 0.3.0)\n")
   endif()
 endforeach()
 
 if(failures)
-  message(FATAL_ERROR "umbrella and forwarding headers out of step with include/pgroups:\n${failures}")
+  message(FATAL_ERROR "umbrella headers out of step with include/pgroups:\n${failures}")
 endif()
 list(LENGTH layers layer_count)
-message(STATUS "${layer_count} layer umbrellas include every header of their folder; "
-               "${forwarding} forwarding headers each forward to their layer's header")
+message(STATUS "${layer_count} layer umbrellas include every header of their folder; no other header in include/pgroups")

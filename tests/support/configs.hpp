@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 #include "pgroups/layout/layout.hpp"
 #include "pgroups/layout/parallel_config.hpp"
 #include "support/error_message.hpp"

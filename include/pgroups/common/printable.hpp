@@ -5,6 +5,7 @@
 /// for tools built on pgroups that quote user text the same way (target pgroups::common).
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -22,5 +23,9 @@ namespace pgroups {
 /// The longest line the CLI prints for one error: a backstop behind the per-value cut
 /// of quoted_excerpt(), for messages that quote text of their own (CLI11's).
 inline constexpr std::size_t kMaxErrorLineBytes = 1024;
+
+/// Ranks as ascending runs, for messages: {0, 1, 2, 5, 7, 8, 9} -> "0-2, 5, 7-9".
+/// Precondition: `ranks` ascending. O(ranks).
+[[nodiscard]] std::string rank_list(std::span<const int> ranks);
 
 }  // namespace pgroups

@@ -40,7 +40,7 @@ struct ContextOptions {
   /// How long construction may wait for the other ranks, from its start to its end;
   /// destroy() gets as long again. Zero means no timeout. When absent, the
   /// PGROUPS_TIMEOUT environment variable (seconds) applies, else kDefaultTimeout, 300 s
-  /// (resolve_timeout, pgroups/layout/timeout.hpp); after construction, options().timeout holds
+  /// (resolve_timeout, pgroups/launch/timeout.hpp); after construction, options().timeout holds
   /// the timeout in effect. May differ between ranks. What a timeout does is described
   /// in parallel_context.hpp.
   std::optional<std::chrono::milliseconds> timeout;
@@ -61,7 +61,7 @@ struct ContextOptions {
   /// with the configuration: it decides the collectives).
   bool share_communicators = true;
   /// Called on this rank just before each step of construction, with the step's name:
-  /// the steps of creation_steps() (pgroups/layout/creation_steps.hpp) in order, i.e.
+  /// the steps of creation_steps() (pgroups/context/creation_steps.hpp) in order, i.e.
   /// "duplicate", "agreement", "node", with the NCCL backend "device", then the name of
   /// each group kind after `global` ("data", "tp-dp", ...), and with NCCL "nccl" last.
   /// pgroups' one fault-injection hook: tests throw from it, `pgroups verify

@@ -9,7 +9,7 @@
 /// mode_name(mode), and a KindHandle (kind("tp")) saves looking the name up per call.
 ///
 /// Construction is collective over the world communicator and runs the steps of
-/// creation_steps() (pgroups/layout/creation_steps.hpp), which ContextOptions::before_step
+/// creation_steps() (pgroups/context/creation_steps.hpp), which ContextOptions::before_step
 /// sees by name, in this order:
 ///   1. the configuration is resolved (world size 0 = the communicator's size) and the
 ///      whole plan is validated locally by building the Layout, without throwing yet;
@@ -47,7 +47,7 @@
 /// (mpi::abort_job). Whatever is thrown, every communicator created so far, NCCL and
 /// MPI, is freed (NCCL ones aborted) before the exception leaves the constructor.
 ///
-/// Timeouts (options.timeout, else PGROUPS_TIMEOUT, else 300 s; pgroups/layout/timeout.hpp):
+/// Timeouts (options.timeout, else PGROUPS_TIMEOUT, else 300 s; pgroups/launch/timeout.hpp):
 /// construction must end within the timeout, counted from its start, so that a rank that
 /// stalls or dies cannot keep the others waiting forever. Steps 2 and 3 wait without
 /// blocking: past the deadline this rank frees what it created and throws TimeoutError
@@ -160,6 +160,9 @@ class ParallelContext {
   /// The group kinds of the layout, in creation order, whether or not this rank is a
   /// member of one of their groups; empty after destroy(). O(kinds).
   [[nodiscard]] std::vector<std::string> kind_names() const;
+  /// The handles (kind()) of kind_names(), in the same order: for a loop over every kind
+  /// that asks the per-kind queries without a lookup by name. Empty after destroy(). O(kinds).
+  [[nodiscard]] std::vector<KindHandle> kinds() const;
   /// The old name of kind_names(), kept for one release.
   [[deprecated("use kind_names()")]] [[nodiscard]] std::vector<std::string> groups() const { return kind_names(); }
   /// The preset modes among kind_names(), in creation order (empty for a mesh, and after

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 
 namespace pgroups {
 
@@ -41,18 +41,6 @@ using SettingField = std::pair<std::string, std::string>;
 /// otherwise "name=value" joined by spaces; text that is no record is shown as it is.
 [[nodiscard]] std::string record_text(std::string_view record);
 
-/// An error carried from another rank whose class is not one of pgroups' (Python's
-/// TypeError, ValueError, ...): kind() names it, so that a binding raises the same class.
-class CarriedError : public Error {
- public:
-  CarriedError(std::string kind, const std::string& message)
-      : Error(message, ExitCode::config), kind_(std::move(kind)) {}
-  [[nodiscard]] const std::string& kind() const noexcept { return kind_; }
-
- private:
-  std::string kind_;
-};
-
 /// Judges every rank's record (index = rank), as each rank does after gathering them:
 /// returns when none is an error record and all are equal. Otherwise throws, the same on
 /// every rank: when some rank carries an error, the error of the lowest such rank, of its
@@ -60,9 +48,5 @@ class CarriedError : public Error {
 /// before the <what> agreement: <message>" (every variant, "; "-separated); otherwise
 /// MismatchError "<what> mismatch across N ranks: ranks 0-2 hold '...'; rank 3 holds '...'".
 void judge_records(std::span<const std::string> records, std::string_view what);
-
-/// Ranks as ascending runs, for messages: {0, 1, 2, 5, 7, 8, 9} -> "0-2, 5, 7-9".
-/// Precondition: `ranks` ascending. O(ranks).
-[[nodiscard]] std::string rank_list(std::span<const int> ranks);
 
 }  // namespace pgroups

@@ -53,6 +53,11 @@ struct Cluster {
 /// divides node_count; traffic values finite and >= 0.
 void validate(const Cluster& cluster);
 
+/// Entry r: the unit of `level` (one of cluster.levels) that holds launcher rank r's node,
+/// for every rank of the cluster (rank r runs on node r / gpus_per_node in launch order;
+/// units count in topological order). What the placement's picture draws. O(ranks).
+[[nodiscard]] std::vector<std::int64_t> level_unit_of_ranks(const Cluster& cluster, const ClusterLevel& level);
+
 /// The relative bytes a kind moves when the cluster gives none for it: tp 16, cp 8, ep 4,
 /// dp 2, pp 1, embd and pos_embd 0.1 (the heaviest collectives first: tensor-parallel
 /// all-reduces every layer, pipeline sends activations once per micro-batch); a kind of

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "pgroups/layout/error.hpp"
+#include "pgroups/common/error.hpp"
 
 namespace pgroups {
 

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pgroups/layout/timeout.hpp"
+#include "pgroups/launch/timeout.hpp"
 #include "pgroups/mpi/communicator.hpp"
 #include "pgroups/mpi/wait_clock.hpp"
 

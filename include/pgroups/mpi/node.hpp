@@ -21,7 +21,7 @@ struct NodeInfo {
 [[nodiscard]] NodeInfo node_info(const Communicator& comm);
 
 /// The same answer without communication, from what the MPI launcher told this process
-/// (detect_launcher, pgroups/layout/launcher.hpp: Open MPI's, MPICH Hydra's or Slurm's local
+/// (detect_launcher, pgroups/launch/launcher.hpp: Open MPI's, MPICH Hydra's or Slurm's local
 /// rank and size), valid only for a communicator congruent to MPI_COMM_WORLD and only
 /// when the launcher's rank and world size are this rank's in `comm`. Nothing when
 /// `comm` is another communicator or the variables are absent, malformed, contradictory

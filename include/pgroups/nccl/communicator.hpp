@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "pgroups/layout/timeout.hpp"
+#include "pgroups/launch/timeout.hpp"
 
 struct ncclComm;
 /// NCCL's opaque communicator handle (nccl.h: `typedef struct ncclComm* ncclComm_t`).
@@ -27,7 +27,7 @@ namespace pgroups::nccl {
 /// How communicators are created. A value type; the defaults suit production jobs.
 struct CommOptions {
   /// Upper bound for each creation step (one init, one split) and for each wait in
-  /// verify and destroy; zero means no timeout (pgroups/layout/timeout.hpp, as everywhere in
+  /// verify and destroy; zero means no timeout (pgroups/launch/timeout.hpp, as everywhere in
   /// pgroups). On expiry the communicator is aborted and TimeoutError thrown, with
   /// pgroups::timeout_message naming the step.
   /// It does not bound the bootstrap broadcast, which is the caller's collective.

@@ -44,7 +44,7 @@ using EnvLookup = EnvironmentLookup;
 ///    the processes actually on the node, so it wins over variables a launcher may have
 ///    left in the environment (e.g. SLURM_LOCALID=0 inherited by every rank of an
 ///    mpiexec run inside a batch step);
-/// 3. the first local-rank variable of launcher_variables() (pgroups/layout/launcher.hpp, the
+/// 3. the first local-rank variable of launcher_variables() (pgroups/launch/launcher.hpp, the
 ///    one list) that is set and non-empty, modulo visible_devices;
 ///    read by environment_count (pgroups/common/environment.hpp): a malformed value is
 ///    a ConfigError with its message, naming the variable, the value and the rule;

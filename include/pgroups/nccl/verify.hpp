@@ -22,15 +22,21 @@ namespace pgroups::nccl {
 /// or NCCL failure (which also aborts `comm`), StateError when `comm` is empty.
 [[nodiscard]] std::int64_t allreduce_rank_sum(NcclCommunicator& comm, std::int64_t global_rank);
 
-/// The sum of the global ranks of `rank`'s group of kind `group` (the whole world for
-/// "global", which every GroupCommunicators holds): what allreduce_rank_sum must return.
-/// Throws as Layout::group_kind_index and Layout::group_of.
+/// The name verify_rank_sums gives the check of the world communicator: "global", the
+/// group every rank is in (Colossal-AI's name for it), whether or not the layout has a
+/// kind of that name.
+inline constexpr std::string_view kWorldCheckName = "global";
+
+/// The sum of the global ranks of `rank`'s group of kind `kind` (its index in
+/// Layout::group_kinds(), or its name): what allreduce_rank_sum must return. Throws as
+/// Layout::group_kind_index and Layout::group_of.
+[[nodiscard]] std::int64_t expected_rank_sum(const Layout& layout, std::int64_t rank, std::size_t kind);
 [[nodiscard]] std::int64_t expected_rank_sum(const Layout& layout, std::int64_t rank, std::string_view group);
 
-/// allreduce_rank_sum for every communicator in `comms`, in creation order (a collective
-/// over the world, as creation was), each compared with expected_rank_sum. Returns one
-/// entry per communicator held; a mismatch is reported, not thrown. Throws as
-/// allreduce_rank_sum.
+/// allreduce_rank_sum over the world (named kWorldCheckName), then over every kind's
+/// communicator in `comms` but the layout's world kind, in creation order (a collective
+/// over the world, as creation was), each compared with its expected sum. Returns one
+/// entry per check; a mismatch is reported, not thrown. Throws as allreduce_rank_sum.
 [[nodiscard]] std::vector<GroupCheck> verify_rank_sums(GroupCommunicators& comms, const Layout& layout,
                                                        std::int64_t rank);
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/layout/launcher.hpp"
+#include "pgroups/launch/launcher.hpp"
 #include "pgroups/layout/layout.hpp"
 #include "pgroups/layout/locality.hpp"
 

@@ -27,6 +27,7 @@ except Exception as error:  # noqa: BLE001 - any failure to import means "not in
 
 import pgroups  # noqa: E402
 from pgroups import megatron as mpu  # noqa: E402
+from pgroups._megatron_state import DENSE_KINDS, EXPERT_KINDS, mesh_plan  # noqa: E402
 
 RANK = MPI.COMM_WORLD.Get_rank()
 SIZE = MPI.COMM_WORLD.Get_size()
@@ -126,8 +127,8 @@ def test_rank_generator_groups_are_pgroups_mesh_groups(name):
     order = "tp-cp-ep-dp-pp"
     dense = RankGenerator(tp=tp, ep=1, dp=SIZE // (tp * pp * cp), pp=pp, cp=cp, order=order)
     expert = RankGenerator(tp=etp, ep=ep, dp=SIZE // (etp * ep * pp), pp=pp, cp=1, order=order)
-    mine = mpu._mesh_plan(order, dict(tp=tp, cp=cp, ep=1, dp=SIZE // (tp * pp * cp), pp=pp), mpu._DENSE)
-    mine_expert = mpu._mesh_plan(order, dict(tp=etp, cp=1, ep=ep, dp=SIZE // (etp * ep * pp), pp=pp), mpu._EXPERT)
+    mine = mesh_plan(order, dict(tp=tp, cp=cp, ep=1, dp=SIZE // (tp * pp * cp), pp=pp), DENSE_KINDS)
+    mine_expert = mesh_plan(order, dict(tp=etp, cp=1, ep=ep, dp=SIZE // (etp * ep * pp), pp=pp), EXPERT_KINDS)
     for token in ("tp", "pp", "dp", "cp", "dp-cp", "tp-pp", "tp-dp", "tp-cp", "tp-dp-cp"):
         assert mine.groups(token) == dense.get_ranks(token), token
     for token in ("tp", "ep", "tp-ep", "tp-ep-pp", "dp"):

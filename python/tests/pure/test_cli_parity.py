@@ -153,7 +153,7 @@ def test_the_rest_dimension_is_sized_as_the_clis_order_without_dp():
     # `--order` without `--dp`: dp is what the world leaves over, by merge_config's one rule.
     overrides = pgroups._pgroups.ConfigOverrides(world_size=24, mesh=[("tp", 2), ("dp", 1), ("pp", 3)],
                                                  rest_dimension="dp")
-    plan = Plan._from_layout(pgroups._pgroups.resolve_layout(None, overrides))
+    plan = Plan.from_layout(pgroups._pgroups.resolve_layout(None, overrides))
     assert plan.mesh.dims == {"tp": 2, "dp": 4, "pp": 3}
     assert plan.to_json() + "\n" == cli("plan", "-w", "24", "--order", "tp-dp-pp", "--tp", "2", "--pp", "3",
                                         "--format", "json")
