@@ -9,14 +9,18 @@
 // (pgroups/launch/launcher.hpp); `verify` counts the nodes of a whole job.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <array>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "output.hpp"
+#include "pgroups/common/environment.hpp"
+#include "pgroups/launch/bootstrap.hpp"
 #include "pgroups/launch/launcher.hpp"
 #include "print_warnings.hpp"
 #include "subcommand.hpp"
@@ -61,6 +65,8 @@ struct BuildInfo {
   std::optional<CudaInfo> cuda;  // absent: built without CUDA
   std::string host;
   LauncherInfo launcher;
+  std::vector<BootstrapKind> bootstraps = built_bootstraps();
+  std::string bootstrap;  // the one this process would use, or why none
 };
 
 // A library that fails to answer is reported, not fatal: `info` is what one runs to
@@ -79,6 +85,8 @@ BuildInfo gather() {
   std::array<char, 256> host{};
   if (::gethostname(host.data(), host.size() - 1) == 0) info.host = host.data();
   info.launcher = detect_launcher();
+  info.bootstrap =
+      ask([] { return std::string(bootstrap_name(choose_bootstrap(BootstrapKind::automatic, process_environment))); });
 #ifdef PGROUPS_INFO_WITH_MPI
   info.mpi = MpiInfo{ask(mpi::library_version), mpi::has_ulfm(), ask(mpi::standard_version)};
 #endif
@@ -93,6 +101,13 @@ nlohmann::json or_null(const std::string& text) { return text.empty() ? nlohmann
 
 nlohmann::json optional_json(const std::optional<std::int64_t>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json();
+}
+
+// "built": the bootstraps built in; "this_process": the one it would use, or why none.
+nlohmann::json bootstraps_json(const BuildInfo& info) {
+  nlohmann::json built = nlohmann::json::array();
+  for (const BootstrapKind kind : info.bootstraps) built.push_back(bootstrap_name(kind));
+  return {{"built", std::move(built)}, {"this_process", info.bootstrap}};
 }
 
 nlohmann::json launcher_json(const LauncherInfo& launcher) {
@@ -143,7 +158,8 @@ nlohmann::json info_json(const BuildInfo& info) {
           {"cuda", std::move(cuda)},
           {"visible_gpus", info.cuda ? nlohmann::json(info.cuda->visible_gpus) : nlohmann::json()},
           {"host", info.host},
-          {"launcher", launcher_json(info.launcher)}};
+          {"launcher", launcher_json(info.launcher)},
+          {"bootstraps", bootstraps_json(info)}};
 }
 
 std::string info_text(const BuildInfo& info) {
@@ -176,6 +192,11 @@ std::string info_text(const BuildInfo& info) {
   }
   out += fmt::format("  {:<10} {}\n", "host:", info.host);
   out += fmt::format("  {:<10} {}\n", "launcher:", launcher_text(info.launcher));
+  std::vector<std::string_view> built;
+  for (const BootstrapKind kind : info.bootstraps) built.push_back(bootstrap_name(kind));
+  out += fmt::format("  {:<10} {} built; this process: {}\n",
+                     "bootstrap:", built.empty() ? std::string("none") : fmt::format("{}", fmt::join(built, ", ")),
+                     info.bootstrap);
   return out;
 }
 

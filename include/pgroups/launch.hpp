@@ -1,7 +1,10 @@
 #pragma once
 /// \file
 /// Umbrella of the launch and its environment (target pgroups::launch): which launcher
-/// started this process and what it says, and how long a rank waits. No MPI.
+/// started this process and what it says, how long a rank waits, and the bootstrap a job
+/// has before its communicators (PMIx's among them). No MPI.
 
+#include "pgroups/launch/bootstrap.hpp"  // IWYU pragma: export
 #include "pgroups/launch/launcher.hpp"  // IWYU pragma: export
+#include "pgroups/launch/pmix_bootstrap.hpp"  // IWYU pragma: export
 #include "pgroups/launch/timeout.hpp"  // IWYU pragma: export

@@ -3,6 +3,7 @@
 /// Umbrella of the MPI backend (target pgroups::mpi). Needs MPI.
 
 #include "pgroups/mpi/agreement.hpp"  // IWYU pragma: export
+#include "pgroups/mpi/bootstrap.hpp"  // IWYU pragma: export
 #include "pgroups/mpi/check.hpp"  // IWYU pragma: export
 #include "pgroups/mpi/communicator.hpp"  // IWYU pragma: export
 #include "pgroups/mpi/creation_strategy.hpp"  // IWYU pragma: export

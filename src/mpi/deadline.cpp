@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
 
@@ -21,6 +23,10 @@ struct Pending {
   MPI_Comm result = MPI_COMM_NULL;
   std::vector<std::int64_t> input;
   std::vector<std::int64_t> output;
+  std::string bytes;           // all_gather_until's own
+  std::vector<char> gathered;  // ... and every rank's, with their lengths and offsets
+  std::vector<int> lengths;
+  std::vector<int> offsets;
 };
 
 // A collective abandoned at its deadline can still complete later, inside any MPI call,
@@ -141,6 +147,46 @@ std::vector<std::int64_t> min_until(const Communicator& comm, std::span<const st
         "MPI_Iallreduce");
   finish_by(pending, deadline, step, comm);
   return std::move(pending->output);
+}
+
+std::vector<std::string> all_gather_until(const Communicator& comm, std::string_view bytes, const Deadline& deadline,
+                                          const Step& step) {
+  throw_if_expired(deadline, step, comm);
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    throw ConfigError(
+        fmt::format("{}: {} bytes are more than one MPI all-gather carries", step.description, bytes.size()));
+  }
+  const auto size = static_cast<std::size_t>(comm.size());
+  auto pending = std::make_unique<Pending>();
+  pending->bytes = std::string(bytes);
+  pending->input = {static_cast<std::int64_t>(bytes.size())};
+  pending->output.assign(size, 0);
+  check(MPI_Iallgather(pending->input.data(), 1, MPI_INT64_T, pending->output.data(), 1, MPI_INT64_T, comm.get(),
+                       &pending->request),
+        "MPI_Iallgather");
+  finish_by(pending, deadline, step, comm);
+  std::int64_t total = 0;
+  for (const std::int64_t length : pending->output) {
+    pending->offsets.push_back(static_cast<int>(total));
+    pending->lengths.push_back(static_cast<int>(length));
+    total += length;
+  }
+  if (total > std::numeric_limits<int>::max()) {
+    throw ConfigError(
+        fmt::format("{}: {} bytes from all ranks are more than one MPI all-gather carries", step.description, total));
+  }
+  pending->gathered.assign(static_cast<std::size_t>(total), '\0');
+  check(MPI_Iallgatherv(pending->bytes.data(), static_cast<int>(pending->bytes.size()), MPI_CHAR,
+                        pending->gathered.data(), pending->lengths.data(), pending->offsets.data(), MPI_CHAR,
+                        comm.get(), &pending->request),
+        "MPI_Iallgatherv");
+  finish_by(pending, deadline, step, comm);
+  std::vector<std::string> result;
+  result.reserve(size);
+  for (std::size_t r = 0; r < size; ++r) {
+    result.emplace_back(pending->gathered.data() + pending->offsets[r], static_cast<std::size_t>(pending->lengths[r]));
+  }
+  return result;
 }
 
 }  // namespace pgroups::mpi

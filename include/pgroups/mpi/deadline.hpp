@@ -85,4 +85,10 @@ void barrier_until(const Communicator& comm, const Deadline& deadline, const Ste
 [[nodiscard]] std::vector<std::int64_t> min_until(const Communicator& comm, std::span<const std::int64_t> values,
                                                   const Deadline& deadline, const Step& step);
 
+/// Collective over `comm`: every rank's `bytes`, index = rank (MPI_Iallgather of the
+/// lengths, then MPI_Iallgatherv), each waited for until `deadline`. Throws TimeoutError
+/// naming `step`, or BackendError. O(total bytes).
+[[nodiscard]] std::vector<std::string> all_gather_until(const Communicator& comm, std::string_view bytes,
+                                                        const Deadline& deadline, const Step& step);
+
 }  // namespace pgroups::mpi

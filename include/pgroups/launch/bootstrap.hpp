@@ -1,0 +1,74 @@
+#pragma once
+/// \file
+/// The bootstrap: what a job has before it has any communicator, from whatever started
+/// its processes. It knows this process's rank, the world's size and the node-local rank
+/// and size, and offers the two collectives the creation of groups needs out of band: an
+/// all-gather of bytes and a barrier, each bounded by a timeout under the rules of
+/// pgroups/launch/timeout.hpp (zero: no limit), so that no rank waits forever.
+///
+/// The implementations: MPI over any communicator (pgroups/mpi/bootstrap.hpp), and PMIx,
+/// what `srun --mpi=pmix` and Open MPI's `mpirun` give every process, with no MPI in it
+/// (pgroups/launch/pmix_bootstrap.hpp, when pgroups was built with PMIx).
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pgroups/common/environment.hpp"
+
+namespace pgroups {
+
+/// Which bootstrap: `automatic` lets the launcher choose (choose_bootstrap).
+enum class BootstrapKind : std::uint8_t { automatic, mpi, pmix };
+
+/// "auto", "mpi", "pmix".
+[[nodiscard]] std::string_view bootstrap_name(BootstrapKind kind) noexcept;
+
+/// The kind named `text` (a name of bootstrap_name); ConfigError naming the text and the
+/// names otherwise.
+[[nodiscard]] BootstrapKind parse_bootstrap(std::string_view text);
+
+/// Whether this pgroups can make a bootstrap of `kind`: PMIx when it was built with
+/// PMIx (libpmix-dev), MPI when it was built with MPI; `automatic` always.
+[[nodiscard]] bool bootstrap_built(BootstrapKind kind) noexcept;
+
+/// The bootstraps built into this pgroups (bootstrap_built), `automatic` left out.
+[[nodiscard]] std::vector<BootstrapKind> built_bootstraps();
+
+/// The bootstrap `requested` resolves to in this process (environment read through
+/// `lookup`): itself unless `automatic`; `automatic` is MPI when built (today's path, under
+/// any launcher of an MPI job), else PMIx when a PMIx server launched this process.
+/// ConfigError naming the kind and the rule for a kind not built, or for `automatic` when
+/// neither applies.
+[[nodiscard]] BootstrapKind choose_bootstrap(BootstrapKind requested, const EnvironmentLookup& lookup);
+
+/// One process's view of the job before its communicators. Not copyable; every method
+/// but the collectives is O(1) and never fails.
+class Bootstrap {
+ public:
+  Bootstrap() = default;
+  Bootstrap(const Bootstrap&) = delete;
+  Bootstrap& operator=(const Bootstrap&) = delete;
+  virtual ~Bootstrap() = default;
+
+  [[nodiscard]] virtual BootstrapKind kind() const noexcept = 0;
+  [[nodiscard]] virtual int rank() const noexcept = 0;
+  [[nodiscard]] virtual int size() const noexcept = 0;
+  /// This process's index among the processes of its node, and their number.
+  [[nodiscard]] virtual int local_rank() const noexcept = 0;
+  [[nodiscard]] virtual int local_size() const noexcept = 0;
+
+  /// Collective over the world: every rank's `bytes` (of any length), index = rank. Waits
+  /// at most `timeout` for every rank (zero: no limit); TimeoutError (timeout_message,
+  /// naming `what`, this rank and the world) when one has not arrived by then, BackendError
+  /// when the transport fails.
+  [[nodiscard]] virtual std::vector<std::string> all_gather(std::string_view bytes, std::chrono::milliseconds timeout,
+                                                            std::string_view what) = 0;
+  /// Collective over the world: returns once every rank has entered it, with the errors
+  /// of all_gather.
+  virtual void barrier(std::chrono::milliseconds timeout, std::string_view what) = 0;
+};
+
+}  // namespace pgroups

@@ -1,0 +1,42 @@
+#pragma once
+/// \file
+/// The MPI bootstrap (pgroups/launch/bootstrap.hpp) over any communicator: the rank and
+/// size are the communicator's, the node's are counted once by MPI_COMM_TYPE_SHARED
+/// (node_info), and the all-gather and the barrier are nonblocking collectives waited
+/// for until their deadline (pgroups/mpi/deadline.hpp).
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pgroups/launch/bootstrap.hpp"
+#include "pgroups/mpi/communicator.hpp"
+
+namespace pgroups::mpi {
+
+class MpiBootstrap final : public Bootstrap {
+ public:
+  /// Collective over `comm` (the node query); `comm` is duplicated, so that the
+  /// bootstrap's collectives never match the caller's. Throws BackendError.
+  explicit MpiBootstrap(const Communicator& comm);
+
+  [[nodiscard]] BootstrapKind kind() const noexcept override { return BootstrapKind::mpi; }
+  [[nodiscard]] int rank() const noexcept override { return rank_; }
+  [[nodiscard]] int size() const noexcept override { return size_; }
+  [[nodiscard]] int local_rank() const noexcept override { return local_rank_; }
+  [[nodiscard]] int local_size() const noexcept override { return local_size_; }
+
+  [[nodiscard]] std::vector<std::string> all_gather(std::string_view bytes, std::chrono::milliseconds timeout,
+                                                    std::string_view what) override;
+  void barrier(std::chrono::milliseconds timeout, std::string_view what) override;
+
+ private:
+  Communicator comm_;
+  int rank_ = 0;
+  int size_ = 1;
+  int local_rank_ = 0;
+  int local_size_ = 1;
+};
+
+}  // namespace pgroups::mpi

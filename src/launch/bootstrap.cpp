@@ -1,0 +1,79 @@
+#include "pgroups/launch/bootstrap.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "pgroups/common/error.hpp"
+#include "pgroups/common/printable.hpp"
+#include "pgroups/launch/pmix_bootstrap.hpp"
+
+namespace pgroups {
+namespace {
+
+constexpr std::array<BootstrapKind, 3> kBootstraps = {BootstrapKind::automatic, BootstrapKind::mpi,
+                                                      BootstrapKind::pmix};
+
+}  // namespace
+
+std::string_view bootstrap_name(BootstrapKind kind) noexcept {
+  switch (kind) {
+    case BootstrapKind::automatic: return "auto";
+    case BootstrapKind::mpi: return "mpi";
+    case BootstrapKind::pmix: return "pmix";
+  }
+  return "auto";
+}
+
+BootstrapKind parse_bootstrap(std::string_view text) {
+  for (const BootstrapKind kind : kBootstraps) {
+    if (bootstrap_name(kind) == text) return kind;
+  }
+  throw ConfigError(fmt::format("bootstrap {} is unknown: it is one of auto, mpi, pmix", quoted_excerpt(text)));
+}
+
+std::vector<BootstrapKind> built_bootstraps() {
+  std::vector<BootstrapKind> built;
+  for (const BootstrapKind kind : kBootstraps) {
+    if (kind != BootstrapKind::automatic && bootstrap_built(kind)) built.push_back(kind);
+  }
+  return built;
+}
+
+BootstrapKind choose_bootstrap(BootstrapKind requested, const EnvironmentLookup& lookup) {
+  if (requested != BootstrapKind::automatic) {
+    if (!bootstrap_built(requested)) {
+      throw ConfigError(
+          fmt::format("bootstrap {} is not built into this pgroups (configure again with it: "
+                      "libpmix-dev installed for pmix, -DPGROUPS_WITH_MPI=ON for mpi)",
+                      bootstrap_name(requested)));
+    }
+    return requested;
+  }
+  if (bootstrap_built(BootstrapKind::mpi)) return BootstrapKind::mpi;
+  if (bootstrap_built(BootstrapKind::pmix) && pmix_server_present(lookup)) return BootstrapKind::pmix;
+  throw ConfigError(
+      "no bootstrap applies to this process: pgroups was built without MPI, and no PMIx server launched it "
+      "(start it with srun --mpi=pmix or mpirun)");
+}
+
+bool bootstrap_built(BootstrapKind kind) noexcept {
+  switch (kind) {
+    case BootstrapKind::automatic: return true;
+    case BootstrapKind::mpi:
+#ifdef PGROUPS_LAUNCH_WITH_MPI
+      return true;
+#else
+      return false;
+#endif
+    case BootstrapKind::pmix:
+#ifdef PGROUPS_LAUNCH_WITH_PMIX
+      return true;
+#else
+      return false;
+#endif
+  }
+  return false;
+}
+
+}  // namespace pgroups

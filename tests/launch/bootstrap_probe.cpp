@@ -1,0 +1,90 @@
+// bootstrap_probe pmix|mpi [--stall RANK]: one process of a job started by a launcher,
+// checking its bootstrap (pgroups/launch/bootstrap.hpp). Every rank all-gathers a text of
+// its own (of a length that differs by rank) and checks every rank's, then enters a
+// barrier; the node-local rank and size must be the launcher's (detect_launcher). Rank 0
+// prints "bootstrap <name> OK: <n> ranks". With --stall, that rank waits past the others'
+// timeout (2 s) instead, so that they time out. An error is printed and ends the process
+// with its exit code (docs/reference/errors.md).
+
+#ifdef PGROUPS_PROBE_WITH_MPI
+#include <mpi.h>
+
+#include "pgroups/mpi/bootstrap.hpp"
+#include "pgroups/mpi/communicator.hpp"
+#endif
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "pgroups/common/error.hpp"
+#include "pgroups/launch/bootstrap.hpp"
+#include "pgroups/launch/launcher.hpp"
+#include "pgroups/launch/pmix_bootstrap.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string text_of(int rank) { return "rank " + std::to_string(rank) + ":" + std::string(100 * rank, 'x'); }
+
+int probe(pgroups::Bootstrap& boot, int stall) {
+  if (boot.rank() == stall) {
+    std::this_thread::sleep_for(5s);
+    return 0;
+  }
+  const auto gathered = boot.all_gather(text_of(boot.rank()), 2s, "the probe's all-gather");
+  bool ok = static_cast<int>(gathered.size()) == boot.size();
+  for (int r = 0; ok && r < boot.size(); ++r) ok = gathered[static_cast<std::size_t>(r)] == text_of(r);
+  boot.barrier(2s, "the probe's barrier");
+  const pgroups::LauncherInfo launcher = pgroups::detect_launcher();
+  if (launcher.local_rank && launcher.local_size) {
+    ok = ok && *launcher.local_rank == boot.local_rank() && *launcher.local_size == boot.local_size();
+  }
+  if (!ok) {
+    std::fprintf(stderr, "bootstrap_probe: rank %d: the all-gather or the node's ranks are wrong\n", boot.rank());
+    return 1;
+  }
+  if (boot.rank() == 0) {
+    std::printf("bootstrap %s OK: %d ranks\n", std::string(pgroups::bootstrap_name(boot.kind())).c_str(), boot.size());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: bootstrap_probe pmix|mpi [--stall RANK]\n");
+    return 2;
+  }
+  const int stall = argc >= 4 && std::string_view(argv[2]) == "--stall" ? std::stoi(argv[3]) : -1;
+  int status = 0;
+  try {
+    const pgroups::BootstrapKind kind = pgroups::parse_bootstrap(argv[1]);
+    if (kind == pgroups::BootstrapKind::mpi) {
+#ifdef PGROUPS_PROBE_WITH_MPI
+      MPI_Init(&argc, &argv);
+      {
+        pgroups::mpi::MpiBootstrap boot(pgroups::mpi::Communicator::borrow(MPI_COMM_WORLD));
+        status = probe(boot, stall);
+      }
+      MPI_Finalize();
+#else
+      throw pgroups::ConfigError("bootstrap_probe was built without MPI");
+#endif
+    } else {
+      const std::unique_ptr<pgroups::Bootstrap> boot = pgroups::make_pmix_bootstrap();
+      status = probe(*boot, stall);
+    }
+  } catch (const pgroups::Error& error) {
+    std::fprintf(stderr, "bootstrap_probe: error: %s\n", error.what());
+    std::fflush(stderr);
+    return static_cast<int>(error.exit_code());
+  }
+  return status;
+}
