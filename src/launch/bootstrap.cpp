@@ -11,8 +11,8 @@
 namespace pgroups {
 namespace {
 
-constexpr std::array<BootstrapKind, 3> kBootstraps = {BootstrapKind::automatic, BootstrapKind::mpi,
-                                                      BootstrapKind::pmix};
+constexpr std::array<BootstrapKind, 4> kBootstraps = {BootstrapKind::automatic, BootstrapKind::mpi, BootstrapKind::pmix,
+                                                      BootstrapKind::env};
 
 }  // namespace
 
@@ -21,6 +21,7 @@ std::string_view bootstrap_name(BootstrapKind kind) noexcept {
     case BootstrapKind::automatic: return "auto";
     case BootstrapKind::mpi: return "mpi";
     case BootstrapKind::pmix: return "pmix";
+    case BootstrapKind::env: return "env";
   }
   return "auto";
 }
@@ -29,7 +30,7 @@ BootstrapKind parse_bootstrap(std::string_view text) {
   for (const BootstrapKind kind : kBootstraps) {
     if (bootstrap_name(kind) == text) return kind;
   }
-  throw ConfigError(fmt::format("bootstrap {} is unknown: it is one of auto, mpi, pmix", quoted_excerpt(text)));
+  throw ConfigError(fmt::format("bootstrap {} is unknown: it is one of auto, mpi, pmix, env", quoted_excerpt(text)));
 }
 
 std::vector<BootstrapKind> built_bootstraps() {
@@ -52,14 +53,16 @@ BootstrapKind choose_bootstrap(BootstrapKind requested, const EnvironmentLookup&
   }
   if (bootstrap_built(BootstrapKind::mpi)) return BootstrapKind::mpi;
   if (bootstrap_built(BootstrapKind::pmix) && pmix_server_present(lookup)) return BootstrapKind::pmix;
+  if (environment_text(lookup, "RANK") && environment_text(lookup, "MASTER_ADDR")) return BootstrapKind::env;
   throw ConfigError(
-      "no bootstrap applies to this process: pgroups was built without MPI, and no PMIx server launched it "
-      "(start it with srun --mpi=pmix or mpirun)");
+      "no bootstrap applies to this process: pgroups was built without MPI, no PMIx server launched it, and "
+      "neither RANK nor MASTER_ADDR is set (start it with torchrun, srun --mpi=pmix or mpirun)");
 }
 
 bool bootstrap_built(BootstrapKind kind) noexcept {
   switch (kind) {
-    case BootstrapKind::automatic: return true;
+    case BootstrapKind::automatic:
+    case BootstrapKind::env: return true;
     case BootstrapKind::mpi:
 #ifdef PGROUPS_LAUNCH_WITH_MPI
       return true;

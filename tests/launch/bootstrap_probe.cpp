@@ -1,4 +1,4 @@
-// bootstrap_probe pmix|mpi [--stall RANK]: one process of a job started by a launcher,
+// bootstrap_probe pmix|mpi|env [--stall RANK]: one process of a job started by a launcher,
 // checking its bootstrap (pgroups/launch/bootstrap.hpp). Every rank all-gathers a text of
 // its own (of a length that differs by rank) and checks every rank's, then enters a
 // barrier; the node-local rank and size must be the launcher's (detect_launcher). Rank 0
@@ -23,6 +23,7 @@
 
 #include "pgroups/common/error.hpp"
 #include "pgroups/launch/bootstrap.hpp"
+#include "pgroups/launch/env_bootstrap.hpp"
 #include "pgroups/launch/launcher.hpp"
 #include "pgroups/launch/pmix_bootstrap.hpp"
 
@@ -59,7 +60,7 @@ int probe(pgroups::Bootstrap& boot, int stall) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: bootstrap_probe pmix|mpi [--stall RANK]\n");
+    std::fprintf(stderr, "usage: bootstrap_probe pmix|mpi|env [--stall RANK]\n");
     return 2;
   }
   const int stall = argc >= 4 && std::string_view(argv[2]) == "--stall" ? std::stoi(argv[3]) : -1;
@@ -77,6 +78,9 @@ int main(int argc, char** argv) {
 #else
       throw pgroups::ConfigError("bootstrap_probe was built without MPI");
 #endif
+    } else if (kind == pgroups::BootstrapKind::env) {
+      const std::unique_ptr<pgroups::Bootstrap> boot = pgroups::make_env_bootstrap(10s);
+      status = probe(*boot, stall);
     } else {
       const std::unique_ptr<pgroups::Bootstrap> boot = pgroups::make_pmix_bootstrap();
       status = probe(*boot, stall);

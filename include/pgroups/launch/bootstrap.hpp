@@ -21,9 +21,9 @@
 namespace pgroups {
 
 /// Which bootstrap: `automatic` lets the launcher choose (choose_bootstrap).
-enum class BootstrapKind : std::uint8_t { automatic, mpi, pmix };
+enum class BootstrapKind : std::uint8_t { automatic, mpi, pmix, env };
 
-/// "auto", "mpi", "pmix".
+/// "auto", "mpi", "pmix", "env".
 [[nodiscard]] std::string_view bootstrap_name(BootstrapKind kind) noexcept;
 
 /// The kind named `text` (a name of bootstrap_name); ConfigError naming the text and the
@@ -31,7 +31,7 @@ enum class BootstrapKind : std::uint8_t { automatic, mpi, pmix };
 [[nodiscard]] BootstrapKind parse_bootstrap(std::string_view text);
 
 /// Whether this pgroups can make a bootstrap of `kind`: PMIx when it was built with
-/// PMIx (libpmix-dev), MPI when it was built with MPI; `automatic` always.
+/// PMIx (libpmix-dev), MPI when it was built with MPI; `automatic` and `env` always.
 [[nodiscard]] bool bootstrap_built(BootstrapKind kind) noexcept;
 
 /// The bootstraps built into this pgroups (bootstrap_built), `automatic` left out.
@@ -39,7 +39,8 @@ enum class BootstrapKind : std::uint8_t { automatic, mpi, pmix };
 
 /// The bootstrap `requested` resolves to in this process (environment read through
 /// `lookup`): itself unless `automatic`; `automatic` is MPI when built (today's path, under
-/// any launcher of an MPI job), else PMIx when a PMIx server launched this process.
+/// any launcher of an MPI job), else PMIx when a PMIx server launched this process, else
+/// the environment's when torchrun's variables and MASTER_ADDR are set.
 /// ConfigError naming the kind and the rule for a kind not built, or for `automatic` when
 /// neither applies.
 [[nodiscard]] BootstrapKind choose_bootstrap(BootstrapKind requested, const EnvironmentLookup& lookup);

@@ -1,0 +1,30 @@
+#pragma once
+/// \file
+/// The environment bootstrap: the rank, the world and the node from the variables torchrun
+/// and Kubernetes' training operators set (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
+/// as detect_launcher reads them), and the collectives over the TCP store at
+/// MASTER_ADDR:MASTER_PORT (pgroups/launch/tcp_store.hpp), whose keys each rank writes
+/// under pgroups/<TORCHELASTIC_RESTART_COUNT>/..., so that torchrun's restarts never read
+/// an earlier attempt's. No MPI and no PMIx in the process.
+///
+/// Who serves the store follows TORCHELASTIC_USE_AGENT_STORE: with it (torchrun's agent
+/// holds the store) every rank is a client. Without it, rank 0 would serve: that server is
+/// not built yet, and such a launch is refused (ConfigError) rather than left waiting.
+
+#include <chrono>
+#include <memory>
+
+#include "pgroups/common/environment.hpp"
+#include "pgroups/launch/bootstrap.hpp"
+
+namespace pgroups {
+
+/// This process's environment bootstrap, connected to the store (waiting at most
+/// `timeout`, zero: no limit, for it to be up). ConfigError naming the variable and the
+/// rule for a missing or malformed variable (a rank not below the world, a port that is
+/// no port), or for a launch without an agent's store; BackendError when the store cannot
+/// be reached within the timeout or is no TCP store.
+[[nodiscard]] std::unique_ptr<Bootstrap> make_env_bootstrap(std::chrono::milliseconds timeout,
+                                                            const EnvironmentLookup& lookup = process_environment);
+
+}  // namespace pgroups

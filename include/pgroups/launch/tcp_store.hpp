@@ -1,0 +1,53 @@
+#pragma once
+/// \file
+/// A client of torch's TCP store (torch.distributed.TCPStore, the store torchrun's agent
+/// serves), speaking the subset of its protocol that torch 2.13 speaks and pgroups needs:
+/// validate, ping, set, get, add, check and wait. The project links no libtorch: the
+/// protocol is pinned to the torch version in python/requirements/torch2.txt and tested
+/// against torch's own server (tests/launch). Keys are written as torch's clients write
+/// them, with a leading '/', so that torch's clients of the same store see them.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pgroups {
+
+class TcpStoreClient {
+ public:
+  /// Connects to `host`:`port`, retrying until `timeout` (zero: no limit) while the store
+  /// is not up yet, then validates and pings. BackendError naming the address and the
+  /// system's error when it cannot connect by then, or when the peer is no TCP store.
+  TcpStoreClient(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout);
+  ~TcpStoreClient();
+  TcpStoreClient(const TcpStoreClient&) = delete;
+  TcpStoreClient& operator=(const TcpStoreClient&) = delete;
+
+  void set(std::string_view key, std::string_view value);
+  /// The value of `key`, which must exist (wait for it first).
+  [[nodiscard]] std::string get(std::string_view key);
+  /// Adds `delta` to the counter `key` (0 when absent); returns the new value.
+  std::int64_t add(std::string_view key, std::int64_t delta);
+  /// Whether every key exists now.
+  [[nodiscard]] bool check(const std::vector<std::string>& keys);
+  /// Waits until every key exists; false when `timeout` (zero: no limit) passed first.
+  /// After false the connection is closed: the store still holds the wait.
+  [[nodiscard]] bool wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout);
+
+  /// The address, for messages: "host:port".
+  [[nodiscard]] const std::string& address() const noexcept { return address_; }
+
+ private:
+  void send(std::string_view bytes);
+  // Reads exactly `size` bytes; false when the deadline passed first.
+  bool receive(void* out, std::size_t size, std::chrono::steady_clock::time_point deadline, bool limited);
+  void receive(void* out, std::size_t size);
+
+  int socket_ = -1;
+  std::string address_;
+  std::chrono::milliseconds timeout_;
+};
+
+}  // namespace pgroups

@@ -1,0 +1,202 @@
+#include "pgroups/launch/tcp_store.hpp"
+
+#include <fmt/format.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "pgroups/common/error.hpp"
+#include "pgroups/launch/timeout.hpp"
+
+namespace pgroups {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// torch's TCPStore: the first byte of every request, and the check its server makes.
+enum class Query : std::uint8_t { validate = 0, set = 1, get = 3, add = 4, check = 5, wait = 6, ping = 13 };
+constexpr std::uint32_t kValidationMagic = 0x3C85F7CE;
+constexpr std::uint8_t kReady = 0;  // CheckResponseType::READY, WaitResponseType::STOP_WAITING
+
+template <typename T>
+void append(std::string& out, T value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);  // little-endian, as torch's
+}
+
+void append_bytes(std::string& out, std::string_view bytes) {
+  append<std::uint64_t>(out, bytes.size());
+  out.append(bytes);
+}
+
+std::string store_key(std::string_view key) { return "/" + std::string(key); }
+
+int connect_once(const std::string& host, std::uint16_t port, std::string& error) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (const int status = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); status != 0) {
+    error = ::gai_strerror(status);
+    return -1;
+  }
+  int fd = -1;
+  for (addrinfo* at = found; at != nullptr; at = at->ai_next) {
+    fd = ::socket(at->ai_family, at->ai_socktype | SOCK_CLOEXEC, at->ai_protocol);
+    if (fd < 0) continue;
+    if (::connect(fd, at->ai_addr, at->ai_addrlen) == 0) break;
+    error = std::strerror(errno);
+    ::close(fd);
+    fd = -1;
+  }
+  ::freeaddrinfo(found);
+  if (fd >= 0) {
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+  return fd;
+}
+
+}  // namespace
+
+TcpStoreClient::TcpStoreClient(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout)
+    : address_(fmt::format("{}:{}", host, port)), timeout_(timeout) {
+  const Clock::time_point deadline = deadline_after(Clock::now(), timeout);
+  std::string error;
+  // The store may not listen yet (its rank starts it as the others start): retry.
+  while ((socket_ = connect_once(host, port, error)) < 0) {
+    if (is_limited(timeout) && Clock::now() >= deadline) {
+      throw BackendError(
+          fmt::format("cannot reach the TCP store at {} within {}: {}", address_, seconds_text(timeout), error));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::string request;
+  append(request, Query::validate);
+  append(request, kValidationMagic);
+  append(request, Query::ping);
+  const std::uint32_t nonce = static_cast<std::uint32_t>(::getpid());
+  append(request, nonce);
+  send(request);
+  std::uint32_t echoed = 0;
+  if (!receive(&echoed, sizeof echoed, deadline, is_limited(timeout)) || echoed != nonce) {
+    ::close(socket_);
+    socket_ = -1;
+    throw BackendError(fmt::format("{} answered no TCP store's ping: it is no torch TCP store", address_));
+  }
+}
+
+TcpStoreClient::~TcpStoreClient() {
+  if (socket_ >= 0) ::close(socket_);
+}
+
+void TcpStoreClient::send(std::string_view bytes) {
+  if (socket_ < 0) throw BackendError(fmt::format("the connection to the TCP store at {} was closed", address_));
+  while (!bytes.empty()) {
+    const ssize_t sent = ::send(socket_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (sent < 0) {
+      if (errno == EINTR) continue;
+      throw BackendError(fmt::format("sending to the TCP store at {} failed: {}", address_, std::strerror(errno)));
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(sent));
+  }
+}
+
+bool TcpStoreClient::receive(void* out, std::size_t size, Clock::time_point deadline, bool limited) {
+  auto* at = static_cast<char*>(out);
+  while (size > 0) {
+    int wait_ms = -1;
+    if (limited) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) return false;
+      wait_ms = static_cast<int>(std::min<long long>(left, 1000));
+    }
+    pollfd ready{socket_, POLLIN, 0};
+    const int polled = ::poll(&ready, 1, wait_ms);
+    if (polled < 0 && errno != EINTR) {
+      throw BackendError(fmt::format("waiting for the TCP store at {} failed: {}", address_, std::strerror(errno)));
+    }
+    if (polled <= 0) continue;
+    const ssize_t got = ::recv(socket_, at, size, 0);
+    if (got == 0) throw BackendError(fmt::format("the TCP store at {} closed the connection", address_));
+    if (got < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      throw BackendError(fmt::format("reading from the TCP store at {} failed: {}", address_, std::strerror(errno)));
+    }
+    at += got;
+    size -= static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+void TcpStoreClient::receive(void* out, std::size_t size) {
+  // A request's answer: the store answers at once, unless it is gone.
+  if (!receive(out, size, deadline_after(Clock::now(), timeout_), is_limited(timeout_))) {
+    throw TimeoutError(fmt::format("the TCP store at {} did not answer within {}", address_, seconds_text(timeout_)));
+  }
+}
+
+void TcpStoreClient::set(std::string_view key, std::string_view value) {
+  std::string request;
+  append(request, Query::set);
+  append_bytes(request, store_key(key));
+  append_bytes(request, value);
+  send(request);
+}
+
+std::string TcpStoreClient::get(std::string_view key) {
+  std::string request;
+  append(request, Query::get);
+  append_bytes(request, store_key(key));
+  send(request);
+  std::uint64_t size = 0;
+  receive(&size, sizeof size);
+  std::string value(size, '\0');
+  if (size > 0) receive(value.data(), size);
+  return value;
+}
+
+std::int64_t TcpStoreClient::add(std::string_view key, std::int64_t delta) {
+  std::string request;
+  append(request, Query::add);
+  append_bytes(request, store_key(key));
+  append(request, delta);
+  send(request);
+  std::int64_t value = 0;
+  receive(&value, sizeof value);
+  return value;
+}
+
+bool TcpStoreClient::check(const std::vector<std::string>& keys) {
+  std::string request;
+  append(request, Query::check);
+  append<std::uint64_t>(request, keys.size());
+  for (const std::string& key : keys) append_bytes(request, store_key(key));
+  send(request);
+  std::uint8_t answer = 1;
+  receive(&answer, sizeof answer);
+  return answer == kReady;
+}
+
+bool TcpStoreClient::wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) {
+  std::string request;
+  append(request, Query::wait);
+  append<std::uint64_t>(request, keys.size());
+  for (const std::string& key : keys) append_bytes(request, store_key(key));
+  send(request);
+  std::uint8_t answer = 1;
+  if (!receive(&answer, sizeof answer, deadline_after(Clock::now(), timeout), is_limited(timeout))) {
+    ::close(socket_);
+    socket_ = -1;
+    return false;
+  }
+  return answer == kReady;
+}
+
+}  // namespace pgroups
