@@ -28,15 +28,33 @@ std::int64_t required_count(const EnvironmentLookup& lookup, std::string_view na
 class EnvBootstrap final : public Bootstrap {
  public:
   EnvBootstrap(const LauncherInfo& launcher, const std::string& host, std::uint16_t port, std::string prefix,
-               std::chrono::milliseconds timeout)
-      : rank_(static_cast<int>(*launcher.rank)),
+               std::chrono::milliseconds timeout, std::unique_ptr<TcpStoreServer> server)
+      : server_(std::move(server)),
+        rank_(static_cast<int>(*launcher.rank)),
         size_(static_cast<int>(*launcher.world_size)),
         local_rank_(static_cast<int>(*launcher.local_rank)),
         local_size_(static_cast<int>(*launcher.local_size)),
         host_(host),
         port_(port),
         prefix_(std::move(prefix)),
-        store_(std::make_unique<TcpStoreClient>(host, port, timeout)) {}
+        timeout_(timeout),
+        store_(std::make_unique<TcpStoreClient>(host, port, timeout)) {
+    agree_on_the_world(timeout);
+  }
+
+  // The rank that serves the store keeps serving until every rank has left, so that no
+  // rank loses the store while it still reads the last values.
+  ~EnvBootstrap() override {
+    try {
+      client().set(fmt::format("{}/left/{}", prefix_, rank_), "");
+      if (server_) {
+        std::vector<std::string> keys;
+        for (int r = 0; r < size_; ++r) keys.push_back(fmt::format("{}/left/{}", prefix_, r));
+        (void)client().wait(keys, is_limited(timeout_) ? timeout_ : std::chrono::milliseconds(30'000));
+      }
+    } catch (...) {  // NOLINT(bugprone-empty-catch): a rank gone first leaves nothing to wait for
+    }
+  }
 
   [[nodiscard]] BootstrapKind kind() const noexcept override { return BootstrapKind::env; }
   [[nodiscard]] int rank() const noexcept override { return rank_; }
@@ -66,6 +84,22 @@ class EnvBootstrap final : public Bootstrap {
   }
 
  private:
+  // Every rank's WORLD_SIZE must be rank 0's: a rank that holds another says so, instead of
+  // waiting for ranks that will never come (rank 0 then times out naming it).
+  void agree_on_the_world(std::chrono::milliseconds timeout) {
+    client().set(fmt::format("{}/world/{}", prefix_, rank_), std::to_string(size_));
+    const std::string first = fmt::format("{}/world/0", prefix_);
+    if (!client().wait({first}, timeout)) {
+      throw TimeoutError(timeout_message(timeout, "the start of the env bootstrap", "", rank_, size_, std::vector{0}));
+    }
+    const std::string size_of_rank0 = client().get(first);
+    if (size_of_rank0 != std::to_string(size_)) {
+      throw ConfigError(
+          fmt::format("WORLD_SIZE is {} on rank {} but {} on rank 0: every rank of one job gives the same", size_,
+                      rank_, size_of_rank0));
+    }
+  }
+
   TcpStoreClient& client() {
     // A timed-out wait closes the connection; a later collective opens a fresh one.
     if (!store_) store_ = std::make_unique<TcpStoreClient>(host_, port_, std::chrono::seconds(30));
@@ -87,6 +121,7 @@ class EnvBootstrap final : public Bootstrap {
     return ranks;
   }
 
+  std::unique_ptr<TcpStoreServer> server_;  // rank 0's, when no launcher serves; outlives store_
   int rank_;
   int size_;
   int local_rank_;
@@ -95,6 +130,7 @@ class EnvBootstrap final : public Bootstrap {
   std::uint16_t port_;
   std::string prefix_;
   std::uint64_t rounds_ = 0;
+  std::chrono::milliseconds timeout_;  // the bootstrap's own: connecting, and rank 0's wait for the others to leave
   std::unique_ptr<TcpStoreClient> store_;
 };
 
@@ -115,16 +151,17 @@ std::unique_ptr<Bootstrap> make_env_bootstrap(std::chrono::milliseconds timeout,
   if (port < 1 || port > 65535) {
     throw ConfigError(fmt::format("MASTER_PORT {} is no TCP port: it must be in 1..65535", port));
   }
+  // Who serves follows TORCHELASTIC_USE_AGENT_STORE, not the launcher's name: torchrun's
+  // agent, or else rank 0.
   const std::optional<std::string> agent = environment_text(lookup, "TORCHELASTIC_USE_AGENT_STORE");
-  if (!agent || (*agent != "True" && *agent != "true" && *agent != "1")) {
-    throw ConfigError(
-        "the env bootstrap joins the TCP store of torchrun's agent (TORCHELASTIC_USE_AGENT_STORE=True); a launch "
-        "whose rank 0 would serve the store is not supported yet: start it with torchrun, mpirun or srun");
-  }
+  const bool agent_serves = agent && (*agent == "True" || *agent == "true" || *agent == "1");
+  std::unique_ptr<TcpStoreServer> server;
+  if (!agent_serves && *launcher.rank == 0) server = std::make_unique<TcpStoreServer>(static_cast<std::uint16_t>(port));
   const EnvironmentCount restart = environment_count(lookup, "TORCHELASTIC_RESTART_COUNT");
   if (restart.malformed()) throw ConfigError(restart.problem);
   const std::string prefix = fmt::format("pgroups/{}", restart.value.value_or(0));
-  return std::make_unique<EnvBootstrap>(launcher, *host, static_cast<std::uint16_t>(port), prefix, timeout);
+  return std::make_unique<EnvBootstrap>(launcher, *host, static_cast<std::uint16_t>(port), prefix, timeout,
+                                        std::move(server));
 }
 
 }  // namespace pgroups

@@ -35,7 +35,20 @@ void append_bytes(std::string& out, std::string_view bytes) {
   out.append(bytes);
 }
 
-std::string store_key(std::string_view key) { return "/" + std::string(key); }
+std::string store_key(std::string_view key) {
+  std::string out(1, '/');
+  out.append(key);
+  return out;
+}
+
+// A check's or a wait's request: the count of keys, then each.
+std::string keys_request(Query query, const std::vector<std::string>& keys) {
+  std::string request;
+  append(request, query);
+  append<std::uint64_t>(request, keys.size());
+  for (const std::string& key : keys) append_bytes(request, store_key(key));
+  return request;
+}
 
 int connect_once(const std::string& host, std::uint16_t port, std::string& error) {
   addrinfo hints{};
@@ -174,22 +187,14 @@ std::int64_t TcpStoreClient::add(std::string_view key, std::int64_t delta) {
 }
 
 bool TcpStoreClient::check(const std::vector<std::string>& keys) {
-  std::string request;
-  append(request, Query::check);
-  append<std::uint64_t>(request, keys.size());
-  for (const std::string& key : keys) append_bytes(request, store_key(key));
-  send(request);
+  send(keys_request(Query::check, keys));
   std::uint8_t answer = 1;
   receive(&answer, sizeof answer);
   return answer == kReady;
 }
 
 bool TcpStoreClient::wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) {
-  std::string request;
-  append(request, Query::wait);
-  append<std::uint64_t>(request, keys.size());
-  for (const std::string& key : keys) append_bytes(request, store_key(key));
-  send(request);
+  send(keys_request(Query::wait, keys));
   std::uint8_t answer = 1;
   if (!receive(&answer, sizeof answer, deadline_after(Clock::now(), timeout), is_limited(timeout))) {
     ::close(socket_);

@@ -7,9 +7,11 @@
 /// under pgroups/<TORCHELASTIC_RESTART_COUNT>/..., so that torchrun's restarts never read
 /// an earlier attempt's. No MPI and no PMIx in the process.
 ///
-/// Who serves the store follows TORCHELASTIC_USE_AGENT_STORE: with it (torchrun's agent
-/// holds the store) every rank is a client. Without it, rank 0 would serve: that server is
-/// not built yet, and such a launch is refused (ConfigError) rather than left waiting.
+/// Who serves the store follows TORCHELASTIC_USE_AGENT_STORE, not the launcher's name:
+/// with it (torchrun's agent holds the store) every rank is a client; without it (a plain
+/// launch, Kubernetes' operators) rank 0 serves it (TcpStoreServer) on MASTER_PORT, and
+/// keeps serving until every rank's bootstrap is gone (at most the timeout after its own;
+/// 30 s when the timeout is none).
 
 #include <chrono>
 #include <memory>
@@ -22,8 +24,8 @@ namespace pgroups {
 /// This process's environment bootstrap, connected to the store (waiting at most
 /// `timeout`, zero: no limit, for it to be up). ConfigError naming the variable and the
 /// rule for a missing or malformed variable (a rank not below the world, a port that is
-/// no port), or for a launch without an agent's store; BackendError when the store cannot
-/// be reached within the timeout or is no TCP store.
+/// no port); BackendError when rank 0 cannot serve on the port (already in use), or when
+/// the store cannot be reached within the timeout or is no TCP store.
 [[nodiscard]] std::unique_ptr<Bootstrap> make_env_bootstrap(std::chrono::milliseconds timeout,
                                                             const EnvironmentLookup& lookup = process_environment);
 

@@ -7,10 +7,12 @@
 /// against torch's own server (tests/launch). Keys are written as torch's clients write
 /// them, with a leading '/', so that torch's clients of the same store see them.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace pgroups {
@@ -48,6 +50,32 @@ class TcpStoreClient {
   int socket_ = -1;
   std::string address_;
   std::chrono::milliseconds timeout_;
+};
+
+/// A TCP store served by this process, in a thread of its own, for a launch with no
+/// launcher's store (a plain environment launch: rank 0 serves). It answers the requests
+/// TcpStoreClient makes (validate, ping, set, get, add, check, wait) in torch's protocol,
+/// counters kept as decimal text as torch keeps them; a request of another kind closes
+/// that connection. Whether torch's own clients can use it is not tested yet. Not copyable.
+class TcpStoreServer {
+ public:
+  /// Listens on `port` (0: a free one) on every IPv4 and IPv6 address. BackendError naming
+  /// the port and the system's error when it cannot (a port already in use).
+  explicit TcpStoreServer(std::uint16_t port);
+  /// Stops serving and closes every connection.
+  ~TcpStoreServer();
+  TcpStoreServer(const TcpStoreServer&) = delete;
+  TcpStoreServer& operator=(const TcpStoreServer&) = delete;
+
+  [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
+
+ private:
+  void serve();
+
+  int listener_ = -1;
+  int wake_[2] = {-1, -1};  // a pipe: writing to it ends serve()
+  std::uint16_t port_ = 0;
+  std::thread thread_;
 };
 
 }  // namespace pgroups

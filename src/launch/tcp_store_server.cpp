@@ -1,0 +1,299 @@
+// TcpStoreServer (pgroups/launch/tcp_store.hpp): one thread, poll over the listener, the
+// connections and a wake pipe; every request parsed from a connection's buffer once it is
+// whole.
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pgroups/common/error.hpp"
+#include "pgroups/launch/tcp_store.hpp"
+
+namespace pgroups {
+namespace {
+
+enum class Query : std::uint8_t { validate = 0, set = 1, get = 3, add = 4, check = 5, wait = 6, ping = 13 };
+constexpr std::uint32_t kValidationMagic = 0x3C85F7CE;
+constexpr std::uint8_t kReady = 0;
+constexpr std::uint8_t kNotReady = 1;
+// The longest key or value a request may carry: far above what pgroups writes, and a
+// bound on what a wrong peer can make this process allocate.
+constexpr std::uint64_t kLongestField = std::uint64_t{1} << 30;
+
+// A connection's unread bytes, read field by field; `ok` turns false when the request is
+// not whole yet (nothing is consumed then).
+class Reader {
+ public:
+  explicit Reader(const std::string& buffer) : buffer_(buffer) {}
+  template <typename T>
+  std::optional<T> value() {
+    if (buffer_.size() - at_ < sizeof(T)) return std::nullopt;
+    T out;
+    std::memcpy(&out, buffer_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return out;
+  }
+  // nullopt: not whole yet; throws for a length no request carries.
+  std::optional<std::string> bytes() {
+    const auto size = value<std::uint64_t>();
+    if (!size) return std::nullopt;
+    if (*size > kLongestField) throw BackendError("a TCP store request carries a field too long");
+    if (buffer_.size() - at_ < *size) return std::nullopt;
+    std::string out = buffer_.substr(at_, *size);
+    at_ += *size;
+    return out;
+  }
+  [[nodiscard]] std::size_t consumed() const noexcept { return at_; }
+
+ private:
+  const std::string& buffer_;
+  std::size_t at_ = 0;
+};
+
+template <typename T>
+void append(std::string& out, T value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+struct Connection {
+  int fd = -1;
+  std::string in;
+  std::string out;
+  std::vector<std::string> waiting_for;  // a wait not answered yet
+  bool closing = false;
+};
+
+class Store {
+ public:
+  // Handles every whole request at the head of `c.in`; false when the connection must close.
+  bool handle(Connection& c) {
+    while (!c.in.empty() && c.waiting_for.empty()) {
+      Reader reader(c.in);
+      const auto query = reader.value<std::uint8_t>();
+      if (!query) return true;
+      const std::optional<bool> done = one(static_cast<Query>(*query), reader, c);
+      if (!done) return true;  // not whole yet
+      if (!*done) return false;
+      c.in.erase(0, reader.consumed());
+    }
+    return true;
+  }
+
+  // Answers the waits that every key now exists for.
+  void wake(std::vector<Connection>& connections) {
+    for (Connection& c : connections) {
+      if (!c.waiting_for.empty() && all_set(c.waiting_for)) {
+        c.waiting_for.clear();
+        append(c.out, kReady);
+      }
+    }
+  }
+
+ private:
+  // nullopt: the request is not whole; false: an unknown or invalid request.
+  std::optional<bool> one(Query query, Reader& reader, Connection& c) {
+    switch (query) {
+      case Query::validate: {
+        const auto magic = reader.value<std::uint32_t>();
+        if (!magic) return std::nullopt;
+        return *magic == kValidationMagic;
+      }
+      case Query::ping: {
+        const auto nonce = reader.value<std::uint32_t>();
+        if (!nonce) return std::nullopt;
+        append(c.out, *nonce);
+        return true;
+      }
+      case Query::set: {
+        auto key = reader.bytes();
+        if (!key) return std::nullopt;
+        auto value = reader.bytes();
+        if (!value) return std::nullopt;
+        values_[*key] = std::move(*value);
+        return true;
+      }
+      case Query::get: {
+        const auto key = reader.bytes();
+        if (!key) return std::nullopt;
+        const auto found = values_.find(*key);
+        const std::string value = found == values_.end() ? std::string() : found->second;
+        append<std::uint64_t>(c.out, value.size());
+        c.out += value;
+        return true;
+      }
+      case Query::add: {
+        const auto key = reader.bytes();
+        if (!key) return std::nullopt;
+        const auto delta = reader.value<std::int64_t>();
+        if (!delta) return std::nullopt;
+        std::string& text = values_[*key];
+        const std::int64_t sum = (text.empty() ? 0 : std::stoll(text)) + *delta;
+        text = std::to_string(sum);
+        append(c.out, sum);
+        return true;
+      }
+      case Query::check:
+      case Query::wait: {
+        const auto count = reader.value<std::uint64_t>();
+        if (!count) return std::nullopt;
+        if (*count > kLongestField) return false;
+        std::vector<std::string> keys;
+        for (std::uint64_t i = 0; i < *count; ++i) {
+          auto key = reader.bytes();
+          if (!key) return std::nullopt;
+          keys.push_back(std::move(*key));
+        }
+        const bool ready = all_set(keys);
+        if (query == Query::check) {
+          append(c.out, ready ? kReady : kNotReady);
+        } else if (ready) {
+          append(c.out, kReady);
+        } else {
+          c.waiting_for = std::move(keys);
+        }
+        return true;
+      }
+    }
+    return false;
+  }
+
+  [[nodiscard]] bool all_set(const std::vector<std::string>& keys) const {
+    for (const std::string& key : keys) {
+      if (!values_.count(key)) return false;
+    }
+    return true;
+  }
+
+  std::map<std::string, std::string, std::less<>> values_;
+};
+
+void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+// Reads what has arrived; false at the end of the stream or an error.
+bool read_some(Connection& c) {
+  char chunk[65536];
+  while (true) {
+    const ssize_t got = ::recv(c.fd, chunk, sizeof chunk, 0);
+    if (got > 0) {
+      c.in.append(chunk, static_cast<std::size_t>(got));
+      continue;
+    }
+    if (got == 0) return false;
+    return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+  }
+}
+
+// Writes what it can; false on an error.
+bool write_some(Connection& c) {
+  while (!c.out.empty()) {
+    const ssize_t sent = ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL);
+    if (sent < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+    c.out.erase(0, static_cast<std::size_t>(sent));
+  }
+  return true;
+}
+
+}  // namespace
+
+TcpStoreServer::TcpStoreServer(std::uint16_t port) {
+  // IPv6 with IPv4 mapped, as torch's server listens, so that "localhost" reaches it either way.
+  listener_ = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (listener_ < 0) throw BackendError(fmt::format("cannot open the TCP store's socket: {}", std::strerror(errno)));
+  const int off = 0;
+  ::setsockopt(listener_, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
+  sockaddr_in6 address{};
+  address.sin6_family = AF_INET6;
+  address.sin6_addr = in6addr_any;
+  address.sin6_port = htons(port);
+  if (::bind(listener_, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
+      ::listen(listener_, 1024) != 0) {
+    const std::string error = std::strerror(errno);
+    ::close(listener_);
+    throw BackendError(fmt::format("cannot serve the TCP store on port {}: {}", port, error));
+  }
+  socklen_t length = sizeof address;
+  ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
+  port_ = ntohs(address.sin6_port);
+  if (::pipe2(wake_, O_CLOEXEC) != 0) {
+    ::close(listener_);
+    throw BackendError(fmt::format("cannot make the TCP store's pipe: {}", std::strerror(errno)));
+  }
+  set_nonblocking(listener_);
+  thread_ = std::thread([this] { serve(); });
+}
+
+TcpStoreServer::~TcpStoreServer() {
+  const char stop = 1;
+  (void)!::write(wake_[1], &stop, 1);
+  if (thread_.joinable()) thread_.join();
+  ::close(wake_[0]);
+  ::close(wake_[1]);
+  ::close(listener_);
+}
+
+void TcpStoreServer::serve() {
+  Store store;
+  std::vector<Connection> connections;
+  std::vector<pollfd> polled;
+  while (true) {
+    polled.clear();
+    polled.push_back({wake_[0], POLLIN, 0});
+    polled.push_back({listener_, POLLIN, 0});
+    for (const Connection& c : connections) {
+      polled.push_back({c.fd, static_cast<short>(POLLIN | (c.out.empty() ? 0 : POLLOUT)), 0});
+    }
+    if (::poll(polled.data(), polled.size(), -1) < 0 && errno != EINTR) break;
+    if (polled[0].revents != 0) break;
+    if ((polled[1].revents & POLLIN) != 0) {
+      for (int fd; (fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0;) {
+        const int one = 1;
+        ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        connections.push_back(Connection{fd, {}, {}, {}, false});
+      }
+    }
+    for (std::size_t i = 0; i < connections.size(); ++i) {
+      Connection& c = connections[i];
+      const short events = polled[i + 2].revents;
+      if ((events & (POLLIN | POLLHUP | POLLERR)) != 0) {
+        try {
+          // What arrived before the end of the stream is still handled (a last set).
+          const bool open = read_some(c);
+          c.closing = !store.handle(c) || !open;
+        } catch (const Error&) {
+          c.closing = true;  // a request no store carries: this peer is no client of ours
+        }
+      }
+    }
+    // A woken wait may have requests queued behind it.
+    store.wake(connections);
+    for (Connection& c : connections) {
+      if (!c.closing && !c.in.empty() && c.waiting_for.empty()) {
+        try {
+          c.closing = !store.handle(c);
+        } catch (const Error&) {
+          c.closing = true;
+        }
+      }
+    }
+    store.wake(connections);
+    for (Connection& c : connections) {
+      if (!c.closing && !write_some(c)) c.closing = true;
+      if (c.closing) ::close(c.fd);
+    }
+    std::erase_if(connections, [](const Connection& c) { return c.closing; });
+  }
+  for (const Connection& c : connections) ::close(c.fd);
+}
+
+}  // namespace pgroups

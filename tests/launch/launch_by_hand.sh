@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# launch_by_hand.sh PROBE NP [--world-size-of-last N] [--port-in-use]: starts NP processes of
+# PROBE (bootstrap_probe env) with the variables a plain launch (Kubernetes' operators, a
+# shell loop) gives, no launcher's store: rank 0 serves it. Prints each process's output and
+# "rank R exit S" for each, then exits 0; the test judges the output.
+set -u
+probe=$1 np=$2
+shift 2
+last_world=$np port_in_use=0
+while (($#)); do
+  case $1 in
+    --world-size-of-last) last_world=$2; shift 2 ;;
+    --port-in-use) port_in_use=1; shift ;;
+    *) echo "launch_by_hand.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+# A free port, chosen by the kernel; with --port-in-use it is kept listening meanwhile.
+exec 3< <(python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+s.bind(("::", 0)); s.listen()
+print(s.getsockname()[1], flush=True)
+if sys.argv[1] == "0": s.close()
+time.sleep(60)
+' "$port_in_use")
+holder=$!
+read -r port <&3
+dir=$(mktemp -d)
+pids=()
+for ((r = 0; r < np; r++)); do
+  world=$np
+  ((r == np - 1)) && world=$last_world
+  env -u TORCHELASTIC_USE_AGENT_STORE RANK=$r WORLD_SIZE=$world LOCAL_RANK=$r LOCAL_WORLD_SIZE=$np \
+    MASTER_ADDR=localhost MASTER_PORT=$port "$probe" env >"$dir/$r" 2>&1 &
+  pids+=($!)
+done
+for ((r = 0; r < np; r++)); do
+  wait "${pids[r]}"
+  status=$?
+  cat "$dir/$r"
+  echo "rank $r exit $status"
+done
+rm -rf "$dir"
+kill "$holder" 2>/dev/null
+exec 3<&-
+exit 0
