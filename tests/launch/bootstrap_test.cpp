@@ -82,9 +82,6 @@ TEST(EnvBootstrap, EachMissingOrMalformedVariableIsAConfigErrorNamingIt) {
   EXPECT_EQ(refusal(without(torchrun_worker("29500"), "MASTER_ADDR")),
             "the env bootstrap needs MASTER_ADDR (the TCP store's host), which is not set");
   EXPECT_EQ(refusal(torchrun_worker("70000")), "MASTER_PORT 70000 is no TCP port: it must be in 1..65535");
-  EXPECT_NE(refusal(without(torchrun_worker("29500"), "TORCHELASTIC_USE_AGENT_STORE"))
-                .find("joins the TCP store of torchrun's agent (TORCHELASTIC_USE_AGENT_STORE=True)"),
-            std::string::npos);
   EXPECT_NE(refusal(without(torchrun_worker("29500"), "LOCAL_RANK")).find("needs RANK, WORLD_SIZE, LOCAL_RANK"),
             std::string::npos);
   auto bad_rank = torchrun_worker("29500");
