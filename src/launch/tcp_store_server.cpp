@@ -262,7 +262,8 @@ void TcpStoreServer::serve() {
         connections.push_back(Connection{fd, {}, {}, {}, false});
       }
     }
-    for (std::size_t i = 0; i < connections.size(); ++i) {
+    // The connections polled, not those just accepted (the next round polls them).
+    for (std::size_t i = 0; i + 2 < polled.size(); ++i) {
       Connection& c = connections[i];
       const short events = polled[i + 2].revents;
       if ((events & (POLLIN | POLLHUP | POLLERR)) != 0) {
