@@ -97,7 +97,9 @@ void MpiOptions::apply(ContextOptions& options, const ParallelConfig& config, in
   }
   // The context's own list of steps, so that every step it announces can be named here,
   // then the command's own phases after creation.
-  const std::vector<CreationStep> steps = creation_steps(Layout(config), options.backend == Backend::nccl);
+  const std::vector<CreationStep> steps = options.backend == Backend::gloo
+                                              ? gloo_creation_steps()
+                                              : creation_steps(Layout(config), options.backend == Backend::nccl);
   const std::vector<std::string>& later = later_steps_;
   if (!step.empty() && find_step(steps, step) == nullptr &&
       std::find(later.begin(), later.end(), step) == later.end()) {
@@ -107,11 +109,13 @@ void MpiOptions::apply(ContextOptions& options, const ParallelConfig& config, in
                     quoted_excerpt(step), command_, describe(config), step_names(steps), fmt::join(later, ", ")));
   }
   // The exit's default is the first group kind's step (after `global`, made by
-  // "duplicate"), so that the rank dies half-way.
-  const auto first_group =
-      std::find_if(steps.begin(), steps.end(), [](const CreationStep& s) { return s.kind == StepKind::group; });
+  // "duplicate"), so that the rank dies half-way; with gloo, the one connection step. A
+  // stall's is the first step.
+  const auto first_group = std::find_if(steps.begin(), steps.end(), [](const CreationStep& s) {
+    return s.kind == StepKind::group || s.kind == StepKind::gloo;
+  });
   const std::string exit_default = first_group != steps.end() ? first_group->name : std::string("node");
-  const std::string at = !step.empty() ? step : stall_rank == rank ? std::string("duplicate") : exit_default;
+  const std::string at = !step.empty() ? step : stall_rank == rank ? steps.front().name : exit_default;
 
   if (stall_rank == rank) {
     options.before_step = [at, rank](std::string_view current) {

@@ -43,30 +43,14 @@
 #include "plan_options.hpp"
 #include "print_warnings.hpp"
 #include "subcommand.hpp"
+#include "verify_checks.hpp"
 #include "verify_device.hpp"
+#include "verify_on_bootstrap.hpp"
 
 namespace pgroups::cli {
 namespace {
 
 using mpi::check;
-
-struct VerifyOptions {
-  PlanOptions plan;
-  std::string strategy{mpi::strategy_name(mpi::kDefaultCreationStrategy)};
-  std::string backend = "mpi";
-  bool no_share = false;
-  std::string format = "text";
-  MpiOptions mpi;  // --timeout and the --inject-* testing flags
-};
-
-// What one rank saw of one group kind's communicator (nothing, outside every group of a
-// partial kind such as Megatron's embd: rank -1, size 0).
-struct Observation {
-  int rank = -1;
-  int size = 0;
-  std::vector<int> members;
-  bool ok = false;
-};
 
 Observation observe(const ParallelContext& context, const KindHandle& handle) {
   if (!context.is_member(handle)) return Observation{.rank = -1, .size = 0, .members = {}, .ok = true};
@@ -77,20 +61,7 @@ Observation observe(const ParallelContext& context, const KindHandle& handle) {
   seen.members.resize(static_cast<std::size_t>(seen.size));
   const int me = static_cast<int>(context.global_rank());
   check(MPI_Allgather(&me, 1, MPI_INT, seen.members.data(), 1, MPI_INT, comm), "MPI_Allgather");
-
-  const Layout& layout = context.layout();
-  const std::size_t kind = *handle.index();  // every kind of context.kinds() has one
-  const std::vector<std::int64_t> expected = layout.group_of(me, kind);
-  seen.ok = seen.size == static_cast<std::int64_t>(expected.size()) && seen.rank == layout.local_rank(me, kind) &&
-            std::equal(seen.members.begin(), seen.members.end(), expected.begin(), expected.end());
-  if (!seen.ok) {
-    fmt::print(stderr,
-               "pgroups verify: rank {}, group {}: the communicator has size {}, rank {}, members [{}]; the layout "
-               "says size {}, local rank {}, members [{}]\n",
-               me, handle.name(), seen.size, seen.rank, fmt::join(seen.members, ", "), expected.size(),
-               layout.local_rank(me, kind), fmt::join(expected, ", "));
-  }
-  return seen;
+  return judged(context, handle, std::move(seen));
 }
 
 // Rank 0's picture of one group kind, from every rank's observation (shown by the report
@@ -131,25 +102,15 @@ KindReport gather_report(MPI_Comm world, int rank, int size, const ParallelConte
                     MPI_INT, 0, world),
         "MPI_Gatherv");
   if (rank == 0) {
-    std::set<std::vector<int>> distinct;
+    std::vector<std::vector<int>> by_rank;
     for (std::size_t r = 0; r < report.sizes.size(); ++r) {
       const auto first = members.begin() + offsets[r];
-      if (report.sizes[r] > 0) distinct.emplace(first, first + report.sizes[r]);
+      by_rank.emplace_back(first, first + report.sizes[r]);
     }
-    report.groups.assign(distinct.begin(), distinct.end());
-    std::stable_sort(report.groups.begin(), report.groups.end(), [](const auto& a, const auto& b) {
-      return (a.empty() ? -1 : a.front()) < (b.empty() ? -1 : b.front());
-    });
-    // Groups of a mode partition the world; two observed groups with one first rank
-    // would be a failure that the per-rank checks already caught.
+    report.groups = distinct_groups(by_rank);
   }
   return report;
 }
-
-// What every rank must hold alike beyond the configuration, strategy and backend (which
-// the context agrees on itself): the flags that decide which collectives run after
-// creation. --format json gathers every group on rank 0, text does not.
-std::string agreed_settings(const VerifyOptions& options) { return fmt::format("verify format={}", options.format); }
 
 // What step 1 of verify_job reads, locally, before any collective.
 struct PreparedJob {
@@ -273,6 +234,15 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
 }
 
 int run_verify(const VerifyOptions& options) {
+  // gloo runs on any bootstrap; the MPI and NCCL backends on MPI's alone.
+  if (options.backend == "gloo") return run_verify_on_bootstrap(options);
+  const BootstrapKind bootstrap = parse_bootstrap(options.bootstrap);
+  if (bootstrap != BootstrapKind::automatic && bootstrap != BootstrapKind::mpi) {
+    throw ConfigError(
+        fmt::format("--backend {} needs the MPI bootstrap, not --bootstrap {}: use --backend gloo, "
+                    "which runs on every bootstrap, or --bootstrap mpi under an MPI launcher",
+                    options.backend, options.bootstrap));
+  }
   const std::unique_ptr<mpi::Session> session = start_mpi(options.mpi.timeout);
   const int rank = session->world().rank();
   const int size = session->world().size();
@@ -287,16 +257,21 @@ int run_verify(const VerifyOptions& options) {
 Subcommand add_verify_command(CLI::App& parent) {
   auto options = std::make_shared<VerifyOptions>();
   CLI::App* app = parent.add_subcommand(
-      "verify", "Create every communicator under MPI (run with mpirun) and check each against the layout");
+      "verify", "Create every communicator (under mpirun, srun or torchrun) and check each against the layout");
   options->plan.add_to(*app, /*with_world_size=*/false);
   app->add_option("--strategy", options->strategy,
                   "How communicators are created, named by the MPI call: create_group (the default, "
                   "MPI_Comm_create_group), comm_split (MPI_Comm_split), comm_create (MPI_Comm_create) or "
                   "per_group (Colossal-AI's algorithm); split is a deprecated alias of create_group");
   app->add_option("--backend", options->backend,
-                  "Communicators to check: mpi, or nccl (the MPI ones and an NCCL one per kind; needs a GPU per "
-                  "rank)")
-      ->check(CLI::IsMember({"mpi", "nccl"}));
+                  "Communicators to check: mpi, nccl (the MPI ones and an NCCL one per kind; needs a GPU per "
+                  "rank), or gloo (CPU groups with no MPI, on any --bootstrap)")
+      ->check(CLI::IsMember({"mpi", "nccl", "gloo"}));
+  app->add_option("--bootstrap", options->bootstrap,
+                  "How the ranks find each other: auto (the launcher's: torchrun's variables, else MPI, else PMIx), "
+                  "mpi, pmix (srun --mpi=pmix, mpirun; no MPI_Init) or env (RANK, WORLD_SIZE, MASTER_ADDR, "
+                  "MASTER_PORT: torchrun, Kubernetes, by hand); --backend mpi and nccl need mpi")
+      ->check(CLI::IsMember({"auto", "mpi", "pmix", "env"}));
   app->add_option("--format", options->format, "Output format; the same on every rank (agreed: status 7 otherwise)")
       ->check(CLI::IsMember({"text", "json"}));
   app->add_flag("--no-share", options->no_share,

@@ -13,6 +13,7 @@ CreationStep creation_step(StepKind kind) {
     case StepKind::node: return {kind, "node", "the node query", std::nullopt};
     case StepKind::device: return {kind, "device", "the binding of a CUDA device", std::nullopt};
     case StepKind::nccl: return {kind, "nccl", "the creation of the NCCL communicators", std::nullopt};
+    case StepKind::gloo: return {kind, "gloo", "the connection of the gloo groups", std::nullopt};
     case StepKind::group: break;
   }
   return {StepKind::group, "", "", std::nullopt};
@@ -33,6 +34,10 @@ std::vector<CreationStep> creation_steps(const Layout& layout, bool with_device)
   }
   if (with_device) steps.push_back(creation_step(StepKind::nccl));
   return steps;
+}
+
+std::vector<CreationStep> gloo_creation_steps() {
+  return {creation_step(StepKind::agreement), creation_step(StepKind::node), creation_step(StepKind::gloo)};
 }
 
 const CreationStep* find_step(std::span<const CreationStep> steps, std::string_view name) noexcept {

@@ -12,11 +12,17 @@
 #include "pgroups/layout/communicator_sharing.hpp"
 #include "pgroups/mpi/communicator.hpp"
 
+namespace gloo {
+class Context;
+}  // namespace gloo
+
 namespace pgroups::detail {
 
-/// One group kind's MPI side; indexed by kind in LiveGroups::groups.
+/// One group kind's communicator, MPI or gloo; indexed by kind in LiveGroups::groups.
 struct KindGroup {
   mpi::Communicator comm;  // null outside every group of a partial kind; borrowed when shared
+  // The gloo backend's context (a context built on a bootstrap); shared by the kinds that share it.
+  std::shared_ptr<::gloo::Context> gloo;
   KindSharing sharing;
   bool member = true;
   std::int64_t local_rank = 0;
@@ -49,6 +55,8 @@ class LiveGroups {
   // One entry per group kind of the layout, by kind index. A whole-world kind's entry
   // borrows `world`.
   std::vector<KindGroup> groups;
+  // The gloo backend's world (`global`'s context); null on the MPI constructor's path.
+  std::shared_ptr<::gloo::Context> gloo_world;
   // The NCCL side (one communicator per kind); null with the MPI backend.
   std::unique_ptr<DeviceGroups> device_groups;
 

@@ -13,9 +13,11 @@
 
 #include "creation_request.hpp"
 #include "device_groups.hpp"
+#include "gloo_kinds.hpp"
 #include "live_groups.hpp"
 #include "pgroups/common/error.hpp"
 #include "pgroups/context/creation_steps.hpp"
+#include "pgroups/launch/bootstrap.hpp"
 #include "pgroups/launch/timeout.hpp"
 #include "pgroups/layout/agreement_record.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
@@ -69,6 +71,23 @@ void name_communicators(const Layout& layout, const mpi::Communicator& world,
   }
 }
 
+// Which backends each constructor builds: MPI and NCCL communicators over an MPI
+// communicator, gloo contexts over a bootstrap (`bootstrap`, empty for the MPI
+// constructor). The same on every rank, which agree on the backend first.
+void require_valid_pair(Backend backend, std::optional<BootstrapKind> bootstrap) {
+  if (bootstrap && backend != Backend::gloo) {
+    throw ConfigError(fmt::format(
+        "backend {} needs the MPI bootstrap: build the context over an MPI communicator (ParallelContext(config, "
+        "MPI_Comm); `pgroups verify --bootstrap mpi`), or use backend gloo on the {} bootstrap",
+        backend_name(backend), bootstrap_name(*bootstrap)));
+  }
+  if (!bootstrap && backend == Backend::gloo) {
+    throw ConfigError(
+        "backend gloo is built over a bootstrap: use ParallelContext(config, bootstrap, options), with an "
+        "mpi::MpiBootstrap of the communicator to run it under MPI");
+  }
+}
+
 // The steps a context runs, and the kinds it creates, from a configuration checked
 // against the communicator; the layout is made into `layout`. What an invalid
 // configuration or an unbuilt backend throws is kept in `invalid` (before any collective).
@@ -79,17 +98,18 @@ struct PlannedSteps {
 
 PlannedSteps planned_steps(const ParallelConfig& resolved, int size, Backend backend,
                            const detail::CreationRequest& request, std::optional<Layout>& layout,
-                           std::exception_ptr& invalid) {
+                           std::exception_ptr& invalid, std::optional<BootstrapKind> bootstrap = std::nullopt) {
   PlannedSteps planned;
   try {
     // The same on every rank once they agree on the backend, as the configuration is.
     require_backend_built(backend);
+    require_valid_pair(backend, bootstrap);
     if (resolved.world_size != size) {
-      throw ConfigError(
-          fmt::format("world size {} was given, but the communicator has {} ranks", resolved.world_size, size));
+      throw ConfigError(fmt::format("world size {} was given, but the {} has {} ranks", resolved.world_size,
+                                    bootstrap ? "bootstrap" : "communicator", size));
     }
     layout.emplace(resolved);
-    planned.steps = creation_steps(*layout, backend == Backend::nccl);
+    planned.steps = bootstrap ? gloo_creation_steps() : creation_steps(*layout, backend == Backend::nccl);
     planned.selected =
         request.select_kinds ? request.select_kinds(*layout) : std::vector<bool>(layout->group_kinds().size(), true);
   } catch (...) {
@@ -276,13 +296,55 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
         break;
       }
       case StepKind::duplicate:
-      case StepKind::agreement: break;
+      case StepKind::agreement:
+      case StepKind::gloo: break;
     }
   }
   name_communicators(layout, control, created);
   live->world = std::move(control);
   live->groups = std::move(created);
   live->device_groups = std::move(device_groups);
+  state_.live = std::move(live);
+}
+
+ParallelContext::ParallelContext(const ParallelConfig& config, Bootstrap& bootstrap, ContextOptions options) {
+  state_.options = std::move(options);
+  ContextOptions& opts = state_.options;
+  opts.timeout = resolve_timeout(opts.timeout);
+  const int size = bootstrap.size();
+  state_.global_rank = bootstrap.rank();
+  const std::int64_t global_rank = state_.global_rank;
+
+  ParallelConfig resolved = config;
+  if (resolved.world_size == 0) resolved.world_size = size;
+  // As over MPI: validated before the agreement, reported after it.
+  std::exception_ptr invalid;
+  const PlannedSteps planned =
+      planned_steps(resolved, size, opts.backend, {}, state_.layout, invalid, bootstrap.kind());
+  announce(opts, creation_step(StepKind::agreement));
+  // The bootstrap's all-gather is bounded, so a rank that never arrives makes the others
+  // throw TimeoutError here; every rank judges the same records, so all throw alike.
+  judge_records(
+      bootstrap.all_gather(agreement_record(resolved, opts, "bootstrap"), *opts.timeout, "the configuration agreement"),
+      "configuration");
+  if (invalid) std::rethrow_exception(invalid);
+  announce(opts, creation_step(StepKind::node));
+  state_.processes_on_node = bootstrap.local_size();
+  state_.local_rank_on_node = bootstrap.local_rank();
+
+  const Layout& layout = *state_.layout;
+  const std::vector<KindSharing> sharing = communicator_sharing(layout, opts.share_communicators, planned.selected);
+  auto live = std::make_unique<detail::LiveGroups>(*opts.timeout, global_rank, size);
+  std::vector<detail::KindGroup> created = planned_groups(layout, global_rank, sharing, mpi::Communicator(), 0.0);
+  // Every kind is connected in one step (one exchange of addresses for all), whose time
+  // the world's kind carries. The connection waits are gloo's and the bootstrap's, each
+  // bounded by the timeout, so no watchdog is needed.
+  announce(opts, creation_step(StepKind::gloo));
+  const auto start = Clock::now();
+  detail::connect_gloo_kinds(created, live->gloo_world, layout, global_rank, bootstrap, *opts.timeout);
+  const double connect_seconds = seconds_since(start);
+  if (const std::optional<std::size_t> world = layout.world_kind()) created[*world].creation_seconds = connect_seconds;
+  live->groups = std::move(created);
   state_.live = std::move(live);
 }
 
@@ -312,7 +374,9 @@ LiveGroups::LiveGroups(std::chrono::milliseconds timeout, std::int64_t rank, std
 
 LiveGroups::~LiveGroups() { destroy_quietly(); }
 
-bool LiveGroups::holds_nothing() const noexcept { return groups.empty() && world.is_null() && !device_groups; }
+bool LiveGroups::holds_nothing() const noexcept {
+  return groups.empty() && world.is_null() && !device_groups && !gloo_world;
+}
 
 // MPI_Comm_free is collective in the standard, and an implementation may wait in it for
 // the other ranks; so freeing runs under a watchdog, as creation does. The deadline is
@@ -346,6 +410,7 @@ void LiveGroups::destroy() {
     if (!first_failure) first_failure = error;
   }
   world = mpi::Communicator();
+  gloo_world.reset();  // gloo's contexts close their connections alone, no collective
   if (device_failure) std::rethrow_exception(device_failure);
   if (first_failure) throw *first_failure;
 }
@@ -364,6 +429,7 @@ void LiveGroups::destroy_quietly() noexcept {
   device_groups.reset();  // NCCL before MPI, as in destroy()
   while (!groups.empty()) groups.pop_back();
   world = mpi::Communicator();
+  gloo_world.reset();
 }
 
 }  // namespace detail

@@ -134,6 +134,7 @@ GroupHandle ParallelContext::get_group(const KindHandle& handle) const {
   if (!found.group) throw_no_pipeline_communicator(found.name);
   // The device side keys each kind by its index, as the MPI side does.
   if (state_.live->device_groups) return {found.name, state_.live->device_groups->comm(found.kind)};
+  if (found.group->gloo) return {found.name, found.group->gloo};
   return {found.name, found.group->comm.get()};
 }
 
@@ -142,6 +143,7 @@ GroupHandle ParallelContext::get_cpu_group(std::string_view kind_name) const { r
 GroupHandle ParallelContext::get_cpu_group(const KindHandle& handle) const {
   const Resolved found = resolve(handle);
   if (!found.group) throw_no_pipeline_communicator(found.name);
+  if (found.group->gloo) return {found.name, found.group->gloo};
   return {found.name, found.group->comm.get()};
 }
 

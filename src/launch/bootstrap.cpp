@@ -51,9 +51,14 @@ BootstrapKind choose_bootstrap(BootstrapKind requested, const EnvironmentLookup&
     }
     return requested;
   }
+  const bool pmix_launched = bootstrap_built(BootstrapKind::pmix) && pmix_server_present(lookup);
+  // torchrun's variables with no PMIx server: torchrun, a Kubernetes operator or a launch
+  // by hand, where MPI would start as a world of one process.
+  const bool env_launched = environment_text(lookup, "RANK") && environment_text(lookup, "MASTER_ADDR");
+  if (env_launched && !pmix_launched) return BootstrapKind::env;
   if (bootstrap_built(BootstrapKind::mpi)) return BootstrapKind::mpi;
-  if (bootstrap_built(BootstrapKind::pmix) && pmix_server_present(lookup)) return BootstrapKind::pmix;
-  if (environment_text(lookup, "RANK") && environment_text(lookup, "MASTER_ADDR")) return BootstrapKind::env;
+  if (pmix_launched) return BootstrapKind::pmix;
+  if (env_launched) return BootstrapKind::env;
   throw ConfigError(
       "no bootstrap applies to this process: pgroups was built without MPI, no PMIx server launched it, and "
       "neither RANK nor MASTER_ADDR is set (start it with torchrun, srun --mpi=pmix or mpirun)");

@@ -25,7 +25,7 @@ TEST(CliEnumNames, OutOfRangeStrategyIsAConfigError) {
 
 TEST(CliEnumNames, OutOfRangeBackendIsAConfigError) {
   EXPECT_EQ(message_of<ConfigError>([] { (void)backend_name(static_cast<Backend>(7)); }),
-            "Backend 7 is not a backend: the backends are 0 (mpi) and 1 (nccl)");
+            "Backend 7 is not a backend: the backends are 0 (mpi), 1 (nccl) and 2 (gloo)");
   for (Backend backend : kAllBackends) EXPECT_EQ(parse_backend(backend_name(backend)), backend);
 }
 

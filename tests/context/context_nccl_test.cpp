@@ -40,7 +40,7 @@ TEST(BackendNames, ParseRoundTripsEveryNameAndRejectsOthersWithASuggestion) {
     (void)parse_backend("ncl");
     FAIL() << "no exception";
   } catch (const ConfigError& error) {
-    EXPECT_STREQ(error.what(), "unknown backend 'ncl'; the backend must be one of mpi, nccl (did you mean nccl?)");
+    EXPECT_STREQ(error.what(), "unknown backend 'ncl'; the backend must be one of mpi, nccl, gloo (did you mean nccl?)");
   }
   EXPECT_TRUE(backend_built(Backend::mpi));
   EXPECT_NO_THROW(require_backend_usable(Backend::mpi));
@@ -85,7 +85,8 @@ TEST(GroupHandle, AnNcclHandleRefusesToBeReadAsMpiAndPointsToTheCpuGroup) {
   } catch (const StateError& error) {
     EXPECT_STREQ(error.what(),
                  "the group handle of group data holds an NCCL communicator (backend nccl), not an MPI one; "
-                 "get_cpu_group returns the MPI communicator whatever the context's backend");
+                 "get_cpu_group returns the MPI communicator whatever the context's backend, when the context was "
+                 "built over MPI");
   }
 }
 

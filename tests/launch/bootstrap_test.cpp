@@ -50,6 +50,18 @@ TEST(Bootstrap, AutomaticIsMpiWhenBuiltElsePmixUnderAPmixServer) {
   for (const BootstrapKind kind : built_bootstraps()) EXPECT_EQ(choose_bootstrap(kind, environment({})), kind);
 }
 
+TEST(Bootstrap, AutomaticIsTheEnvironmentsUnderTorchrunWhereMpiWouldBeAWorldOfOne) {
+  const EnvironmentLookup under_torchrun =
+      environment({{"RANK", "2"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "2"}, {"MASTER_ADDR", "127.0.0.1"}});
+  EXPECT_EQ(choose_bootstrap(BootstrapKind::automatic, under_torchrun), BootstrapKind::env);
+  // A PMIx server launched it (srun --mpi=pmix with MASTER_ADDR exported): the job's own launcher wins.
+  const EnvironmentLookup under_srun =
+      environment({{"RANK", "2"}, {"MASTER_ADDR", "127.0.0.1"}, {"PMIX_NAMESPACE", "17"}, {"PMIX_RANK", "2"}});
+  if (bootstrap_built(BootstrapKind::mpi) || bootstrap_built(BootstrapKind::pmix)) {
+    EXPECT_NE(choose_bootstrap(BootstrapKind::automatic, under_srun), BootstrapKind::env);
+  }
+}
+
 TEST(Bootstrap, PmixWithoutAServerIsRefusedBeforePmixIsAsked) {
   if (!bootstrap_built(BootstrapKind::pmix)) {
     EXPECT_THROW((void)make_pmix_bootstrap(environment({})), ConfigError);

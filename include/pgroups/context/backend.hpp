@@ -1,10 +1,11 @@
 #pragma once
 /// \file
 /// Backend: the library behind a communicator, and what this build of pgroups has of
-/// each. MPI is always there when ParallelContext is (it bootstraps every job and serves
-/// the CPU groups); NCCL only when pgroups was configured with PGROUPS_WITH_NCCL=AUTO
-/// (and found CUDA and NCCL) or ON. The functions are defined in pgroups::context, which
-/// knows how it was built, so their answers hold for the library the program links.
+/// each. MPI is always there when ParallelContext is (it bootstraps the jobs of the MPI
+/// constructor and serves their CPU groups); NCCL only when pgroups was configured with
+/// PGROUPS_WITH_NCCL=AUTO (and found CUDA and NCCL) or ON; gloo (CPU groups with no MPI,
+/// on any bootstrap) when PGROUPS_WITH_GLOO=AUTO found libgloo-dev, or ON. The functions are defined in
+/// pgroups::context, which knows how it was built, so their answers hold for the library the program links.
 
 #include <array>
 #include <cstdint>
@@ -16,11 +17,12 @@ namespace pgroups {
 enum class Backend : std::uint8_t {
   mpi,   ///< MPI communicators (host memory)
   nccl,  ///< NCCL communicators (GPU memory), bootstrapped over MPI
+  gloo,  ///< gloo contexts (host memory, TCP), connected over any bootstrap; no MPI needed
 };
 
-inline constexpr std::array<Backend, 2> kAllBackends = {Backend::mpi, Backend::nccl};
+inline constexpr std::array<Backend, 3> kAllBackends = {Backend::mpi, Backend::nccl, Backend::gloo};
 
-/// "mpi" or "nccl". O(1). ConfigError naming the number for a value that is no
+/// "mpi", "nccl" or "gloo". O(1). ConfigError naming the number for a value that is no
 /// enumerator.
 [[nodiscard]] std::string_view backend_name(Backend backend);
 
@@ -44,7 +46,7 @@ void require_backend_built(Backend backend);
 /// `backend` would throw before creating any communicator of it:
 ///  - ConfigError as require_backend_built;
 ///  - BackendError when the backend is NCCL and no CUDA device is visible.
-/// Does nothing for MPI. A launcher can call it on every rank and agree on the outcome
+/// Does nothing for MPI and gloo. A launcher can call it on every rank and agree on the outcome
 /// before building a context (as `pgroups verify` does), so that a rank without a GPU
 /// ends the job cleanly instead of through MPI_Abort.
 void require_backend_usable(Backend backend);

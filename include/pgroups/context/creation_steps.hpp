@@ -29,7 +29,7 @@
 namespace pgroups {
 
 /// What a step does.
-enum class StepKind : std::uint8_t { duplicate, agreement, node, device, group, nccl };
+enum class StepKind : std::uint8_t { duplicate, agreement, node, device, group, nccl, gloo };
 
 struct CreationStep {
   StepKind kind = StepKind::duplicate;
@@ -54,6 +54,10 @@ struct CreationStep {
 /// The steps of building a context for `layout`, with the device and nccl steps when
 /// `with_device` (the NCCL backend). O(group kinds).
 [[nodiscard]] std::vector<CreationStep> creation_steps(const Layout& layout, bool with_device = false);
+
+/// The steps of building a context on a bootstrap with the gloo backend: agreement, node,
+/// then gloo (every group connected at once). O(1).
+[[nodiscard]] std::vector<CreationStep> gloo_creation_steps();
 
 /// The step named `name`, or nullptr. O(steps).
 [[nodiscard]] const CreationStep* find_step(std::span<const CreationStep> steps, std::string_view name) noexcept;

@@ -1,14 +1,16 @@
 #pragma once
 /// \file
 /// GroupHandle: what ParallelContext::get_group and get_cpu_group return, a small
-/// non-owning view of one group kind's communicator: an MPI communicator (Backend::mpi) or an
-/// NCCL one (Backend::nccl). Code that asks for `get_group("tp")` keeps its type when
-/// the context's backend changes, and asks the handle for the kind it expects.
+/// view of one group kind's communicator: an MPI communicator (Backend::mpi), an NCCL one
+/// (Backend::nccl) or a gloo context (Backend::gloo). It owns none of them (a gloo
+/// context is held by a shared pointer because gloo's collectives take one). Code that asks for `get_group("tp")` keeps
+/// its type when the context's backend changes, and asks the handle for the kind it expects.
 ///
-/// This header includes neither <nccl.h> nor a CUDA header: ncclComm_t is
+/// This header includes neither <nccl.h>, a CUDA header nor gloo's: ncclComm_t is
 /// forward-declared exactly as nccl.h declares it, so the two can be included together
-/// and the header compiles in builds without NCCL.
+/// and the header compiles in builds without NCCL; ::gloo::Context is declared.
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -19,6 +21,9 @@
 struct ncclComm;
 /// NCCL's opaque communicator handle (nccl.h: `typedef struct ncclComm* ncclComm_t`).
 using ncclComm_t = ncclComm*;
+namespace gloo {
+class Context;
+}  // namespace gloo
 
 namespace pgroups {
 
@@ -26,12 +31,15 @@ class GroupHandle {
  public:
   GroupHandle(std::string_view group, MPI_Comm comm) : group_(group), comm_(std::in_place_type<MPI_Comm>, comm) {}
   GroupHandle(std::string_view group, ncclComm_t comm) : group_(group), comm_(std::in_place_type<ncclComm_t>, comm) {}
+  GroupHandle(std::string_view group, std::shared_ptr<::gloo::Context> context)
+      : group_(group), comm_(std::in_place_type<GlooContext>, std::move(context)) {}
 
   /// The group kind's name ("data", "tp-dp", ...), as the layout spells it.
   [[nodiscard]] const std::string& group() const noexcept { return group_; }
   /// Which kind of communicator the handle holds. O(1).
   [[nodiscard]] Backend backend() const noexcept {
-    return std::holds_alternative<MPI_Comm>(comm_) ? Backend::mpi : Backend::nccl;
+    if (std::holds_alternative<MPI_Comm>(comm_)) return Backend::mpi;
+    return std::holds_alternative<ncclComm_t>(comm_) ? Backend::nccl : Backend::gloo;
   }
 
   /// The MPI communicator. Valid until the context that handed it out is destroyed;
@@ -42,12 +50,18 @@ class GroupHandle {
   /// naming the group and the backend the handle has, when backend() is not
   /// Backend::nccl.
   [[nodiscard]] ncclComm_t nccl() const;
+  /// The gloo context, for gloo's collectives (::gloo::AllgatherOptions takes it), with the
+  /// same lifetime: valid until the context that handed it out is destroyed. Throws
+  /// StateError, naming the group and the backend the handle has, when backend() is not
+  /// Backend::gloo.
+  [[nodiscard]] const std::shared_ptr<::gloo::Context>& gloo() const;
 
   friend bool operator==(const GroupHandle&, const GroupHandle&) = default;
 
  private:
   std::string group_;
-  std::variant<MPI_Comm, ncclComm_t> comm_;
+  using GlooContext = std::shared_ptr<::gloo::Context>;
+  std::variant<MPI_Comm, ncclComm_t, GlooContext> comm_;
 };
 
 }  // namespace pgroups

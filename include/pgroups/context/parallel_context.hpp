@@ -72,6 +72,7 @@
 #include "pgroups/context/backend.hpp"
 #include "pgroups/context/context_options.hpp"
 #include "pgroups/context/group_handle.hpp"
+#include "pgroups/launch/bootstrap.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
 #include "pgroups/layout/group_check.hpp"
 #include "pgroups/layout/layout.hpp"
@@ -141,6 +142,25 @@ class ParallelContext {
   /// MPI_Init or after MPI_Finalize). With a mesh, world_size 0 means "the communicator's
   /// size", which must then be the product of the mesh's sizes (ConfigError naming both).
   ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options = {});
+
+  /// Builds every group of `config` as a gloo context (options.backend must be
+  /// Backend::gloo) over `bootstrap` (pgroups/launch/bootstrap.hpp: MPI, PMIx, the
+  /// environment's TCP store), so that a job with no MPI in it has CPU groups. Collective
+  /// over the bootstrap's world; the steps: the configuration resolved and validated
+  /// (world size 0 = the bootstrap's size), one all-gather of every rank's agreement
+  /// record (the same record as over MPI, node_info=bootstrap) judged alike on every rank
+  /// (MismatchError, then the ConfigError of an invalid plan, on every rank), the node
+  /// from the bootstrap (local_rank, local_size), then step "gloo": one gloo context per
+  /// distinct partition this rank is in (sharing, the world's duplicate and the one-rank
+  /// context as over MPI), all connected through one more all-gather of their addresses
+  /// (pgroups/gloo/gloo_groups.hpp). ContextOptions::before_step sees "agreement", "node"
+  /// and "gloo"; the strategy is agreed on but unused. Every wait is bounded by the
+  /// timeout (TimeoutError naming the step and, where the bootstrap knows them, the
+  /// ranks that did not arrive). get_group and get_cpu_group return gloo handles
+  /// (GroupHandle::gloo); creation_seconds("global") holds the whole connection's time.
+  /// ConfigError on every rank for any other backend ("needs the MPI bootstrap"), or
+  /// when this pgroups was built without gloo. destroy() closes the contexts, no collective.
+  ParallelContext(const ParallelConfig& config, Bootstrap& bootstrap, ContextOptions options = {});
 
   /// destroy(), ignoring errors.
   ~ParallelContext();

@@ -38,9 +38,11 @@ enum class BootstrapKind : std::uint8_t { automatic, mpi, pmix, env };
 [[nodiscard]] std::vector<BootstrapKind> built_bootstraps();
 
 /// The bootstrap `requested` resolves to in this process (environment read through
-/// `lookup`): itself unless `automatic`; `automatic` is MPI when built (today's path, under
-/// any launcher of an MPI job), else PMIx when a PMIx server launched this process, else
-/// the environment's when torchrun's variables and MASTER_ADDR are set.
+/// `lookup`): itself unless `automatic`. `automatic` is the environment's when RANK and
+/// MASTER_ADDR are set and no PMIx server launched this process (torchrun, a Kubernetes
+/// operator, a launch by hand: there MPI would start as a world of one); otherwise MPI
+/// when built (today's path, under any launcher of an MPI job), else PMIx when a PMIx
+/// server launched this process, else the environment's when RANK and MASTER_ADDR are set.
 /// ConfigError naming the kind and the rule for a kind not built, or for `automatic` when
 /// neither applies.
 [[nodiscard]] BootstrapKind choose_bootstrap(BootstrapKind requested, const EnvironmentLookup& lookup);

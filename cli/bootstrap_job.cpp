@@ -1,0 +1,58 @@
+#include "bootstrap_job.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "pgroups/common/environment.hpp"
+#include "pgroups/common/error.hpp"
+#include "pgroups/launch/env_bootstrap.hpp"
+#include "pgroups/launch/pmix_bootstrap.hpp"
+#include "pgroups/mpi/bootstrap.hpp"
+
+namespace pgroups::cli {
+
+BootstrapJob start_bootstrap(BootstrapKind requested, std::chrono::milliseconds timeout) {
+  BootstrapJob job;
+  switch (choose_bootstrap(requested, process_environment)) {
+    case BootstrapKind::mpi:
+      job.session = start_mpi(timeout);
+      job.bootstrap = std::make_unique<mpi::MpiBootstrap>(job.session->world());
+      break;
+    case BootstrapKind::pmix: job.bootstrap = make_pmix_bootstrap(); break;
+    case BootstrapKind::env:
+    case BootstrapKind::automatic:  // choose_bootstrap never answers it
+      job.bootstrap = make_env_bootstrap(timeout);
+      break;
+  }
+  return job;
+}
+
+std::optional<int> settle_on(Bootstrap& bootstrap, const std::optional<LocalFailure>& failure,
+                             std::chrono::milliseconds timeout) {
+  std::vector<std::string> statuses;
+  try {
+    statuses = bootstrap.all_gather(std::to_string(failure ? failure->code : 0), timeout,
+                                    "the agreement on every rank's set-up");
+  } catch (const TimeoutError& error) {
+    print_job_error(bootstrap.rank(), false, error.what());
+    return static_cast<int>(ExitCode::timeout);
+  }
+  std::vector<int> codes;
+  for (const std::string& status : statuses) codes.push_back(std::stoi(status));
+  const auto [best, worst] = std::minmax_element(codes.begin(), codes.end());
+  if (*worst == 0) return std::nullopt;
+  if (failure) print_job_error(bootstrap.rank(), *best == *worst, failure->message);
+  return *worst;
+}
+
+int end_step_on_bootstrap(int rank, const std::exception& error) {
+  const bool shared =
+      dynamic_cast<const ConfigError*>(&error) != nullptr || dynamic_cast<const MismatchError*>(&error) != nullptr;
+  print_job_error(rank, shared, error.what());
+  return exit_status_of(error);
+}
+
+}  // namespace pgroups::cli

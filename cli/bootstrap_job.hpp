@@ -1,0 +1,41 @@
+#pragma once
+// How the commands that run on a bootstrap (verify --backend gloo) start a job and settle
+// a local step's outcome: the bootstrap of --bootstrap (choose_bootstrap), MPI started
+// only for the MPI one. Every wait is the bootstrap's, bounded by the timeout, so no rank
+// is left waiting and no watchdog is needed.
+
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <optional>
+
+#include "mpi_job.hpp"  // LocalFailure, print_job_error, exit_status_of
+#include "pgroups/launch/bootstrap.hpp"
+#include "pgroups/mpi/session.hpp"
+
+namespace pgroups::cli {
+
+struct BootstrapJob {
+  std::unique_ptr<mpi::Session> session;  // the MPI bootstrap's MPI; empty otherwise
+  std::unique_ptr<Bootstrap> bootstrap;   // destroyed before the session (declared after it)
+};
+
+/// The bootstrap `requested` resolves to in this process (choose_bootstrap over its
+/// environment): MPI started under a watchdog (start_mpi) with an mpi::MpiBootstrap of
+/// its world, PMIx's, or the environment's. Throws ConfigError (a kind not built, no
+/// launcher for it), TimeoutError and BackendError, on this rank.
+[[nodiscard]] BootstrapJob start_bootstrap(BootstrapKind requested, std::chrono::milliseconds timeout);
+
+/// Collective over the bootstrap: settle (mpi_job.hpp) on a bootstrap. When any rank
+/// failed, each failed rank reports and all return the worst status; nothing when every
+/// rank succeeded. A rank missing past the timeout makes the others report the
+/// TimeoutError and return ExitCode::timeout.
+[[nodiscard]] std::optional<int> settle_on(Bootstrap& bootstrap, const std::optional<LocalFailure>& failure,
+                                           std::chrono::milliseconds timeout);
+
+/// The end of a collective step on a bootstrap that threw: ConfigError and MismatchError
+/// are thrown on every rank alike (rank 0 reports); any other error is this rank's own.
+/// Returns the error's status: no rank waits past its timeout, so none is aborted.
+[[nodiscard]] int end_step_on_bootstrap(int rank, const std::exception& error);
+
+}  // namespace pgroups::cli

@@ -1,0 +1,49 @@
+#pragma once
+// What `pgroups verify` checks, whichever way the job started: its options, one rank's
+// observation of one kind's communicator, and the judgement of it against the layout.
+// The MPI path (verify_command.cpp) and the bootstrap path (verify_on_bootstrap.cpp)
+// observe through their own transport and judge alike.
+
+#include <string>
+#include <vector>
+
+#include "mpi_options.hpp"
+#include "pgroups/context/parallel_context.hpp"
+#include "pgroups/mpi/strategy.hpp"
+#include "plan_options.hpp"
+
+namespace pgroups::cli {
+
+struct VerifyOptions {
+  PlanOptions plan;
+  std::string strategy{mpi::strategy_name(mpi::kDefaultCreationStrategy)};
+  std::string backend = "mpi";
+  std::string bootstrap = "auto";
+  bool no_share = false;
+  std::string format = "text";
+  MpiOptions mpi;  // --timeout and the --inject-* testing flags
+};
+
+// What one rank saw of one group kind's communicator (nothing, outside every group of a
+// partial kind such as Megatron's embd: rank -1, size 0).
+struct Observation {
+  int rank = -1;
+  int size = 0;
+  std::vector<int> members;
+  bool ok = false;
+};
+
+/// `seen` with `ok` set: whether the communicator's size, this rank's rank in it and its
+/// members (global ranks by local rank) are the layout's. A mismatch is printed on stderr,
+/// naming the rank, the kind and both pictures.
+[[nodiscard]] Observation judged(const ParallelContext& context, const KindHandle& handle, Observation seen);
+
+/// What every rank must hold alike beyond the configuration, strategy and backend (which
+/// the context agrees on itself): the flags that decide which collectives run after
+/// creation. --format json gathers every group on rank 0, text does not.
+[[nodiscard]] std::string agreed_settings(const VerifyOptions& options);
+
+/// The distinct groups among every rank's members (empty ones left out), sorted by first rank.
+[[nodiscard]] std::vector<std::vector<int>> distinct_groups(const std::vector<std::vector<int>>& members_by_rank);
+
+}  // namespace pgroups::cli

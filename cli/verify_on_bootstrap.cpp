@@ -1,0 +1,231 @@
+// `pgroups verify --backend gloo`: the verify of verify_command.cpp on a bootstrap, with
+// no MPI in the job unless the bootstrap is MPI's. Every group is a gloo context
+// (ParallelContext on a Bootstrap); each is checked from the outside (its size, this
+// rank's rank in it and a gloo all-gather of the members' global ranks) against the
+// layout; every rank's observations and node reach every rank in one bootstrap
+// all-gather, and rank 0 reports as the MPI verify does. Every wait is bounded (gloo's
+// and the bootstrap's timeouts), so a rank that never arrives ends the others with
+// status 8, naming the ranks where the bootstrap knows them.
+
+#include <fmt/format.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bootstrap_job.hpp"
+#include "output.hpp"
+#include "pgroups/common/error.hpp"
+#include "pgroups/gloo/gloo_groups.hpp"
+#include "pgroups/launch/launcher.hpp"
+#include "pgroups/launch/timeout.hpp"
+#include "pgroups/report/locality_report.hpp"
+#include "pgroups/report/verify_report.hpp"
+#include "print_warnings.hpp"
+#include "verify_checks.hpp"
+#include "verify_on_bootstrap.hpp"
+
+namespace pgroups::cli {
+namespace {
+
+using report::LiveNodes;
+using Clock = std::chrono::steady_clock;
+
+Observation observe(const ParallelContext& context, const KindHandle& handle) {
+  if (!context.is_member(handle)) return Observation{.rank = -1, .size = 0, .members = {}, .ok = true};
+  const auto& group = context.get_cpu_group(handle).gloo();
+  const std::vector<std::int64_t> members = gloo::all_gather(group, context.global_rank());
+  Observation seen{.rank = static_cast<int>(context.local_rank(handle)),
+                   .size = static_cast<int>(members.size()),
+                   .members = {members.begin(), members.end()},
+                   .ok = false};
+  return judged(context, handle, std::move(seen));
+}
+
+// This machine and, where the launcher numbers nodes (Slurm, torchrun), the node's index:
+// network-namespace nodes share one host name.
+std::string node_key(const LauncherInfo& launcher) {
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) != 0) host[0] = '\0';
+  return launcher.node ? fmt::format("{}#{}", host.data(), *launcher.node) : std::string(host.data());
+}
+
+// One rank's part of the report, as it travels through the bootstrap.
+nlohmann::json my_part(const ParallelContext& context, const std::vector<Observation>& seen, double create_seconds,
+                       const Bootstrap& bootstrap) {
+  const LauncherInfo launcher = detect_launcher();
+  nlohmann::json kinds = nlohmann::json::array();
+  const std::vector<KindHandle> handles = context.kinds();
+  for (std::size_t k = 0; k < handles.size(); ++k) {
+    kinds.push_back({seen[k].rank, seen[k].size, seen[k].ok, seen[k].members, context.creation_seconds(handles[k])});
+  }
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) != 0) host[0] = '\0';
+  return {{"create", create_seconds},
+          {"node", node_key(launcher)},
+          {"host", host.data()},
+          {"local_rank", bootstrap.local_rank()},
+          {"launcher_local_rank", launcher.local_rank ? *launcher.local_rank : -1},
+          {"kinds", kinds}};
+}
+
+// The job's nodes from every rank's part: a node is named by its first rank.
+LiveNodes nodes_of(const std::vector<nlohmann::json>& parts) {
+  LiveNodes nodes;
+  nodes.launcher = detect_launcher();
+  std::map<std::string, std::int64_t> first_rank;
+  for (std::size_t r = 0; r < parts.size(); ++r) {
+    const auto [at, added] = first_rank.emplace(parts[r]["node"].get<std::string>(), static_cast<std::int64_t>(r));
+    if (added) nodes.hosts.push_back(parts[r]["host"].get<std::string>());
+    nodes.node_of_rank.push_back(at->second);
+    nodes.local_rank_on_node.push_back(parts[r]["local_rank"].get<std::int64_t>());
+    nodes.launcher_local_rank.push_back(parts[r]["launcher_local_rank"].get<std::int64_t>());
+  }
+  return nodes;
+}
+
+// Rank 0's picture of every kind, from every rank's part.
+std::vector<report::VerifyKindReport> kind_reports(const ParallelContext& context,
+                                                   const std::vector<nlohmann::json>& parts, bool with_groups) {
+  std::vector<report::VerifyKindReport> reports;
+  const std::vector<KindHandle> handles = context.kinds();
+  for (std::size_t k = 0; k < handles.size(); ++k) {
+    report::VerifyKindReport report;
+    report.kind = handles[k].name();
+    std::vector<std::vector<int>> members;
+    for (const nlohmann::json& part : parts) {
+      const nlohmann::json& kind = part["kinds"][k];
+      report.local_ranks.push_back(kind[0].get<int>());
+      report.sizes.push_back(kind[1].get<int>());
+      report.ok = report.ok && kind[2].get<bool>();
+      members.push_back(kind[3].get<std::vector<int>>());
+      report.create_seconds = std::max(report.create_seconds, kind[4].get<double>());
+    }
+    if (with_groups) report.groups = distinct_groups(members);
+    reports.push_back(std::move(report));
+  }
+  return reports;
+}
+
+// Rank 0's report; a failed write is its error alone, after every rank's checks.
+std::optional<IoError> write_report(const ParallelContext& context, const VerifyOptions& options,
+                                    const std::vector<nlohmann::json>& parts, bool ok) {
+  double create_seconds = 0.0;
+  for (const nlohmann::json& part : parts) create_seconds = std::max(create_seconds, part["create"].get<double>());
+  const bool json = options.format == "json";
+  const report::VerifyRun run{.layout = context.layout(),
+                              .strategy = "gloo",
+                              .backend = backend_name(context.backend()),
+                              .share_communicators = context.options().share_communicators,
+                              .create_seconds = create_seconds,
+                              .bill = context.communicator_bill(),
+                              .kinds = kind_reports(context, parts, json),
+                              .device = {},
+                              .ok = ok};
+  const LiveNodes nodes = nodes_of(parts);
+  const report::LocalityReport locality = report::observed_locality(context.layout(), nodes.node_of_rank);
+  try {
+    if (json) {
+      nlohmann::json out = report::verify_report_json(run);
+      out["nodes"] = report::live_nodes_json(nodes, locality);
+      write_output(out.dump() + '\n');
+    } else {
+      write_output(report::verify_report_text(run) + '\n' + report::live_nodes_text(nodes, locality));
+    }
+  } catch (const IoError& error) {
+    return error;
+  }
+  print_warnings(report::locality_report_warnings(context.layout(), locality));
+  return std::nullopt;
+}
+
+// Step 1, local: the configuration and the options.
+ParallelConfig prepare(const VerifyOptions& options, ContextOptions& context_options, int rank, int size) {
+  ParallelConfig config = options.plan.resolve(size);
+  context_options.backend = parse_backend(options.backend);
+  require_backend_built(context_options.backend);
+  context_options.strategy = mpi::parse_creation_strategy(options.strategy);
+  context_options.agreed_settings = agreed_settings(options);
+  context_options.share_communicators = !options.no_share;
+  options.mpi.apply(context_options, config, rank, size);
+  return config;
+}
+
+int verify_job(const VerifyOptions& options, Bootstrap& bootstrap, ContextOptions& context_options) {
+  const int rank = bootstrap.rank();
+  const std::chrono::milliseconds timeout = resolve_timeout(options.mpi.timeout);
+  std::optional<ParallelConfig> config;
+  std::optional<LocalFailure> failure;
+  try {
+    config = prepare(options, context_options, rank, bootstrap.size());
+  } catch (const std::exception& error) {
+    failure = LocalFailure{exit_status_of(error), error.what()};
+  }
+  if (auto status = settle_on(bootstrap, failure, timeout)) return *status;
+
+  // Step 2, collective: create (the agreement comes first, inside the context).
+  std::optional<ParallelContext> context;
+  double create_seconds = 0.0;
+  try {
+    const auto start = Clock::now();
+    context.emplace(*config, bootstrap, context_options);
+    create_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  } catch (const std::exception& error) {
+    return end_step_on_bootstrap(rank, error);
+  }
+
+  // Step 3, collective: check each group, then every rank's part to every rank.
+  std::vector<nlohmann::json> parts;
+  bool ok = true;
+  std::optional<IoError> output_error;
+  try {
+    if (context_options.before_step) context_options.before_step("check");
+    std::vector<Observation> seen;
+    for (const KindHandle& handle : context->kinds()) seen.push_back(observe(*context, handle));
+    const std::vector<std::string> gathered = bootstrap.all_gather(
+        my_part(*context, seen, create_seconds, bootstrap).dump(), timeout, "the gathering of the checks");
+    for (const std::string& part : gathered) {
+      parts.push_back(nlohmann::json::parse(part));
+      for (const nlohmann::json& kind : parts.back()["kinds"]) ok = ok && kind[2].get<bool>();
+    }
+    if (rank == 0) output_error = write_report(*context, options, parts, ok);
+  } catch (const std::exception& error) {
+    return end_step_on_bootstrap(rank, error);
+  }
+
+  // Step 4: close the contexts (no collective), then leave together, so that the rank
+  // serving the store does not go first.
+  try {
+    if (context_options.before_step) context_options.before_step("destroy");
+    context->destroy();
+    if (context_options.before_step) context_options.before_step("finalize");
+    bootstrap.barrier(timeout, "the end of the job");
+  } catch (const std::exception& error) {
+    return end_step_on_bootstrap(rank, error);
+  }
+  if (output_error) {
+    print_job_error(rank, true, output_error->what());
+    return static_cast<int>(output_error->exit_code());
+  }
+  return ok ? 0 : static_cast<int>(ExitCode::verify_failed);
+}
+
+}  // namespace
+
+int run_verify_on_bootstrap(const VerifyOptions& options) {
+  BootstrapJob job = start_bootstrap(parse_bootstrap(options.bootstrap), resolve_timeout(options.mpi.timeout));
+  ContextOptions context_options;
+  const int status = verify_job(options, *job.bootstrap, context_options);
+  job.bootstrap.reset();
+  if (job.session) finish_job(*job.session, context_options, 0, 0);
+  return status;
+}
+
+}  // namespace pgroups::cli

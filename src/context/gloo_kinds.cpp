@@ -1,0 +1,46 @@
+#include "gloo_kinds.hpp"
+
+#include <numeric>
+#include <optional>
+
+#include "pgroups/common/environment.hpp"
+#include "pgroups/gloo/gloo_groups.hpp"
+
+namespace pgroups::detail {
+
+void connect_gloo_kinds(std::vector<KindGroup>& created, std::shared_ptr<::gloo::Context>& world, const Layout& layout,
+                        std::int64_t global_rank, Bootstrap& bootstrap, std::chrono::milliseconds timeout) {
+  // The groups to connect, one per distinct partition: the world first, then each kind
+  // that owns its communicator, then, once, this rank alone.
+  std::vector<std::vector<std::int64_t>> groups(1, std::vector<std::int64_t>(layout.world_size()));
+  std::iota(groups[0].begin(), groups[0].end(), std::int64_t{0});
+  std::vector<std::optional<std::size_t>> entry_of(created.size());
+  std::optional<std::size_t> alone;
+  for (std::size_t kind = 0; kind < created.size(); ++kind) {
+    const KindGroup& entry = created[kind];
+    if (entry.sharing.source == CommSource::own) {
+      entry_of[kind] = groups.size();
+      groups.push_back(entry.member ? layout.group_of(global_rank, kind) : std::vector<std::int64_t>{});
+    } else if (entry.sharing.source == CommSource::singleton && entry.member) {
+      if (!alone) {
+        alone = groups.size();
+        groups.push_back({global_rank});
+      }
+      entry_of[kind] = alone;
+    }
+  }
+
+  const std::vector<std::shared_ptr<::gloo::Context>> contexts =
+      gloo::connect_groups(bootstrap, gloo::open_device(process_environment), groups, timeout);
+  world = contexts[0];
+  for (std::size_t kind = 0; kind < created.size(); ++kind) {
+    if (entry_of[kind]) created[kind].gloo = contexts[*entry_of[kind]];
+    if (created[kind].sharing.source == CommSource::world) created[kind].gloo = world;
+  }
+  // A sharing kind takes its owner's, whichever index the owner has.
+  for (KindGroup& entry : created) {
+    if (entry.sharing.source == CommSource::shared) entry.gloo = created[entry.sharing.owner].gloo;
+  }
+}
+
+}  // namespace pgroups::detail

@@ -1,0 +1,188 @@
+#include "pgroups/gloo/gloo_groups.hpp"
+
+#include <fmt/format.h>
+#include <gloo/allgather.h>
+#include <gloo/barrier.h>
+#include <gloo/common/error.h>
+#include <gloo/context.h>
+#include <gloo/transport/context.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "pgroups/common/error.hpp"
+#include "pgroups/launch/timeout.hpp"
+
+namespace pgroups::gloo {
+namespace {
+
+constexpr std::string_view kConnectStep = "the connection of the gloo groups";
+
+// A gloo context whose pairs pgroups connects itself: gloo's own rendezvous
+// (rendezvous::Context::connectFullMesh) asks a store for every peer's address one key at
+// a time, where pgroups has them all from one all-gather.
+class ConnectedContext final : public ::gloo::Context {
+ public:
+  ConnectedContext(int local_rank, int members, const std::shared_ptr<::gloo::transport::Device>& device,
+                   std::chrono::milliseconds timeout)
+      : ::gloo::Context(local_rank, members) {
+    device_ = device;
+    transportContext_ = device->createContext(local_rank, members);
+    transportContext_->setTimeout(timeout);
+    setTimeout(timeout);
+  }
+
+  ::gloo::transport::Context& transport() { return *transportContext_; }
+};
+
+// gloo reports a timeout as an IoException whose message says so; the others are
+// failures of the transport.
+[[noreturn]] void rethrow_as_pgroups(const ::gloo::Exception& error, std::chrono::milliseconds timeout,
+                                     std::string_view what) {
+  const std::string message = error.what();
+  if (message.find("Timed out") != std::string::npos || message.find("timed out") != std::string::npos) {
+    throw TimeoutError(fmt::format("{} (gloo: {})", timeout_message(timeout, what), message));
+  }
+  throw BackendError(fmt::format("gloo failed during {}: {}", what, message));
+}
+
+// One rank's addresses: per group entry, the count of its pairs, then each pair's
+// address (towards the members in local-rank order, itself left out), length-prefixed.
+void append_u32(std::string& out, std::size_t value) {
+  const auto word = static_cast<std::uint32_t>(value);
+  out.append(reinterpret_cast<const char*>(&word), sizeof word);
+}
+
+std::uint32_t read_u32(std::string_view bytes, std::size_t& at) {
+  if (at + sizeof(std::uint32_t) > bytes.size()) throw BackendError("gloo: a rank's pair addresses are truncated");
+  std::uint32_t word = 0;
+  std::memcpy(&word, bytes.data() + at, sizeof word);
+  at += sizeof word;
+  return word;
+}
+
+// Every entry's pair addresses of one rank, by entry then pair.
+std::vector<std::vector<std::vector<char>>> decode_addresses(std::string_view bytes, std::size_t entries) {
+  std::vector<std::vector<std::vector<char>>> decoded(entries);
+  std::size_t at = 0;
+  for (auto& entry : decoded) {
+    const std::uint32_t pairs = read_u32(bytes, at);
+    for (std::uint32_t p = 0; p < pairs; ++p) {
+      const std::uint32_t length = read_u32(bytes, at);
+      if (at + length > bytes.size()) throw BackendError("gloo: a rank's pair addresses are truncated");
+      entry.emplace_back(bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                         bytes.begin() + static_cast<std::ptrdiff_t>(at + length));
+      at += length;
+    }
+  }
+  return decoded;
+}
+
+std::int64_t position_of(const std::vector<std::int64_t>& members, std::int64_t rank) {
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (members[i] == rank) return static_cast<std::int64_t>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::shared_ptr<::gloo::transport::Device> open_device(const EnvironmentLookup& lookup) {
+  ::gloo::transport::tcp::attr attr;
+  const std::optional<std::string> iface = environment_text(lookup, "GLOO_SOCKET_IFNAME");
+  if (iface && !iface->empty()) attr.iface = *iface;
+  try {
+    return ::gloo::transport::tcp::CreateDevice(attr);
+  } catch (const std::exception& error) {
+    throw BackendError(fmt::format("gloo could not open its TCP device on {}: {}",
+                                   attr.iface.empty() ? std::string("this machine's host name")
+                                                      : fmt::format("interface '{}' (GLOO_SOCKET_IFNAME)", attr.iface),
+                                   error.what()));
+  }
+}
+
+std::vector<std::shared_ptr<::gloo::Context>> connect_groups(Bootstrap& bootstrap,
+                                                             const std::shared_ptr<::gloo::transport::Device>& device,
+                                                             const std::vector<std::vector<std::int64_t>>& groups,
+                                                             std::chrono::milliseconds timeout) {
+  const std::int64_t me = bootstrap.rank();
+  const std::chrono::milliseconds limit = wait_limit(timeout);
+  std::vector<std::shared_ptr<ConnectedContext>> contexts(groups.size());
+  std::string mine;
+  try {
+    for (std::size_t entry = 0; entry < groups.size(); ++entry) {
+      const std::vector<std::int64_t>& members = groups[entry];
+      const std::int64_t position = position_of(members, me);
+      if (position < 0) {
+        append_u32(mine, 0);
+        continue;
+      }
+      const int size = static_cast<int>(members.size());
+      contexts[entry] = std::make_shared<ConnectedContext>(static_cast<int>(position), size, device, limit);
+      append_u32(mine, members.size() - 1);
+      for (int peer = 0; peer < size; ++peer) {
+        if (peer == position) continue;
+        const std::vector<char> address = contexts[entry]->transport().createPair(peer)->address().bytes();
+        append_u32(mine, address.size());
+        mine.append(address.begin(), address.end());
+      }
+    }
+  } catch (const ::gloo::Exception& error) {
+    rethrow_as_pgroups(error, timeout, kConnectStep);
+  }
+
+  const std::vector<std::string> everyone = bootstrap.all_gather(mine, timeout, "the exchange of gloo addresses");
+  std::vector<std::vector<std::vector<std::vector<char>>>> decoded(everyone.size());
+  try {
+    for (std::size_t entry = 0; entry < groups.size(); ++entry) {
+      if (!contexts[entry]) continue;
+      const std::vector<std::int64_t>& members = groups[entry];
+      const auto position = position_of(members, me);
+      for (std::int64_t peer = 0; peer < static_cast<std::int64_t>(members.size()); ++peer) {
+        if (peer == position) continue;
+        const auto source = static_cast<std::size_t>(members[static_cast<std::size_t>(peer)]);
+        if (decoded[source].empty()) decoded[source] = decode_addresses(everyone.at(source), groups.size());
+        // The peer listed its pairs in local-rank order without itself.
+        const auto index = static_cast<std::size_t>(position < peer ? position : position - 1);
+        const auto& addresses = decoded[source][entry];
+        if (index >= addresses.size()) {
+          throw BackendError(
+              fmt::format("gloo: rank {} holds another group of partition {} than rank {}", source, entry, me));
+        }
+        contexts[entry]->transport().getPair(static_cast<int>(peer))->connect(addresses[index]);
+      }
+    }
+  } catch (const ::gloo::Exception& error) {
+    rethrow_as_pgroups(error, timeout, kConnectStep);
+  }
+  return {contexts.begin(), contexts.end()};
+}
+
+std::vector<std::int64_t> all_gather(const std::shared_ptr<::gloo::Context>& context, std::int64_t value) {
+  std::vector<std::int64_t> values(static_cast<std::size_t>(context->size));
+  try {
+    ::gloo::AllgatherOptions options(context);
+    options.setInput(&value, 1);
+    options.setOutput(values.data(), values.size());
+    ::gloo::allgather(options);
+  } catch (const ::gloo::Exception& error) {
+    rethrow_as_pgroups(error, context->getTimeout(), "a gloo all-gather");
+  }
+  return values;
+}
+
+void barrier(const std::shared_ptr<::gloo::Context>& context) {
+  try {
+    ::gloo::BarrierOptions options(context);
+    ::gloo::barrier(options);
+  } catch (const ::gloo::Exception& error) {
+    rethrow_as_pgroups(error, context->getTimeout(), "a gloo barrier");
+  }
+}
+
+}  // namespace pgroups::gloo
