@@ -15,6 +15,7 @@ packages=(
   ccache  # scripts/build.sh: the later builds of one run (shared, sanitizer, pip) reuse objects
   chromium  # renders `plan --html` in the picture test (skipped without it)
   iproute2 procps  # scripts/multinode.sh: ip netns, pgrep
+  libpmix-dev libgloo-dev  # the PMIx bootstrap; the gloo backend (CPU groups with no MPI)
 )
 
 missing=()

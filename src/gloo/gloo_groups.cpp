@@ -160,6 +160,10 @@ std::vector<std::shared_ptr<::gloo::Context>> connect_groups(Bootstrap& bootstra
   } catch (const ::gloo::Exception& error) {
     rethrow_as_pgroups(error, timeout, kConnectStep);
   }
+  // A pair's connect returns on one side before the other side has taken the connection
+  // over; a rank that closed its contexts then (a job that ends at once) would break the
+  // connection of a slower peer. No rank returns before every rank has connected.
+  bootstrap.barrier(timeout, kConnectStep);
   return {contexts.begin(), contexts.end()};
 }
 

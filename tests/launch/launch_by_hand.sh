@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# launch_by_hand.sh PROBE NP [--world-size-of-last N] [--port-in-use]: starts NP processes of
-# PROBE (bootstrap_probe env) with the variables a plain launch (Kubernetes' operators, a
-# shell loop) gives, no launcher's store: rank 0 serves it. Prints each process's output and
+# launch_by_hand.sh NP [--world-size-of-last N] [--port-in-use] -- COMMAND...: starts NP
+# processes of COMMAND (bootstrap_probe env, pgroups verify --backend gloo) with the
+# variables a plain launch (Kubernetes' operators, a shell loop) gives, no launcher's
+# store: rank 0 serves it. Prints each process's output and
 # "rank R exit S" for each, then exits 0; the test judges the output.
 set -u
-probe=$1 np=$2
-shift 2
+np=$1
+shift
 last_world=$np port_in_use=0
 while (($#)); do
   case $1 in
+    --) shift; break ;;
     --world-size-of-last) last_world=$2; shift 2 ;;
     --port-in-use) port_in_use=1; shift ;;
     *) echo "launch_by_hand.sh: unknown option $1" >&2; exit 2 ;;
@@ -32,7 +34,7 @@ for ((r = 0; r < np; r++)); do
   world=$np
   ((r == np - 1)) && world=$last_world
   env -u TORCHELASTIC_USE_AGENT_STORE RANK=$r WORLD_SIZE=$world LOCAL_RANK=$r LOCAL_WORLD_SIZE=$np \
-    MASTER_ADDR=localhost MASTER_PORT=$port "$probe" env >"$dir/$r" 2>&1 &
+    MASTER_ADDR=localhost MASTER_PORT=$port "$@" >"$dir/$r" 2>&1 &
   pids+=($!)
 done
 for ((r = 0; r < np; r++)); do

@@ -40,7 +40,8 @@ namespace pgroups::gloo {
 /// entry i names the same group on each of its members); an empty entry (a rank outside
 /// every group of a partial kind) gets a null context, a one-rank group a context of its
 /// own with no connection. The contexts' collectives wait at most `timeout` (zero: no
-/// limit). Precondition: every entry that is not empty holds this rank once.
+/// limit); every rank has connected all its contexts when any returns (a bootstrap
+/// barrier). Precondition: every entry that is not empty holds this rank once.
 /// Throws TimeoutError naming the step when a rank has not arrived or connected within
 /// `timeout`, BackendError when the transport fails; whatever was connected is closed.
 [[nodiscard]] std::vector<std::shared_ptr<::gloo::Context>> connect_groups(
