@@ -40,7 +40,8 @@ TEST(BackendNames, ParseRoundTripsEveryNameAndRejectsOthersWithASuggestion) {
     (void)parse_backend("ncl");
     FAIL() << "no exception";
   } catch (const ConfigError& error) {
-    EXPECT_STREQ(error.what(), "unknown backend 'ncl'; the backend must be one of mpi, nccl, gloo (did you mean nccl?)");
+    EXPECT_STREQ(error.what(),
+                 "unknown backend 'ncl'; the backend must be one of mpi, nccl, gloo (did you mean nccl?)");
   }
   EXPECT_TRUE(backend_built(Backend::mpi));
   EXPECT_NO_THROW(require_backend_usable(Backend::mpi));
