@@ -39,8 +39,17 @@ LiveNodes gather_live_nodes(MPI_Comm world) {
   check(MPI_Gather(host.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
                    world),
         "MPI_Gather");
+  // Each rank's place in Slurm's switch tree, cut to a fixed width (addresses are a few
+  // switch names; a longer one no longer matches the pattern and drops the levels).
+  constexpr std::size_t kAddressWidth = 256;
+  std::array<char, kAddressWidth> address{};
+  nodes.launcher.topology_address.value_or(std::string()).copy(address.data(), kAddressWidth - 1);
+  std::vector<char> addresses(rank == 0 ? kAddressWidth * static_cast<std::size_t>(size) : 0);
+  check(MPI_Gather(address.data(), kAddressWidth, MPI_CHAR, addresses.data(), kAddressWidth, MPI_CHAR, 0, world),
+        "MPI_Gather");
   if (rank == 0) {
     for (int r = 0; r < size; ++r) {
+      nodes.topology_address.emplace_back(&addresses[kAddressWidth * static_cast<std::size_t>(r)]);
       nodes.local_rank_on_node.push_back(all[2 * static_cast<std::size_t>(r)]);
       nodes.launcher_local_rank.push_back(all[2 * static_cast<std::size_t>(r) + 1]);
       // A node's host is its first rank's.

@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <set>
 
+#include "pgroups/report/switch_locality.hpp"
+#include "print_warnings.hpp"
+
 namespace pgroups::cli {
 
 Observation judged(const ParallelContext& context, const KindHandle& handle, Observation seen) {
@@ -38,6 +41,28 @@ std::vector<std::vector<int>> distinct_groups(const std::vector<std::vector<int>
   std::vector<std::vector<int>> groups(distinct.begin(), distinct.end());
   std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.front() < b.front(); });
   return groups;
+}
+
+std::optional<IoError> write_verify_report(const report::VerifyRun& run, const report::LiveNodes& nodes, bool json) {
+  const report::LocalityReport locality = report::observed_locality(run.layout, nodes.node_of_rank);
+  const std::vector<report::SwitchLevelLocality> switches = report::switch_locality(
+      run.layout, nodes.topology_address, nodes.launcher.topology_pattern.value_or(std::string()));
+  try {
+    if (json) {
+      nlohmann::json out = report::verify_report_json(run);
+      out["nodes"] = report::live_nodes_json(nodes, locality);
+      out["nodes"]["switch_levels"] = report::switch_locality_json(switches);
+      write_output(out.dump() + '\n');
+    } else {
+      write_output(report::verify_report_text(run) + '\n' + report::live_nodes_text(nodes, locality) +
+                   report::switch_locality_text(switches));
+    }
+  } catch (const IoError& error) {
+    return error;
+  }
+  print_warnings(report::locality_report_warnings(run.layout, locality));
+  print_warnings(report::switch_locality_warnings(switches));
+  return std::nullopt;
 }
 
 }  // namespace pgroups::cli

@@ -4,12 +4,16 @@
 // The MPI path (verify_command.cpp) and the bootstrap path (verify_on_bootstrap.cpp)
 // observe through their own transport and judge alike.
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "mpi_options.hpp"
+#include "output.hpp"
 #include "pgroups/context/parallel_context.hpp"
 #include "pgroups/mpi/strategy.hpp"
+#include "pgroups/report/locality_report.hpp"
+#include "pgroups/report/verify_report.hpp"
 #include "plan_options.hpp"
 
 namespace pgroups::cli {
@@ -45,5 +49,11 @@ struct Observation {
 
 /// The distinct groups among every rank's members (empty ones left out), sorted by first rank.
 [[nodiscard]] std::vector<std::vector<int>> distinct_groups(const std::vector<std::vector<int>>& members_by_rank);
+
+/// Rank 0's report of a verify run (text or JSON), with the job's nodes and, where Slurm
+/// told every rank its place in the switch tree, the switch levels; then the locality
+/// warnings on stderr. A failed write is returned, not thrown: it is rank 0's alone.
+[[nodiscard]] std::optional<IoError> write_verify_report(const report::VerifyRun& run, const report::LiveNodes& nodes,
+                                                         bool json);
 
 }  // namespace pgroups::cli

@@ -199,21 +199,9 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
                                   .kinds = std::move(reports),
                                   .device = std::move(device),
                                   .ok = ok_everywhere == 1};
-      const report::LocalityReport locality = report::observed_locality(context->layout(), nodes.node_of_rank);
       // A failed write (full disk, closed pipe) fails rank 0 alone, after the collective
       // destruction, so that no rank is left waiting.
-      try {
-        if (json) {
-          nlohmann::json out = report::verify_report_json(run);
-          out["nodes"] = report::live_nodes_json(nodes, locality);
-          write_output(out.dump() + '\n');
-        } else {
-          write_output(report::verify_report_text(run) + '\n' + report::live_nodes_text(nodes, locality));
-        }
-      } catch (const IoError& error) {
-        output_error = error;
-      }
-      print_warnings(report::locality_report_warnings(context->layout(), locality));
+      output_error = write_verify_report(run, nodes, json);
     }
   } catch (const std::exception& error) {
     return end_collective_step(world, rank, error);

@@ -73,6 +73,7 @@ nlohmann::json my_part(const ParallelContext& context, const std::vector<Observa
           {"host", host.data()},
           {"local_rank", bootstrap.local_rank()},
           {"launcher_local_rank", launcher.local_rank ? *launcher.local_rank : -1},
+          {"topology_address", launcher.topology_address.value_or(std::string())},
           {"kinds", kinds}};
 }
 
@@ -87,6 +88,7 @@ LiveNodes nodes_of(const std::vector<nlohmann::json>& parts) {
     nodes.node_of_rank.push_back(at->second);
     nodes.local_rank_on_node.push_back(parts[r]["local_rank"].get<std::int64_t>());
     nodes.launcher_local_rank.push_back(parts[r]["launcher_local_rank"].get<std::int64_t>());
+    nodes.topology_address.push_back(parts[r]["topology_address"].get<std::string>());
   }
   return nodes;
 }
@@ -119,31 +121,16 @@ std::optional<IoError> write_report(const ParallelContext& context, const Verify
                                     const std::vector<nlohmann::json>& parts, bool ok) {
   double create_seconds = 0.0;
   for (const nlohmann::json& part : parts) create_seconds = std::max(create_seconds, part["create"].get<double>());
-  const bool json = options.format == "json";
   const report::VerifyRun run{.layout = context.layout(),
                               .strategy = "gloo",
                               .backend = backend_name(context.backend()),
                               .share_communicators = context.options().share_communicators,
                               .create_seconds = create_seconds,
                               .bill = context.communicator_bill(),
-                              .kinds = kind_reports(context, parts, json),
+                              .kinds = kind_reports(context, parts, options.format == "json"),
                               .device = {},
                               .ok = ok};
-  const LiveNodes nodes = nodes_of(parts);
-  const report::LocalityReport locality = report::observed_locality(context.layout(), nodes.node_of_rank);
-  try {
-    if (json) {
-      nlohmann::json out = report::verify_report_json(run);
-      out["nodes"] = report::live_nodes_json(nodes, locality);
-      write_output(out.dump() + '\n');
-    } else {
-      write_output(report::verify_report_text(run) + '\n' + report::live_nodes_text(nodes, locality));
-    }
-  } catch (const IoError& error) {
-    return error;
-  }
-  print_warnings(report::locality_report_warnings(context.layout(), locality));
-  return std::nullopt;
+  return write_verify_report(run, nodes_of(parts), options.format == "json");
 }
 
 // Step 1, local: the configuration and the options.

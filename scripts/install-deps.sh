@@ -16,6 +16,7 @@ packages=(
   chromium  # renders `plan --html` in the picture test (skipped without it)
   iproute2 procps  # scripts/multinode.sh: ip netns, pgrep
   libpmix-dev libgloo-dev  # the PMIx bootstrap; the gloo backend (CPU groups with no MPI)
+  slurm-wlm munge  # tests/slurm: a real Slurm started by the test (scripts/slurm-cluster.sh)
 )
 
 missing=()

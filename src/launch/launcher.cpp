@@ -95,6 +95,9 @@ std::optional<std::int64_t> slurm_tasks_on_node(std::string_view list, std::int6
 
 LauncherInfo detect_launcher(const EnvironmentLookup& lookup) {
   LauncherInfo info;
+  info.topology_address = environment_text(lookup, "SLURM_TOPOLOGY_ADDR");
+  info.topology_pattern = environment_text(lookup, "SLURM_TOPOLOGY_ADDR_PATTERN");
+  if (!info.topology_address || !info.topology_pattern) info.topology_address = info.topology_pattern = std::nullopt;
   bool keep_problems = false;
   auto read = [&](std::string_view name) -> std::optional<std::int64_t> {
     EnvironmentCount count = environment_count(lookup, name);

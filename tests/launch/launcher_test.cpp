@@ -72,6 +72,18 @@ TEST(DetectLauncher, ASlurmStepGivesTheNodeAndReadsTasksPerNode) {
   EXPECT_EQ(info.node_count(), 3);
 }
 
+TEST(DetectLauncher, SlurmsPlaceInTheSwitchTreeIsReadOnlyWithItsPattern) {
+  const LauncherInfo info = detect({{"SLURM_PROCID", "1"},
+                                    {"SLURM_STEP_ID", "0"},
+                                    {"SLURM_TOPOLOGY_ADDR", "spine.leaf1.node1"},
+                                    {"SLURM_TOPOLOGY_ADDR_PATTERN", "switch.switch.node"}});
+  EXPECT_EQ(info.topology_address, "spine.leaf1.node1");
+  EXPECT_EQ(info.topology_pattern, "switch.switch.node");
+  const LauncherInfo without_pattern = detect({{"SLURM_TOPOLOGY_ADDR", "spine.leaf1.node1"}});
+  EXPECT_EQ(without_pattern.topology_address, std::nullopt);
+  EXPECT_EQ(without_pattern.topology_pattern, std::nullopt);
+}
+
 // sbatch runs its script as one process with SLURM_PROCID=0 and the allocation's
 // SLURM_NTASKS, but no step: no launch of several ranks.
 TEST(DetectLauncher, ASlurmBatchScriptIsNoLaunch) {

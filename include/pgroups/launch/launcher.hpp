@@ -69,6 +69,11 @@ struct LauncherInfo {
   /// the node count is world_size / local_size when that divides, see node_count()).
   std::optional<std::int64_t> node;
   std::optional<std::int64_t> nodes;
+  /// Slurm's place of this task in the switch tree (SLURM_TOPOLOGY_ADDR, e.g.
+  /// "spine.leaf1.node1") and the kind of each of its parts (SLURM_TOPOLOGY_ADDR_PATTERN,
+  /// "switch.switch.node"); empty unless both are set, whatever the launcher.
+  std::optional<std::string> topology_address;
+  std::optional<std::string> topology_pattern;
   /// Every other launcher whose variables are present too, in the order above.
   std::vector<Launcher> also_present;
   /// The malformed variables of this launcher, one count_problem message each, in the

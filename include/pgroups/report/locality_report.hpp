@@ -70,6 +70,9 @@ struct LiveNodes {
   std::vector<std::int64_t> local_rank_on_node;
   std::vector<std::int64_t> launcher_local_rank;
   std::vector<std::string> hosts;
+  /// Rank 0 only: per rank, its SLURM_TOPOLOGY_ADDR (empty where none); the pattern is
+  /// rank 0's launcher's topology_pattern.
+  std::vector<std::string> topology_address;
   /// Rank 0's launcher.
   LauncherInfo launcher;
 };
