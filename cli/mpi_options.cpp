@@ -98,7 +98,7 @@ void MpiOptions::apply(ContextOptions& options, const ParallelConfig& config, in
   // The context's own list of steps, so that every step it announces can be named here,
   // then the command's own phases after creation.
   const std::vector<CreationStep> steps = options.backend == Backend::gloo
-                                              ? gloo_creation_steps()
+                                              ? bootstrap_creation_steps(/*with_device=*/false, /*with_gloo=*/true)
                                               : creation_steps(Layout(config), options.backend == Backend::nccl);
   const std::vector<std::string>& later = later_steps_;
   if (!step.empty() && find_step(steps, step) == nullptr &&

@@ -33,6 +33,7 @@
 #include "mpi_options.hpp"
 #include "node_report.hpp"
 #include "output.hpp"
+#include "pgroups/common/environment.hpp"
 #include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
 #include "pgroups/launch/timeout.hpp"
@@ -222,13 +223,18 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
 }
 
 int run_verify(const VerifyOptions& options) {
-  // gloo runs on any bootstrap; the MPI and NCCL backends on MPI's alone.
+  // gloo runs on any bootstrap, NCCL on any with gloo's CPU groups beside it; MPI on MPI's alone.
   if (options.backend == "gloo") return run_verify_on_bootstrap(options);
-  const BootstrapKind bootstrap = parse_bootstrap(options.bootstrap);
-  if (bootstrap != BootstrapKind::automatic && bootstrap != BootstrapKind::mpi) {
+  const BootstrapKind requested = parse_bootstrap(options.bootstrap);
+  if (options.backend == "nccl" && requested != BootstrapKind::mpi &&
+      choose_bootstrap(requested, process_environment) != BootstrapKind::mpi) {
+    require_backend_built(Backend::gloo);  // its CPU groups, which verify checks
+    return run_verify_on_bootstrap(options);
+  }
+  if (requested != BootstrapKind::automatic && requested != BootstrapKind::mpi) {
     throw ConfigError(
-        fmt::format("--backend {} needs the MPI bootstrap, not --bootstrap {}: use --backend gloo, "
-                    "which runs on every bootstrap, or --bootstrap mpi under an MPI launcher",
+        fmt::format("--backend {} needs the MPI bootstrap, not --bootstrap {}: use --backend gloo or "
+                    "nccl, which run on every bootstrap, or --bootstrap mpi under an MPI launcher",
                     options.backend, options.bootstrap));
   }
   const std::unique_ptr<mpi::Session> session = start_mpi(options.mpi.timeout);
@@ -258,7 +264,7 @@ Subcommand add_verify_command(CLI::App& parent) {
   app->add_option("--bootstrap", options->bootstrap,
                   "How the ranks find each other: auto (the launcher's: torchrun's variables, else MPI, else PMIx), "
                   "mpi, pmix (srun --mpi=pmix, mpirun; no MPI_Init) or env (RANK, WORLD_SIZE, MASTER_ADDR, "
-                  "MASTER_PORT: torchrun, Kubernetes, by hand); --backend mpi and nccl need mpi")
+                  "MASTER_PORT: torchrun, Kubernetes, by hand); --backend mpi needs mpi")
       ->check(CLI::IsMember({"auto", "mpi", "pmix", "env"}));
   app->add_option("--format", options->format, "Output format; the same on every rank (agreed: status 7 otherwise)")
       ->check(CLI::IsMember({"text", "json"}));

@@ -1,11 +1,12 @@
-// `pgroups verify --backend gloo`: the verify of verify_command.cpp on a bootstrap, with
-// no MPI in the job unless the bootstrap is MPI's. Every group is a gloo context
-// (ParallelContext on a Bootstrap); each is checked from the outside (its size, this
-// rank's rank in it and a gloo all-gather of the members' global ranks) against the
-// layout; every rank's observations and node reach every rank in one bootstrap
-// all-gather, and rank 0 reports as the MPI verify does. Every wait is bounded (gloo's
-// and the bootstrap's timeouts), so a rank that never arrives ends the others with
-// status 8, naming the ranks where the bootstrap knows them.
+// `pgroups verify --backend gloo` (and `--backend nccl` on a bootstrap other than MPI's):
+// the verify of verify_command.cpp on a bootstrap, with no MPI in the job unless the
+// bootstrap is MPI's. Every CPU group is a gloo context (ParallelContext on a Bootstrap),
+// and with NCCL every kind has an NCCL communicator too, checked by an ncclAllReduce of
+// the global ranks (ParallelContext::check_device_groups); each gloo context is checked from the outside (its size,
+// this rank's rank in it and a gloo all-gather of the members' global ranks) against the layout; every rank's
+// observations and node reach every rank in one bootstrap all-gather, and rank 0 reports as the MPI verify does. Every
+// wait is bounded (gloo's and the bootstrap's timeouts), so a rank that never arrives ends the others with status 8,
+// naming the ranks where the bootstrap knows them.
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -58,7 +59,8 @@ std::string node_key(const LauncherInfo& launcher) {
 }
 
 // One rank's part of the report, as it travels through the bootstrap.
-nlohmann::json my_part(const ParallelContext& context, const std::vector<Observation>& seen, double create_seconds,
+nlohmann::json my_part(const ParallelContext& context, const std::vector<Observation>& seen,
+                       const std::vector<GroupCheck>& device_checks, double create_seconds,
                        const Bootstrap& bootstrap) {
   const LauncherInfo launcher = detect_launcher();
   nlohmann::json kinds = nlohmann::json::array();
@@ -66,9 +68,21 @@ nlohmann::json my_part(const ParallelContext& context, const std::vector<Observa
   for (std::size_t k = 0; k < handles.size(); ++k) {
     kinds.push_back({seen[k].rank, seen[k].size, seen[k].ok, seen[k].members, context.creation_seconds(handles[k])});
   }
+  // Per kind, this rank's NCCL check: whether it holds one, the expected and the actual sum.
+  nlohmann::json device = nlohmann::json::array();
+  if (context.backend() == Backend::nccl) {
+    for (const KindHandle& handle : handles) {
+      const auto held = std::find_if(device_checks.begin(), device_checks.end(),
+                                     [&handle](const GroupCheck& check) { return check.kind == handle.name(); });
+      const bool member = held != device_checks.end();
+      device.push_back(
+          {member, member ? held->expected : 0, member ? held->actual : 0, context.device_creation_seconds(handle)});
+    }
+  }
   std::array<char, 256> host{};
   if (gethostname(host.data(), host.size() - 1) != 0) host[0] = '\0';
   return {{"create", create_seconds},
+          {"device", device},
           {"node", node_key(launcher)},
           {"host", host.data()},
           {"local_rank", bootstrap.local_rank()},
@@ -116,6 +130,28 @@ std::vector<report::VerifyKindReport> kind_reports(const ParallelContext& contex
   return reports;
 }
 
+// Rank 0's picture of every kind's NCCL communicators (empty without NCCL).
+std::vector<report::VerifyDeviceReport> device_reports(const ParallelContext& context,
+                                                       const std::vector<nlohmann::json>& parts) {
+  std::vector<report::VerifyDeviceReport> reports;
+  if (context.backend() != Backend::nccl) return reports;
+  const std::vector<KindHandle> handles = context.kinds();
+  for (std::size_t k = 0; k < handles.size(); ++k) {
+    report::VerifyDeviceReport report;
+    report.kind = handles[k].name();
+    for (const nlohmann::json& part : parts) {
+      const nlohmann::json& check = part["device"][k];
+      report.create_seconds = std::max(report.create_seconds, check[3].get<double>());
+      if (!check[0].get<bool>()) continue;  // no member of the kind
+      report.expected.push_back(check[1].get<std::int64_t>());
+      report.actual.push_back(check[2].get<std::int64_t>());
+      report.ok = report.ok && report.expected.back() == report.actual.back();
+    }
+    reports.push_back(std::move(report));
+  }
+  return reports;
+}
+
 // Rank 0's report; a failed write is its error alone, after every rank's checks.
 std::optional<IoError> write_report(const ParallelContext& context, const VerifyOptions& options,
                                     const std::vector<nlohmann::json>& parts, bool ok) {
@@ -128,7 +164,7 @@ std::optional<IoError> write_report(const ParallelContext& context, const Verify
                               .create_seconds = create_seconds,
                               .bill = context.communicator_bill(),
                               .kinds = kind_reports(context, parts, options.format == "json"),
-                              .device = {},
+                              .device = device_reports(context, parts),
                               .ok = ok};
   return write_verify_report(run, nodes_of(parts), options.format == "json");
 }
@@ -137,7 +173,8 @@ std::optional<IoError> write_report(const ParallelContext& context, const Verify
 ParallelConfig prepare(const VerifyOptions& options, ContextOptions& context_options, int rank, int size) {
   ParallelConfig config = options.plan.resolve(size);
   context_options.backend = parse_backend(options.backend);
-  require_backend_built(context_options.backend);
+  // A rank without a GPU ends the job here, with the others, before any NCCL call.
+  require_backend_usable(context_options.backend);
   context_options.strategy = mpi::parse_creation_strategy(options.strategy);
   context_options.agreed_settings = agreed_settings(options);
   context_options.share_communicators = !options.no_share;
@@ -176,11 +213,16 @@ int verify_job(const VerifyOptions& options, Bootstrap& bootstrap, ContextOption
     if (context_options.before_step) context_options.before_step("check");
     std::vector<Observation> seen;
     for (const KindHandle& handle : context->kinds()) seen.push_back(observe(*context, handle));
-    const std::vector<std::string> gathered = bootstrap.all_gather(
-        my_part(*context, seen, create_seconds, bootstrap).dump(), timeout, "the gathering of the checks");
+    // With NCCL, every communicator all-reduces its members' global ranks (collective over the world).
+    const std::vector<GroupCheck> device_checks =
+        context->backend() == Backend::nccl ? context->check_device_groups() : std::vector<GroupCheck>{};
+    const std::vector<std::string> gathered =
+        bootstrap.all_gather(my_part(*context, seen, device_checks, create_seconds, bootstrap).dump(), timeout,
+                             "the gathering of the checks");
     for (const std::string& part : gathered) {
       parts.push_back(nlohmann::json::parse(part));
       for (const nlohmann::json& kind : parts.back()["kinds"]) ok = ok && kind[2].get<bool>();
+      for (const nlohmann::json& check : parts.back()["device"]) ok = ok && check[1] == check[2];
     }
     if (rank == 0) output_error = write_report(*context, options, parts, ok);
   } catch (const std::exception& error) {

@@ -125,6 +125,17 @@ else
   fail "ctest -R 'Nccl|Info|context_nccl'"
 fi
 
+# NCCL with no MPI in the job: `pgroups verify --backend nccl` on the environment's
+# bootstrap (the unique id through its TCP store), one rank started by hand as
+# Kubernetes would, every NCCL communicator checked by its all-reduce.
+step "NCCL on the env bootstrap (no MPI): verify --backend nccl, one rank by hand"
+if env RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29561 \
+    timeout 120 "$build/cli/pgroups" verify --backend nccl --bootstrap env --mesh tp=1 --timeout 60; then
+  pass "verify --backend nccl --bootstrap env"
+else
+  fail "verify --backend nccl --bootstrap env"
+fi
+
 # --- NCCL memory: model against measurement (docs/developing/performance.md) ---------
 # One GPU holds one NCCL rank: the probe measures the one-rank world, three splits of it
 # with and without splitShare, and a one-rank communicator made alone, each by

@@ -36,8 +36,12 @@ std::vector<CreationStep> creation_steps(const Layout& layout, bool with_device)
   return steps;
 }
 
-std::vector<CreationStep> gloo_creation_steps() {
-  return {creation_step(StepKind::agreement), creation_step(StepKind::node), creation_step(StepKind::gloo)};
+std::vector<CreationStep> bootstrap_creation_steps(bool with_device, bool with_gloo) {
+  std::vector<CreationStep> steps = {creation_step(StepKind::agreement), creation_step(StepKind::node)};
+  if (with_device) steps.push_back(creation_step(StepKind::device));
+  if (with_gloo) steps.push_back(creation_step(StepKind::gloo));
+  if (with_device) steps.push_back(creation_step(StepKind::nccl));
+  return steps;
 }
 
 const CreationStep* find_step(std::span<const CreationStep> steps, std::string_view name) noexcept {

@@ -7,10 +7,13 @@
 // throws). parallel_context.cpp compiles the same either way.
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,22 +26,28 @@
 
 namespace pgroups::detail {
 
-/// The MPI communicator of a group kind (by its index in Layout::group_kinds()), over
-/// which the per-group fallback (NCCL without ncclCommSplit) broadcasts each group's
-/// unique id.
-using MpiGroupOf = std::function<MPI_Comm(std::size_t kind)>;
+/// How the ranks agree on a local step's outcome before the next collective
+/// (mpi::require_success_everywhere over MPI, its namesake over a bootstrap): returns
+/// when no rank failed, else every rank throws.
+using AgreeOnSuccess = std::function<void(const std::exception_ptr& local, std::string_view step)>;
+/// Rank 0's bytes to every rank of the world (the NCCL world's unique id), and one group's
+/// local rank 0's bytes to the group's members (the per-group fallback of NCCL without
+/// ncclCommSplit), by kind index; nccl::Broadcast and nccl::GroupBroadcast, spelled here
+/// so that this header includes no NCCL one.
+using WorldBroadcast = std::function<void(std::span<std::byte> bytes)>;
+using KindBroadcast = std::function<void(std::size_t kind, std::span<std::byte> bytes)>;
 
 class DeviceGroups {
  public:
-  /// Collective over `control` (the world): chooses this rank's device (`device` when
+  /// Collective over the world (`agree`): chooses this rank's device (`device` when
   /// given, else `node_local_rank` modulo the visible devices, nccl::choose_device) and
   /// makes it current (cudaSetDevice), then agrees on the outcome with every rank
-  /// (mpi::require_success_everywhere), so that no rank enters an NCCL collective unless
+  /// (`agree`), so that no rank enters an NCCL collective unless
   /// all have a device. When any rank fails, every rank throws: the failed ones their own
   /// error (ConfigError when NCCL is not built or `device` is not visible, BackendError
   /// when no device is visible or cudaSetDevice fails), the others BackendError naming
   /// them. The result holds no communicator yet.
-  [[nodiscard]] static std::unique_ptr<DeviceGroups> bind(const mpi::Communicator& control,
+  [[nodiscard]] static std::unique_ptr<DeviceGroups> bind(const AgreeOnSuccess& agree,
                                                           std::optional<std::int64_t> device,
                                                           std::int64_t node_local_rank);
 
@@ -48,8 +57,8 @@ class DeviceGroups {
   DeviceGroups(DeviceGroups&&) = delete;
   DeviceGroups& operator=(DeviceGroups&&) = delete;
 
-  /// Collective over `control`, the world whose rank `rank` is: the NCCL world (its
-  /// unique id broadcast over `control`), then one ncclCommSplit of it per other group
+  /// Collective over the world whose rank `rank` is: the NCCL world (its unique id sent
+  /// by `world_broadcast`), then one ncclCommSplit of it per other group
   /// kind of `layout`, in the layout's creation order (nccl::create_group_communicators). Each
   /// step is bounded by `timeout` (the NCCL layer's default when absent). On failure
   /// every NCCL communicator created so far is aborted, none is held, and the error
@@ -62,8 +71,9 @@ class DeviceGroups {
   /// splitShare (one family): whenever pgroups aborts one of them (a failed or timed-out
   /// creation, check or destroy), it aborts the whole family, so no sibling is left
   /// sharing the resources of an aborted communicator.
-  void create(const Layout& layout, std::int64_t rank, const mpi::Communicator& control, const MpiGroupOf& mpi_group_of,
-              std::optional<std::chrono::milliseconds> timeout, std::vector<KindSharing> sharing = {});
+  void create(const Layout& layout, std::int64_t rank, const WorldBroadcast& world_broadcast,
+              const KindBroadcast& kind_broadcast, std::optional<std::chrono::milliseconds> timeout,
+              std::vector<KindSharing> sharing = {});
 
   /// The device bound by bind(). Stays valid after destroy().
   [[nodiscard]] int device() const noexcept { return device_; }

@@ -13,11 +13,9 @@
 #include "device_groups.hpp"
 #include "pgroups/common/error.hpp"
 #include "pgroups/context/backend.hpp"
-#include "pgroups/mpi/outcome.hpp"
 #include "pgroups/nccl/communicator.hpp"
 #include "pgroups/nccl/device.hpp"
 #include "pgroups/nccl/group_communicators.hpp"
-#include "pgroups/nccl/mpi_bootstrap.hpp"
 #include "pgroups/nccl/verify.hpp"
 
 namespace pgroups::detail {
@@ -42,7 +40,7 @@ DeviceGroups::~DeviceGroups() {
   }
 }
 
-std::unique_ptr<DeviceGroups> DeviceGroups::bind(const mpi::Communicator& control, std::optional<std::int64_t> device,
+std::unique_ptr<DeviceGroups> DeviceGroups::bind(const AgreeOnSuccess& agree, std::optional<std::int64_t> device,
                                                  std::int64_t node_local_rank) {
   const auto start = Clock::now();
   std::exception_ptr failure;
@@ -64,27 +62,21 @@ std::unique_ptr<DeviceGroups> DeviceGroups::bind(const mpi::Communicator& contro
   } catch (...) {
     failure = std::current_exception();
   }
-  mpi::require_success_everywhere(control, failure, "binding a CUDA device for the NCCL backend");
+  agree(failure, "binding a CUDA device for the NCCL backend");
   return std::unique_ptr<DeviceGroups>(new DeviceGroups(chosen, seconds_since(start)));
 }
 
-void DeviceGroups::create(const Layout& layout, std::int64_t rank, const mpi::Communicator& control,
-                          const MpiGroupOf& mpi_group_of, std::optional<std::chrono::milliseconds> timeout,
+void DeviceGroups::create(const Layout& layout, std::int64_t rank, const WorldBroadcast& world_broadcast,
+                          const KindBroadcast& kind_broadcast, std::optional<std::chrono::milliseconds> timeout,
                           std::vector<KindSharing> sharing) {
   if (comms_) throw StateError("the NCCL communicators of this context were already created");
   nccl::CommOptions options;
   if (timeout) options.timeout = *timeout;
   const auto start = Clock::now();
-  nccl::NcclCommunicator world =
-      nccl::create_world(layout.world_size(), rank, nccl::mpi_broadcast(control.get()), options);
+  nccl::NcclCommunicator world = nccl::create_world(layout.world_size(), rank, world_broadcast, options);
   world_seconds_ = seconds_since(start);
-  // The per-group fallback broadcasts each group's unique id over the kind's MPI
-  // communicator, whose rank 0 is the group's local rank 0.
-  const nccl::GroupBroadcast broadcast = [&mpi_group_of](std::size_t kind, std::span<std::byte> bytes) {
-    nccl::mpi_broadcast(mpi_group_of(kind))(bytes);
-  };
   auto created = std::make_unique<Communicators>();
-  created->groups = nccl::create_group_communicators(std::move(world), layout, rank, options, broadcast, sharing);
+  created->groups = nccl::create_group_communicators(std::move(world), layout, rank, options, kind_broadcast, sharing);
   timeout_ = timeout;
   lazy_singletons_.clear();
   kind_names_.clear();

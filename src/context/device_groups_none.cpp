@@ -8,7 +8,6 @@
 #include "device_groups.hpp"
 #include "pgroups/common/error.hpp"
 #include "pgroups/context/backend.hpp"
-#include "pgroups/mpi/outcome.hpp"
 
 namespace pgroups::detail {
 namespace {
@@ -25,8 +24,7 @@ DeviceGroups::DeviceGroups(int device, double bind_seconds) : device_(device), b
 
 DeviceGroups::~DeviceGroups() = default;
 
-std::unique_ptr<DeviceGroups> DeviceGroups::bind(const mpi::Communicator& control,
-                                                 std::optional<std::int64_t> /*device*/,
+std::unique_ptr<DeviceGroups> DeviceGroups::bind(const AgreeOnSuccess& agree, std::optional<std::int64_t> /*device*/,
                                                  std::int64_t /*node_local_rank*/) {
   std::exception_ptr failure;
   try {
@@ -35,12 +33,12 @@ std::unique_ptr<DeviceGroups> DeviceGroups::bind(const mpi::Communicator& contro
   } catch (...) {
     failure = std::current_exception();
   }
-  mpi::require_success_everywhere(control, failure, "binding a CUDA device for the NCCL backend");
+  agree(failure, "binding a CUDA device for the NCCL backend");
   throw_not_built("binding a CUDA device");  // unreachable: the agreement rethrows
 }
 
-void DeviceGroups::create(const Layout& /*layout*/, std::int64_t /*rank*/, const mpi::Communicator& /*control*/,
-                          const MpiGroupOf& /*mpi_group_of*/, std::optional<std::chrono::milliseconds> /*timeout*/,
+void DeviceGroups::create(const Layout& /*layout*/, std::int64_t /*rank*/, const WorldBroadcast& /*world_broadcast*/,
+                          const KindBroadcast& /*kind_broadcast*/, std::optional<std::chrono::milliseconds> /*timeout*/,
                           std::vector<KindSharing> /*sharing*/) {
   throw_not_built("creating NCCL communicators");
 }

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <optional>
 #include <string>
@@ -18,12 +19,14 @@
 #include "pgroups/common/error.hpp"
 #include "pgroups/context/creation_steps.hpp"
 #include "pgroups/launch/bootstrap.hpp"
+#include "pgroups/launch/outcome.hpp"
 #include "pgroups/launch/timeout.hpp"
 #include "pgroups/layout/agreement_record.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
 #include "pgroups/mpi/agreement.hpp"
 #include "pgroups/mpi/deadline.hpp"
 #include "pgroups/mpi/node.hpp"
+#include "pgroups/mpi/outcome.hpp"
 #include "pgroups/mpi/session.hpp"
 #include "pgroups/mpi/strategy.hpp"
 #include "watchdog.hpp"
@@ -72,13 +75,13 @@ void name_communicators(const Layout& layout, const mpi::Communicator& world,
 }
 
 // Which backends each constructor builds: MPI and NCCL communicators over an MPI
-// communicator, gloo contexts over a bootstrap (`bootstrap`, empty for the MPI
-// constructor). The same on every rank, which agree on the backend first.
+// communicator, gloo contexts and NCCL communicators over a bootstrap (`bootstrap`, empty
+// for the MPI constructor). The same on every rank, which agree on the backend first.
 void require_valid_pair(Backend backend, std::optional<BootstrapKind> bootstrap) {
-  if (bootstrap && backend != Backend::gloo) {
+  if (bootstrap && backend == Backend::mpi) {
     throw ConfigError(fmt::format(
-        "backend {} needs the MPI bootstrap: build the context over an MPI communicator (ParallelContext(config, "
-        "MPI_Comm); `pgroups verify --bootstrap mpi`), or use backend gloo on the {} bootstrap",
+        "backend {} is built over an MPI communicator, not a bootstrap: use ParallelContext(config, MPI_Comm) "
+        "(`pgroups verify --bootstrap mpi`), or backend gloo or nccl on the {} bootstrap",
         backend_name(backend), bootstrap_name(*bootstrap)));
   }
   if (!bootstrap && backend == Backend::gloo) {
@@ -87,6 +90,35 @@ void require_valid_pair(Backend backend, std::optional<BootstrapKind> bootstrap)
         "mpi::MpiBootstrap of the communicator to run it under MPI");
   }
 }
+
+// Rank 0's bytes (an NCCL unique id, 128 bytes) to every rank, through the bootstrap's
+// all-gather.
+detail::WorldBroadcast bootstrap_broadcast(Bootstrap& bootstrap, std::chrono::milliseconds timeout) {
+  return [&bootstrap, timeout](std::span<std::byte> bytes) {
+    std::string mine;
+    if (bootstrap.rank() == 0) mine.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    const std::vector<std::string> all = bootstrap.all_gather(mine, timeout, "the NCCL unique id");
+    if (all.at(0).size() != bytes.size()) {
+      throw BackendError(fmt::format("rank 0 sent an NCCL unique id of {} bytes, not {}", all[0].size(), bytes.size()));
+    }
+    std::memcpy(bytes.data(), all[0].data(), bytes.size());
+  };
+}
+
+// The per-group fallback of an NCCL without ncclCommSplit sends each group's unique id
+// over the group's MPI communicator, which a context on a bootstrap does not have. Every
+// rank of one build reaches it at the first kind alike.
+detail::KindBroadcast no_group_broadcast() {
+  return [](std::size_t, std::span<std::byte>) {
+    throw ConfigError(
+        "this NCCL has no ncclCommSplit (NCCL 2.18 or later has it), and its per-group creation needs the MPI "
+        "bootstrap: build the context over an MPI communicator, or use NCCL 2.18 or later");
+  };
+}
+
+// Whether a context on a bootstrap connects gloo groups: the gloo backend's own, and the
+// CPU groups beside NCCL's where gloo is built.
+bool with_gloo(Backend backend) { return backend == Backend::gloo || backend_built(Backend::gloo); }
 
 // The steps a context runs, and the kinds it creates, from a configuration checked
 // against the communicator; the layout is made into `layout`. What an invalid
@@ -109,7 +141,8 @@ PlannedSteps planned_steps(const ParallelConfig& resolved, int size, Backend bac
                                     bootstrap ? "bootstrap" : "communicator", size));
     }
     layout.emplace(resolved);
-    planned.steps = bootstrap ? gloo_creation_steps() : creation_steps(*layout, backend == Backend::nccl);
+    planned.steps = bootstrap ? bootstrap_creation_steps(backend == Backend::nccl, with_gloo(backend))
+                              : creation_steps(*layout, backend == Backend::nccl);
     planned.selected =
         request.select_kinds ? request.select_kinds(*layout) : std::vector<bool>(layout->group_kinds().size(), true);
   } catch (...) {
@@ -281,7 +314,11 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
       case StepKind::device:
         // Before any group kind, so that a rank without a GPU fails the job before it
         // has spent a collective per kind.
-        device_groups = detail::DeviceGroups::bind(control, opts.device, state_.local_rank_on_node);
+        device_groups = detail::DeviceGroups::bind(
+            [&control](const std::exception_ptr& local, std::string_view what) {
+              mpi::require_success_everywhere(control, local, what);
+            },
+            opts.device, state_.local_rank_on_node);
         state_.bound_device = device_groups->device();
         break;
       case StepKind::group:
@@ -290,9 +327,17 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
       case StepKind::nccl: {
         // Each NCCL step polls under its own limit; zero means none (wait_limit).
         const std::chrono::milliseconds step_limit = wait_limit(*opts.timeout);
+        // The unique ids over MPI: the world's over the duplicate, a group's (the per-group
+        // fallback) over the kind's communicator, whose rank 0 is the group's local rank 0.
         device_groups->create(
-            layout, global_rank, control, [&created](std::size_t kind) { return created[kind].comm.get(); }, step_limit,
-            sharing);
+            layout, global_rank,
+            [&control](std::span<std::byte> bytes) {
+              mpi::broadcast_from_rank0(control.get(), bytes, "the NCCL unique id");
+            },
+            [&created](std::size_t kind, std::span<std::byte> bytes) {
+              mpi::broadcast_from_rank0(created[kind].comm.get(), bytes, "a group's NCCL unique id");
+            },
+            step_limit, sharing);
         break;
       }
       case StepKind::duplicate:
@@ -328,23 +373,48 @@ ParallelContext::ParallelContext(const ParallelConfig& config, Bootstrap& bootst
       bootstrap.all_gather(agreement_record(resolved, opts, "bootstrap"), *opts.timeout, "the configuration agreement"),
       "configuration");
   if (invalid) std::rethrow_exception(invalid);
-  announce(opts, creation_step(StepKind::node));
-  state_.processes_on_node = bootstrap.local_size();
-  state_.local_rank_on_node = bootstrap.local_rank();
-
   const Layout& layout = *state_.layout;
   const std::vector<KindSharing> sharing = communicator_sharing(layout, opts.share_communicators, planned.selected);
   auto live = std::make_unique<detail::LiveGroups>(*opts.timeout, global_rank, size);
   std::vector<detail::KindGroup> created = planned_groups(layout, global_rank, sharing, mpi::Communicator(), 0.0);
-  // Every kind is connected in one step (one exchange of addresses for all), whose time
-  // the world's kind carries. The connection waits are gloo's and the bootstrap's, each
-  // bounded by the timeout, so no watchdog is needed.
-  announce(opts, creation_step(StepKind::gloo));
-  const auto start = Clock::now();
-  detail::connect_gloo_kinds(created, live->gloo_world, layout, global_rank, bootstrap, *opts.timeout);
-  const double connect_seconds = seconds_since(start);
-  if (const std::optional<std::size_t> world = layout.world_kind()) created[*world].creation_seconds = connect_seconds;
+  // Declared after `created`, so that on a failure the NCCL communicators go first. Every
+  // wait below is bounded (the bootstrap's, gloo's and NCCL's polling), so no watchdog.
+  std::unique_ptr<detail::DeviceGroups> device_groups;
+  for (const CreationStep& step : planned.steps) {
+    if (step.kind == StepKind::agreement) continue;  // done above
+    announce(opts, step);
+    switch (step.kind) {
+      case StepKind::node:
+        state_.processes_on_node = bootstrap.local_size();
+        state_.local_rank_on_node = bootstrap.local_rank();
+        break;
+      case StepKind::device:
+        device_groups = detail::DeviceGroups::bind(
+            [&bootstrap, &opts](const std::exception_ptr& local, std::string_view what) {
+              require_success_everywhere(bootstrap, local, what, *opts.timeout);
+            },
+            opts.device, state_.local_rank_on_node);
+        state_.bound_device = device_groups->device();
+        break;
+      case StepKind::gloo: {
+        // Every kind in one step (one exchange of addresses for all), whose time the
+        // world's kind carries.
+        const auto start = Clock::now();
+        detail::connect_gloo_kinds(created, live->gloo_world, layout, global_rank, bootstrap, *opts.timeout);
+        if (const std::optional<std::size_t> world = layout.world_kind()) {
+          created[*world].creation_seconds = seconds_since(start);
+        }
+        break;
+      }
+      case StepKind::nccl:
+        device_groups->create(layout, global_rank, bootstrap_broadcast(bootstrap, *opts.timeout), no_group_broadcast(),
+                              wait_limit(*opts.timeout), sharing);
+        break;
+      default: break;  // the MPI constructor's steps
+    }
+  }
   live->groups = std::move(created);
+  live->device_groups = std::move(device_groups);
   state_.live = std::move(live);
 }
 

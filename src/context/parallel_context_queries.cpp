@@ -144,6 +144,13 @@ GroupHandle ParallelContext::get_cpu_group(const KindHandle& handle) const {
   const Resolved found = resolve(handle);
   if (!found.group) throw_no_pipeline_communicator(found.name);
   if (found.group->gloo) return {found.name, found.group->gloo};
+  // A context on a bootstrap has MPI communicators of none: its CPU groups are gloo's.
+  if (found.group->comm.is_null()) {
+    throw StateError(fmt::format(
+        "group {} has no CPU group: the context was built on a bootstrap with backend {}, and this pgroups has no "
+        "gloo backend for CPU groups (reconfigure with -DPGROUPS_WITH_GLOO=ON, Debian's libgloo-dev)",
+        found.name, backend_name(backend())));
+  }
   return {found.name, found.group->comm.get()};
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <climits>
+
 #include <array>
 #include <cstdint>
 #include <map>
@@ -16,6 +18,14 @@
 namespace pgroups::mpi {
 
 std::string rank_runs(std::span<const int> ranks) { return rank_list(ranks); }
+
+void broadcast_from_rank0(MPI_Comm comm, std::span<std::byte> bytes, std::string_view what) {
+  if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
+    throw ConfigError(fmt::format("cannot broadcast {} bytes with one MPI_Bcast (max {})", bytes.size(), INT_MAX));
+  }
+  check(MPI_Bcast(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, comm),
+        fmt::format("MPI_Bcast of {}", what));
+}
 
 namespace {
 

@@ -6,23 +6,11 @@
 #include <vector>
 
 #include "pgroups/common/error.hpp"
+#include "pgroups/launch/outcome.hpp"
 #include "pgroups/mpi/agreement.hpp"
 #include "pgroups/mpi/check.hpp"
 
 namespace pgroups::mpi {
-namespace {
-
-std::string message_of(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& caught) {
-    return caught.what();
-  } catch (...) {
-    return "an exception that is not a std::exception";
-  }
-}
-
-}  // namespace
 
 void require_success_everywhere(const Communicator& comm, const std::exception_ptr& local, std::string_view step) {
   const int failed = local ? 1 : 0;
@@ -47,8 +35,7 @@ void require_success_everywhere(const Communicator& comm, const std::exception_p
   check(MPI_Bcast(message.data(), length, MPI_CHAR, first, comm.get()), "MPI_Bcast");
 
   if (local) std::rethrow_exception(local);
-  throw BackendError(fmt::format("{} failed on {} {}; rank {}: {}", step, failed_ranks.size() == 1 ? "rank" : "ranks",
-                                 rank_runs(failed_ranks), first, message));
+  throw BackendError(failed_elsewhere(step, failed_ranks, message));
 }
 
 }  // namespace pgroups::mpi

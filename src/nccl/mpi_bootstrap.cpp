@@ -6,18 +6,13 @@
 #include <string>
 
 #include "pgroups/common/error.hpp"
+#include "pgroups/mpi/agreement.hpp"
 #include "pgroups/mpi/check.hpp"
 
 namespace pgroups::nccl {
 
 Broadcast mpi_broadcast(MPI_Comm comm) {
-  return [comm](std::span<std::byte> bytes) {
-    if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
-      throw ConfigError(fmt::format("cannot broadcast {} bytes with one MPI_Bcast (max {})", bytes.size(), INT_MAX));
-    }
-    mpi::check(MPI_Bcast(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, comm),
-               "MPI_Bcast of the NCCL unique id");
-  };
+  return [comm](std::span<std::byte> bytes) { mpi::broadcast_from_rank0(comm, bytes, "the NCCL unique id"); };
 }
 
 int node_local_rank(MPI_Comm node_comm) {

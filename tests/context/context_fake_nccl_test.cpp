@@ -19,6 +19,7 @@
 #include "mpi_test_support.hpp"
 #include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
+#include "pgroups/mpi/bootstrap.hpp"
 
 namespace pgroups {
 namespace {
@@ -108,6 +109,38 @@ TEST_F(ParallelContextFakeNccl, GetGroupHandsOutTheNcclCommunicatorsAndGetCpuGro
   }
   EXPECT_EQ(distinct.size(), context.modes().size());
   EXPECT_GT(context.device_creation_seconds(ParallelMode::global), 0.0);
+}
+
+// NCCL with no MPI in the creation: the unique id and the device agreement go through a
+// bootstrap (the MPI one here, under mpirun; PMIx's and the environment's use the same
+// path), the CPU groups are gloo's where gloo is built.
+TEST_F(ParallelContextFakeNccl, OnABootstrapTheWorldAndOneSplitPerModeAreMadeAndTheCpuGroupsAreGloos) {
+  const std::int64_t rank = test::world_rank();
+  std::vector<std::string> steps;
+  ContextOptions options = nccl_options();
+  options.before_step = [&steps](std::string_view step) { steps.emplace_back(step); };
+  mpi::MpiBootstrap bootstrap(Communicator::borrow(MPI_COMM_WORLD));
+  const ParallelContext context(layout_.config(), bootstrap, options);
+  const std::vector<fake_nccl::Creation>& creations = fake_nccl::record().creations;
+  ASSERT_EQ(creations.size(), layout_.modes().size());
+  EXPECT_EQ(creations[0].call, "init");
+  EXPECT_EQ(creations[0].nranks, test::world_size());
+  EXPECT_EQ(fake_nccl::record().unique_ids, rank == 0 ? 1 : 0);
+  for (std::size_t i = 1; i < creations.size(); ++i) {
+    EXPECT_EQ(creations[i].call, "split");
+    EXPECT_EQ(creations[i].colour, layout_.group_index(rank, layout_.modes()[i]));
+  }
+  const std::vector<std::string> expected_steps =
+      backend_built(Backend::gloo) ? std::vector<std::string>{"agreement", "node", "device", "gloo", "nccl"}
+                                   : std::vector<std::string>{"agreement", "node", "device", "nccl"};
+  EXPECT_EQ(steps, expected_steps);
+  EXPECT_EQ(context.get_group(ParallelMode::tensor).backend(), Backend::nccl);
+  if (backend_built(Backend::gloo)) {
+    EXPECT_EQ(context.get_cpu_group(ParallelMode::tensor).backend(), Backend::gloo);
+  } else {
+    EXPECT_THROW((void)context.get_cpu_group(ParallelMode::tensor), StateError);
+  }
+  EXPECT_EQ(context.device(), node_local_rank() % 2);
 }
 
 TEST_F(ParallelContextFakeNccl, EachRankBindsItsNodeLocalRankModuloTheVisibleDevices) {

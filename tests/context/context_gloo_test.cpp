@@ -82,8 +82,8 @@ TEST_F(ParallelContextGloo, OtherBackendsOnABootstrapAndGlooOverMpiAreConfigErro
   ContextOptions mpi_backend = gloo_options();
   mpi_backend.backend = Backend::mpi;
   EXPECT_EQ(test::message_of<ConfigError>([&] { ParallelContext(mesh_of_eight(), bootstrap_, mpi_backend); }),
-            "backend mpi needs the MPI bootstrap: build the context over an MPI communicator (ParallelContext(config, "
-            "MPI_Comm); `pgroups verify --bootstrap mpi`), or use backend gloo on the mpi bootstrap");
+            "backend mpi is built over an MPI communicator, not a bootstrap: use ParallelContext(config, MPI_Comm) "
+            "(`pgroups verify --bootstrap mpi`), or backend gloo or nccl on the mpi bootstrap");
   EXPECT_EQ(test::message_of<ConfigError>([&] { ParallelContext(mesh_of_eight(), MPI_COMM_WORLD, gloo_options()); }),
             "backend gloo is built over a bootstrap: use ParallelContext(config, bootstrap, options), with an "
             "mpi::MpiBootstrap of the communicator to run it under MPI");

@@ -55,9 +55,11 @@ struct CreationStep {
 /// `with_device` (the NCCL backend). O(group kinds).
 [[nodiscard]] std::vector<CreationStep> creation_steps(const Layout& layout, bool with_device = false);
 
-/// The steps of building a context on a bootstrap with the gloo backend: agreement, node,
-/// then gloo (every group connected at once). O(1).
-[[nodiscard]] std::vector<CreationStep> gloo_creation_steps();
+/// The steps of building a context on a bootstrap: agreement, node, then with the NCCL
+/// backend (`with_device`) device, then gloo (every gloo group connected at once) when
+/// `with_gloo` (the gloo backend, or NCCL's CPU groups where gloo is built), then nccl.
+/// O(1).
+[[nodiscard]] std::vector<CreationStep> bootstrap_creation_steps(bool with_device, bool with_gloo);
 
 /// The step named `name`, or nullptr. O(steps).
 [[nodiscard]] const CreationStep* find_step(std::span<const CreationStep> steps, std::string_view name) noexcept;

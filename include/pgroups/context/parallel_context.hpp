@@ -143,23 +143,32 @@ class ParallelContext {
   /// size", which must then be the product of the mesh's sizes (ConfigError naming both).
   ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options = {});
 
-  /// Builds every group of `config` as a gloo context (options.backend must be
-  /// Backend::gloo) over `bootstrap` (pgroups/launch/bootstrap.hpp: MPI, PMIx, the
-  /// environment's TCP store), so that a job with no MPI in it has CPU groups. Collective
-  /// over the bootstrap's world; the steps: the configuration resolved and validated
-  /// (world size 0 = the bootstrap's size), one all-gather of every rank's agreement
-  /// record (the same record as over MPI, node_info=bootstrap) judged alike on every rank
-  /// (MismatchError, then the ConfigError of an invalid plan, on every rank), the node
-  /// from the bootstrap (local_rank, local_size), then step "gloo": one gloo context per
-  /// distinct partition this rank is in (sharing, the world's duplicate and the one-rank
-  /// context as over MPI), all connected through one more all-gather of their addresses
-  /// (pgroups/gloo/gloo_groups.hpp). ContextOptions::before_step sees "agreement", "node"
-  /// and "gloo"; the strategy is agreed on but unused. Every wait is bounded by the
-  /// timeout (TimeoutError naming the step and, where the bootstrap knows them, the
-  /// ranks that did not arrive). get_group and get_cpu_group return gloo handles
-  /// (GroupHandle::gloo); creation_seconds("global") holds the whole connection's time.
-  /// ConfigError on every rank for any other backend ("needs the MPI bootstrap"), or
-  /// when this pgroups was built without gloo. destroy() closes the contexts, no collective.
+  /// Builds every group of `config` over `bootstrap` (pgroups/launch/bootstrap.hpp: MPI,
+  /// PMIx, the environment's TCP store), so that a job with no MPI in it has its groups:
+  /// with Backend::gloo one gloo context per group, with Backend::nccl one NCCL
+  /// communicator per kind (get_group) beside the gloo contexts as its CPU groups
+  /// (get_cpu_group; where this pgroups has no gloo, get_cpu_group throws StateError).
+  /// Collective over the bootstrap's world; the steps (bootstrap_creation_steps), each seen
+  /// by ContextOptions::before_step:
+  ///  - "agreement": the configuration resolved and validated (world size 0 = the
+  ///    bootstrap's size), then one all-gather of every rank's agreement record (the same
+  ///    record as over MPI, node_info=bootstrap) judged alike on every rank: MismatchError,
+  ///    then the ConfigError of an invalid plan, on every rank;
+  ///  - "node": the node from the bootstrap (local_rank, local_size);
+  ///  - NCCL only, "device": the device bound as over MPI, the outcome agreed over the
+  ///    bootstrap (require_success_everywhere), so no rank enters NCCL unless all have one;
+  ///  - "gloo": one gloo context per distinct partition this rank is in (sharing, the
+  ///    world's and the one-rank context as over MPI), all connected through one more
+  ///    all-gather of their addresses (pgroups/gloo/gloo_groups.hpp);
+  ///  - NCCL only, "nccl": the NCCL world (rank 0's unique id through the bootstrap), then
+  ///    one ncclCommSplit per distinct partition; an NCCL without ncclCommSplit (before
+  ///    2.18) is a ConfigError here, its per-group creation needing MPI.
+  /// The strategy is agreed on but unused. Every wait is bounded by the timeout
+  /// (TimeoutError naming the step and, where the bootstrap knows them, the ranks that did
+  /// not arrive), so no watchdog is needed. creation_seconds("global") holds the gloo
+  /// connection's time. ConfigError on every rank for Backend::mpi ("built over an MPI
+  /// communicator") or a backend this pgroups lacks. destroy() closes the gloo contexts
+  /// (no collective) after the NCCL communicators.
   ParallelContext(const ParallelConfig& config, Bootstrap& bootstrap, ContextOptions options = {});
 
   /// destroy(), ignoring errors.

@@ -4,6 +4,7 @@
 /// configuration: ranks that disagree would otherwise compute different group counts
 /// and hang in mismatched collectives.
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -34,6 +35,11 @@ void require_identical(const Communicator& comm, std::string_view text, std::str
 /// error, and so does this one. Returns when every rank passed the same settings record;
 /// throws as judge_records (pgroups/layout/agreement_record.hpp) otherwise.
 void agree(const Communicator& world, std::string_view record, std::string_view what, const Deadline& deadline = {});
+
+/// Collective over `comm`: rank 0's `bytes` into every rank's (one MPI_Bcast; every rank
+/// passes as many). ConfigError for more than INT_MAX bytes, BackendError naming `what`
+/// when MPI fails.
+void broadcast_from_rank0(MPI_Comm comm, std::span<std::byte> bytes, std::string_view what);
 
 /// Ranks as ascending runs, for messages: {0, 1, 2, 5, 7, 8, 9} -> "0-2, 5, 7-9".
 /// Precondition: `ranks` ascending. O(ranks).

@@ -1,0 +1,42 @@
+#include "pgroups/launch/outcome.hpp"
+
+#include <fmt/format.h>
+
+#include "pgroups/common/error.hpp"
+#include "pgroups/common/printable.hpp"
+
+namespace pgroups {
+
+std::string message_of(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& caught) {
+    return caught.what();
+  } catch (...) {
+    return "an exception that is not a std::exception";
+  }
+}
+
+std::string failed_elsewhere(std::string_view step, const std::vector<int>& failed_ranks,
+                             std::string_view first_message) {
+  return fmt::format("{} failed on {} {}; rank {}: {}", step, failed_ranks.size() == 1 ? "rank" : "ranks",
+                     rank_list(failed_ranks), failed_ranks.front(), first_message);
+}
+
+void require_success_everywhere(Bootstrap& bootstrap, const std::exception_ptr& local, std::string_view step,
+                                std::chrono::milliseconds timeout) {
+  // One all-gather: an empty text for success, "!" and the message for a failure.
+  std::string outcome;
+  if (local) outcome.append("!").append(message_of(local));
+  const std::vector<std::string> outcomes = bootstrap.all_gather(outcome, timeout, step);
+  std::vector<int> failed_ranks;
+  for (std::size_t r = 0; r < outcomes.size(); ++r) {
+    if (!outcomes[r].empty()) failed_ranks.push_back(static_cast<int>(r));
+  }
+  if (failed_ranks.empty()) return;
+  if (local) std::rethrow_exception(local);
+  throw BackendError(failed_elsewhere(
+      step, failed_ranks, std::string_view(outcomes[static_cast<std::size_t>(failed_ranks.front())]).substr(1)));
+}
+
+}  // namespace pgroups
