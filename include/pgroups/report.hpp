@@ -10,4 +10,5 @@
 #include "pgroups/report/placement_report.hpp"  // IWYU pragma: export
 #include "pgroups/report/plan_report.hpp"  // IWYU pragma: export
 #include "pgroups/report/recovery_report.hpp"  // IWYU pragma: export
+#include "pgroups/report/switch_locality.hpp"  // IWYU pragma: export
 #include "pgroups/report/verify_report.hpp"  // IWYU pragma: export

@@ -12,7 +12,11 @@ the project's venv) runs every front door and its anchor alternating:
     pgroups.megatron          against megatron-core's initialize_model_parallel
 
 each timed until every process group it made carried one all-reduce, the slowest rank, the
-median of --repeats runs. For each MPI world size, `pgroups bench` times the context's
+median of --repeats runs. For each --gloo-ranks size, one torchrun job
+(python/bench/gloo_backend.py) times pgroups' gloo backend (C++, no Python in the
+creation, one gloo context per distinct group over the env bootstrap) against torch's
+own new_group loop and init_device_mesh for the same groups, alternating, eager against
+eager. For each MPI world size, `pgroups bench` times the context's
 creation strategies against K MPI_Comm_dup (`limit`); at 32 ranks and more also the layout
 3d, pipeline 4, tensor 8. Printed: a table of medians, ratios (anchor / pgroups: above 1 is
 faster) and per-rank counts (process groups, new_group calls, store operations, MPI
@@ -42,6 +46,7 @@ DOORS = {
     "megatron": ("megatron_pgroups", "megatron_own", 2.0),
 }
 MPI_LIMIT = 1.1  # the most the default strategy may take over K MPI_Comm_dup
+GLOO_JOB = os.path.join(ROOT, "python", "bench", "gloo_backend.py")
 
 
 def mpirun(ranks: int) -> List[str]:
@@ -59,6 +64,36 @@ def run_torch(args: argparse.Namespace, ranks: int, folder: str) -> Dict[str, An
     subprocess.run(command, env=env, check=True, timeout=args.timeout, stdout=subprocess.DEVNULL)
     with open(out) as result:
         return json.load(result)
+
+
+def run_gloo(args: argparse.Namespace, ranks: int, folder: str) -> Dict[str, Any]:
+    """One torchrun job of python/bench/gloo_backend.py at `ranks` ranks."""
+    out = os.path.join(folder, f"gloo_{ranks}.json")
+    env = dict(os.environ, PYTHONPATH=os.path.join(args.build, "python"), GLOO_SOCKET_IFNAME="lo",
+               OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore")
+    env.pop("TORCH_GLOO_LAZY_INIT", None)  # eager against eager
+    torchrun = os.path.join(os.path.dirname(args.python), "torchrun")
+    command = [torchrun, "--standalone", "--nproc_per_node", str(ranks), GLOO_JOB, "--repeats", str(args.repeats),
+               "--out", out]
+    print(f"gloo W={ranks}: {' '.join(command[-6:])}", file=sys.stderr, flush=True)
+    subprocess.run(command, env=env, check=True, timeout=args.timeout, stdout=subprocess.DEVNULL)
+    with open(out) as result:
+        return json.load(result)
+
+
+def gloo_table(results: Dict[str, Any]) -> List[str]:
+    """The gloo backend's rows: pgroups against each of torch's ways, ratio = torch / pgroups."""
+    if not results.get("gloo"):
+        return []
+    lines = ["", "gloo backend under torchrun: median ms of the slowest rank until every group carried one "
+             "collective; ratio = torch / pgroups (above 1: pgroups is faster)", "",
+             f"{'W':>4} {'pgroups ms':>10} {'loop ms':>10} {'ratio':>7} {'device_mesh ms':>15} {'ratio':>7}"]
+    for world in sorted(results["gloo"], key=int):
+        median = results["gloo"][world]["median"]
+        ours = median["pgroups"]
+        lines.append(f"{world:>4} {ours * 1e3:10.1f} {median['loop'] * 1e3:10.1f} {median['loop'] / ours:6.2f}x "
+                     f"{median['init_device_mesh'] * 1e3:15.1f} {median['init_device_mesh'] / ours:6.2f}x")
+    return lines
 
 
 def run_mpi(args: argparse.Namespace, ranks: int, layout: List[str]) -> Dict[str, Any]:
@@ -125,6 +160,7 @@ def table(results: Dict[str, Any]) -> str:
             lines.append(f"{entry['world']:>4} {entry['layout']:26s} {name:14s} "
                          f"{strategies[name]['median_s'] * 1e3:10.2f} {strategies[name]['median_s'] / limit:7.2f}x "
                          f"{calls!s:>11}")
+    lines += gloo_table(results)
     return "\n".join(lines) + "\n"
 
 
@@ -220,6 +256,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ranks", default="4,8,16", help="torch world sizes")
     parser.add_argument("--mpi-ranks", default="4,8,16,32", help="MPI world sizes")
+    parser.add_argument("--gloo-ranks", default="8,16", help="torchrun world sizes of the gloo backend's rows")
     parser.add_argument("--mesh", default="tp=2,dp=-,pp=2", help="NAME=SIZE,... fastest first; '-' takes the rest")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--python", default=default_python(), help="the interpreter of the torch jobs")
@@ -228,10 +265,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--timeout", type=float, default=900, help="seconds per job")
     args = parser.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
-    results: Dict[str, Any] = {"mesh": args.mesh, "repeats": args.repeats, "torch": {}, "mpi": []}
+    results: Dict[str, Any] = {"mesh": args.mesh, "repeats": args.repeats, "torch": {}, "mpi": [], "gloo": {}}
     with tempfile.TemporaryDirectory() as folder:
         for ranks in (int(r) for r in args.ranks.split(",") if r):
             results["torch"][str(ranks)] = run_torch(args, ranks, folder)
+        for ranks in (int(r) for r in args.gloo_ranks.split(",") if r):
+            results["gloo"][str(ranks)] = run_gloo(args, ranks, folder)
     for ranks in (int(r) for r in args.mpi_ranks.split(",") if r):
         for name, layout in mpi_layouts(args, ranks):
             results["mpi"].append(dict(world=ranks, layout=name, result=run_mpi(args, ranks, layout),

@@ -89,6 +89,7 @@ def judge_records(records: Sequence[bytes], what: str = ...) -> None:
 def agree(world: Any, record: bytes, what: str = ..., timeout: Optional[float] = ...) -> None:
     """Present only when with_mpi is True: the duplicate and agreement steps of a context's
     construction, collective over the mpi4py communicator `world`."""
+def _time_gloo_groups(config: ParallelConfig, timeout: float) -> float: ...
 def check_strategy(name: str) -> str:
     """Present only when with_mpi is True: the strategy's canonical name (ConfigError for an
     unknown one, by the constructor's own parser)."""

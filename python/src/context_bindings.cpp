@@ -21,6 +21,12 @@
 #include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
 #include "pgroups/launch/timeout.hpp"
+#ifdef PGROUPS_HAVE_GLOO
+#include <set>
+
+#include "pgroups/gloo/gloo_groups.hpp"
+#include "pgroups/launch/env_bootstrap.hpp"
+#endif
 #include "pgroups/mpi/agreement.hpp"
 
 namespace py = pybind11;
@@ -91,6 +97,34 @@ class PyContext {
   std::unique_ptr<ParallelContext> context_;
 };
 
+#ifdef PGROUPS_HAVE_GLOO
+// For python/bench/gloo_backend.py, beside torch's own gloo groups in one torchrun job:
+// the gloo backend's groups of `config` built over the environment's bootstrap (the
+// agent's store), one all-gather carried on each distinct group, then closed; the seconds
+// this took on this rank. The bootstrap is made on the first call and kept, since its
+// keys follow one sequence per process.
+double time_gloo_groups(const ParallelConfig& config, double timeout_seconds) {
+  static std::unique_ptr<Bootstrap> bootstrap;
+  const std::chrono::milliseconds timeout = timeout_from_seconds(timeout_seconds, "timeout");
+  const py::gil_scoped_release release;
+  if (!bootstrap) bootstrap = make_env_bootstrap(timeout);
+  const auto start = std::chrono::steady_clock::now();
+  ContextOptions options;
+  options.backend = Backend::gloo;
+  options.timeout = timeout;
+  ParallelContext context(config, *bootstrap, options);
+  std::set<const ::gloo::Context*> carried;
+  for (const KindHandle& kind : context.kinds()) {
+    if (!context.is_member(kind)) continue;
+    const std::shared_ptr<::gloo::Context>& group = context.get_group(kind).gloo();
+    if (carried.insert(group.get()).second) (void)gloo::all_gather(group, context.global_rank());
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  context.destroy();
+  return seconds;
+}
+#endif
+
 // A kind as the queries take it: a handle from Context.kind, or its name.
 using KindArg = std::variant<std::string, KindHandle>;
 
@@ -103,6 +137,11 @@ auto ask(const KindArg& kind, const Query& query) {
 
 void bind_context(py::module_& m) {
   m.attr("with_mpi") = true;
+#ifdef PGROUPS_HAVE_GLOO
+  m.def("_time_gloo_groups", &time_gloo_groups, py::arg("config"), py::arg("timeout"),
+        "For python/bench/gloo_backend.py: seconds to build and carry one collective on every gloo group of the "
+        "config over the env bootstrap");
+#endif
   // The cross-rank agreement for Python callers: ParallelContext's rank that hit an error
   // before it could build the context meets the others' constructors with it.
   m.def(

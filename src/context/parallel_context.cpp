@@ -91,6 +91,21 @@ void require_valid_pair(Backend backend, std::optional<BootstrapKind> bootstrap)
   }
 }
 
+// The NCCL step of the MPI constructor: the unique ids over MPI, the world's over the
+// duplicate, a group's (the per-group fallback) over the kind's communicator, whose rank
+// 0 is the group's local rank 0.
+void create_nccl_over_mpi(detail::DeviceGroups& device_groups, const Layout& layout, std::int64_t global_rank,
+                          const mpi::Communicator& control, const std::vector<detail::KindGroup>& created,
+                          std::chrono::milliseconds step_limit, const std::vector<KindSharing>& sharing) {
+  device_groups.create(
+      layout, global_rank,
+      [&control](std::span<std::byte> bytes) { mpi::broadcast_from_rank0(control.get(), bytes, "the NCCL unique id"); },
+      [&created](std::size_t kind, std::span<std::byte> bytes) {
+        mpi::broadcast_from_rank0(created[kind].comm.get(), bytes, "a group's NCCL unique id");
+      },
+      step_limit, sharing);
+}
+
 // Rank 0's bytes (an NCCL unique id, 128 bytes) to every rank, through the bootstrap's
 // all-gather.
 detail::WorldBroadcast bootstrap_broadcast(Bootstrap& bootstrap, std::chrono::milliseconds timeout) {
@@ -327,17 +342,7 @@ ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, C
       case StepKind::nccl: {
         // Each NCCL step polls under its own limit; zero means none (wait_limit).
         const std::chrono::milliseconds step_limit = wait_limit(*opts.timeout);
-        // The unique ids over MPI: the world's over the duplicate, a group's (the per-group
-        // fallback) over the kind's communicator, whose rank 0 is the group's local rank 0.
-        device_groups->create(
-            layout, global_rank,
-            [&control](std::span<std::byte> bytes) {
-              mpi::broadcast_from_rank0(control.get(), bytes, "the NCCL unique id");
-            },
-            [&created](std::size_t kind, std::span<std::byte> bytes) {
-              mpi::broadcast_from_rank0(created[kind].comm.get(), bytes, "a group's NCCL unique id");
-            },
-            step_limit, sharing);
+        create_nccl_over_mpi(*device_groups, layout, global_rank, control, created, step_limit, sharing);
         break;
       }
       case StepKind::duplicate:
