@@ -90,6 +90,7 @@ def agree(world: Any, record: bytes, what: str = ..., timeout: Optional[float] =
     """Present only when with_mpi is True: the duplicate and agreement steps of a context's
     construction, collective over the mpi4py communicator `world`."""
 def _time_gloo_groups(config: ParallelConfig, timeout: float) -> float: ...
+def _release_gloo_groups() -> float: ...
 def check_strategy(name: str) -> str:
     """Present only when with_mpi is True: the strategy's canonical name (ConfigError for an
     unknown one, by the constructor's own parser)."""

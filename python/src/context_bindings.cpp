@@ -100,9 +100,15 @@ class PyContext {
 #ifdef PGROUPS_HAVE_GLOO
 // For python/bench/gloo_backend.py, beside torch's own gloo groups in one torchrun job:
 // the gloo backend's groups of `config` built over the environment's bootstrap (the
-// agent's store), one all-gather carried on each distinct group, then closed; the seconds
-// this took on this rank. The bootstrap is made on the first call and kept, since its
-// keys follow one sequence per process.
+// agent's store) and one all-gather carried on each distinct group; the seconds this took
+// on this rank. The context is held until release_gloo_groups, so that its closing falls
+// outside the timing, as the torch side destroys its groups after it. The bootstrap is
+// made on the first call and kept, since its keys follow one sequence per process.
+std::optional<ParallelContext>& held_gloo_groups() {
+  static std::optional<ParallelContext> held;
+  return held;
+}
+
 double time_gloo_groups(const ParallelConfig& config, double timeout_seconds) {
   static std::unique_ptr<Bootstrap> bootstrap;
   const std::chrono::milliseconds timeout = timeout_from_seconds(timeout_seconds, "timeout");
@@ -120,8 +126,16 @@ double time_gloo_groups(const ParallelConfig& config, double timeout_seconds) {
     if (carried.insert(group.get()).second) (void)gloo::all_gather(group, context.global_rank());
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  context.destroy();
+  held_gloo_groups() = std::move(context);
   return seconds;
+}
+
+// Closes what time_gloo_groups holds; the seconds it took.
+double release_gloo_groups() {
+  const py::gil_scoped_release release;
+  const auto start = std::chrono::steady_clock::now();
+  held_gloo_groups().reset();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 #endif
 
@@ -140,7 +154,8 @@ void bind_context(py::module_& m) {
 #ifdef PGROUPS_HAVE_GLOO
   m.def("_time_gloo_groups", &time_gloo_groups, py::arg("config"), py::arg("timeout"),
         "For python/bench/gloo_backend.py: seconds to build and carry one collective on every gloo group of the "
-        "config over the env bootstrap");
+        "config over the env bootstrap, held until _release_gloo_groups");
+  m.def("_release_gloo_groups", &release_gloo_groups, "Closes what _time_gloo_groups holds; the seconds it took");
 #endif
   // The cross-rank agreement for Python callers: ParallelContext's rank that hit an error
   // before it could build the context meets the others' constructors with it.

@@ -1,5 +1,6 @@
 #include "gloo_kinds.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <optional>
 
@@ -10,10 +11,16 @@ namespace pgroups::detail {
 
 void connect_gloo_kinds(std::vector<KindGroup>& created, std::shared_ptr<::gloo::Context>& world, const Layout& layout,
                         std::int64_t global_rank, Bootstrap& bootstrap, std::chrono::milliseconds timeout) {
-  // The groups to connect, one per distinct partition: the world first, then each kind
-  // that owns its communicator, then, once, this rank alone.
-  std::vector<std::vector<std::int64_t>> groups(1, std::vector<std::int64_t>(layout.world_size()));
-  std::iota(groups[0].begin(), groups[0].end(), std::int64_t{0});
+  // The groups to connect, one per distinct partition: the world first when a kind is the
+  // whole world (a mesh's kinds often are not: then no rank pays its W - 1 pairs), then
+  // each kind that owns its communicator, then, once, this rank alone.
+  std::vector<std::vector<std::int64_t>> groups(1);
+  const bool world_used = std::any_of(created.begin(), created.end(),
+                                      [](const KindGroup& entry) { return entry.sharing.source == CommSource::world; });
+  if (world_used) {
+    groups[0].resize(static_cast<std::size_t>(layout.world_size()));
+    std::iota(groups[0].begin(), groups[0].end(), std::int64_t{0});
+  }
   std::vector<std::optional<std::size_t>> entry_of(created.size());
   std::optional<std::size_t> alone;
   for (std::size_t kind = 0; kind < created.size(); ++kind) {

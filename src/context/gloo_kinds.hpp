@@ -14,7 +14,8 @@
 namespace pgroups::detail {
 
 /// Collective over the bootstrap's world: gives every kind of `created` (planned_groups'
-/// entries: membership and sharing settled) its gloo context, and `world` the world's.
+/// entries: membership and sharing settled) its gloo context, and `world` the world's
+/// (null when no kind is the whole world).
 /// A kind shares its owner's context, a whole-world kind the world's, and every one-rank
 /// kind one context of this rank alone; a rank outside every group of a partial kind gets
 /// none. Waits at most `timeout` (zero: no limit). Throws pgroups::gloo::connect_groups'
