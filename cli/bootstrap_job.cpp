@@ -23,9 +23,8 @@ BootstrapJob start_bootstrap(BootstrapKind requested, std::chrono::milliseconds 
       break;
     case BootstrapKind::pmix: job.bootstrap = make_pmix_bootstrap(); break;
     case BootstrapKind::env:
-    case BootstrapKind::automatic:  // choose_bootstrap never answers it
-      job.bootstrap = make_env_bootstrap(timeout);
-      break;
+    case BootstrapKind::automatic:  // choose_bootstrap never answers these two
+    case BootstrapKind::callback: job.bootstrap = make_env_bootstrap(timeout); break;
   }
   return job;
 }

@@ -5,6 +5,7 @@
 /// has before its communicators (PMIx's among them). No MPI.
 
 #include "pgroups/launch/bootstrap.hpp"  // IWYU pragma: export
+#include "pgroups/launch/callback_bootstrap.hpp"  // IWYU pragma: export
 #include "pgroups/launch/env_bootstrap.hpp"  // IWYU pragma: export
 #include "pgroups/launch/launcher.hpp"  // IWYU pragma: export
 #include "pgroups/launch/outcome.hpp"  // IWYU pragma: export

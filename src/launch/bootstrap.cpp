@@ -22,6 +22,7 @@ std::string_view bootstrap_name(BootstrapKind kind) noexcept {
     case BootstrapKind::mpi: return "mpi";
     case BootstrapKind::pmix: return "pmix";
     case BootstrapKind::env: return "env";
+    case BootstrapKind::callback: return "callback";
   }
   return "auto";
 }
@@ -42,6 +43,11 @@ std::vector<BootstrapKind> built_bootstraps() {
 }
 
 BootstrapKind choose_bootstrap(BootstrapKind requested, const EnvironmentLookup& lookup) {
+  if (requested == BootstrapKind::callback) {
+    throw ConfigError(
+        "bootstrap callback is a program's own (make_callback_bootstrap): it is made with the program's "
+        "callbacks, never chosen; choose one of auto, mpi, pmix, env");
+  }
   if (requested != BootstrapKind::automatic) {
     if (!bootstrap_built(requested)) {
       throw ConfigError(
@@ -67,7 +73,8 @@ BootstrapKind choose_bootstrap(BootstrapKind requested, const EnvironmentLookup&
 bool bootstrap_built(BootstrapKind kind) noexcept {
   switch (kind) {
     case BootstrapKind::automatic:
-    case BootstrapKind::env: return true;
+    case BootstrapKind::env:
+    case BootstrapKind::callback: return true;
     case BootstrapKind::mpi:
 #ifdef PGROUPS_LAUNCH_WITH_MPI
       return true;

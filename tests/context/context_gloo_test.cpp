@@ -16,6 +16,7 @@
 #include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
 #include "pgroups/gloo/gloo_groups.hpp"
+#include "pgroups/launch/callback_bootstrap.hpp"
 #include "pgroups/mpi/bootstrap.hpp"
 #include "support/error_message.hpp"
 
@@ -87,6 +88,50 @@ TEST_F(ParallelContextGloo, OtherBackendsOnABootstrapAndGlooOverMpiAreConfigErro
   EXPECT_EQ(test::message_of<ConfigError>([&] { ParallelContext(mesh_of_eight(), MPI_COMM_WORLD, gloo_options()); }),
             "backend gloo is built over a bootstrap: use ParallelContext(config, bootstrap, options), with an "
             "mpi::MpiBootstrap of the communicator to run it under MPI");
+}
+
+// A program's own bootstrap: here the "program" all-gathers over MPI itself, as a user
+// would over their launcher's channel; pgroups asks nothing else of it.
+std::vector<std::string> all_gather_over_mpi(std::string_view bytes) {
+  const int length = static_cast<int>(bytes.size());
+  std::vector<int> lengths(static_cast<std::size_t>(test::world_size()));
+  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::vector<int> offsets(lengths.size());
+  int total = 0;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    offsets[r] = total;
+    total += lengths[r];
+  }
+  std::string all(static_cast<std::size_t>(total), '\0');
+  MPI_Allgatherv(bytes.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD);
+  std::vector<std::string> gathered;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    gathered.push_back(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+  }
+  return gathered;
+}
+
+TEST_F(ParallelContextGloo, AProgramsOwnAllGatherIsBootstrapEnough) {
+  int calls = 0;
+  const std::unique_ptr<Bootstrap> own =
+      make_callback_bootstrap(test::world_rank(), test::world_size(), 0, 1,
+                              {.all_gather =
+                                   [&calls](std::string_view bytes, std::chrono::milliseconds) {
+                                     ++calls;
+                                     return all_gather_over_mpi(bytes);
+                                   },
+                               .barrier = {}});
+  EXPECT_EQ(own->kind(), BootstrapKind::callback);
+  ParallelContext context(mesh_of_eight(), *own, gloo_options());
+  for (const KindHandle& kind : context.kinds()) {
+    EXPECT_EQ(gloo::all_gather(context.get_group(kind).gloo(), context.global_rank()), context.ranks_in_group(kind));
+  }
+  // The agreement, every group's addresses, the barrier after the connections: three.
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(test::message_of<ConfigError>([] { (void)make_callback_bootstrap(3, 2, 0, 1, {}); }),
+            "rank 3 is not in [0, 2) (size 2)");
+  EXPECT_EQ(test::message_of<ConfigError>([] { (void)make_callback_bootstrap(0, 2, 0, 1, {}); }),
+            "a callback bootstrap needs an all-gather (BootstrapCallbacks::all_gather)");
 }
 
 TEST_F(ParallelContextGloo, ARankThatDisagreesMakesEveryRankThrowTheMismatch) {

@@ -20,10 +20,11 @@
 
 namespace pgroups {
 
-/// Which bootstrap: `automatic` lets the launcher choose (choose_bootstrap).
-enum class BootstrapKind : std::uint8_t { automatic, mpi, pmix, env };
+/// Which bootstrap: `automatic` lets the launcher choose (choose_bootstrap); `callback`
+/// is a program's own (pgroups/launch/callback_bootstrap.hpp), made, never chosen.
+enum class BootstrapKind : std::uint8_t { automatic, mpi, pmix, env, callback };
 
-/// "auto", "mpi", "pmix", "env".
+/// "auto", "mpi", "pmix", "env", "callback".
 [[nodiscard]] std::string_view bootstrap_name(BootstrapKind kind) noexcept;
 
 /// The kind named `text` (a name of bootstrap_name); ConfigError naming the text and the
