@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_on_bootstrap.hpp"
 #include "integer_option.hpp"
 #include "megatron_comparison.hpp"
 #include "mpi_job.hpp"
@@ -25,6 +26,7 @@
 #include "pgroups/context/backend.hpp"
 #include "pgroups/context/parallel_context.hpp"
 #include "pgroups/cost/creation_cost.hpp"
+#include "pgroups/launch/bootstrap.hpp"
 #include "pgroups/launch/timeout.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
 #include "pgroups/mpi/check.hpp"
@@ -46,6 +48,7 @@ struct BenchOptions {
   std::int64_t max_world = std::int64_t{1} << 20;
   CLI::Option* max_world_option = nullptr;
   std::string backend = "mpi";
+  std::string bootstrap = "auto";
   MpiOptions mpi;  // --timeout and the --inject-* testing flags
 };
 
@@ -359,6 +362,20 @@ int bench_job(const BenchOptions& options, ContextOptions& base, int rank, int s
 
 int run_bench(const BenchOptions& options) {
   if (options.model) return run_model(options);
+  if (options.backend == "gloo") {
+    return run_bench_on_bootstrap({.plan = &options.plan,
+                                   .mpi = &options.mpi,
+                                   .repeats = options.repeats,
+                                   .format = options.format,
+                                   .bootstrap = options.bootstrap});
+  }
+  if (const BootstrapKind requested = parse_bootstrap(options.bootstrap);
+      requested != BootstrapKind::automatic && requested != BootstrapKind::mpi) {
+    throw ConfigError(
+        fmt::format("--backend {} needs the MPI bootstrap, not --bootstrap {}: use --backend gloo, "
+                    "which runs on every bootstrap",
+                    options.backend, options.bootstrap));
+  }
   const std::unique_ptr<mpi::Session> session = start_mpi(options.mpi.timeout);
   const int rank = session->world().rank();
   const int size = session->world().size();
@@ -373,7 +390,9 @@ int run_bench(const BenchOptions& options) {
 Subcommand add_bench_command(CLI::App& parent) {
   auto options = std::make_shared<BenchOptions>();
   CLI::App* app = parent.add_subcommand(
-      "bench", "Time group creation with each strategy beside MPI's floor (run with mpirun); --model needs no MPI");
+      "bench",
+      "Time group creation with each strategy beside MPI's floor (run with mpirun; --backend gloo under any "
+      "launcher); --model needs no MPI");
   options->plan.add_to(*app, /*with_world_size=*/false);
   add_integer_option(
       *app, "--repeats", options->repeats,
@@ -385,8 +404,12 @@ Subcommand add_bench_command(CLI::App& parent) {
   options->max_world_option =
       add_integer_option(*app, "--max-world", options->max_world, "Largest world of the cost model (default 1048576)");
   app->add_option("--backend", options->backend,
-                  "mpi, or nccl: each strategy's context also creates the NCCL world and one split per kind")
-      ->check(CLI::IsMember({"mpi", "nccl"}));
+                  "mpi, nccl (each strategy's context also creates the NCCL world and one split per kind), or gloo "
+                  "(the gloo backend's creation on --bootstrap, beside the bootstrap's own all-gathers)")
+      ->check(CLI::IsMember({"mpi", "nccl", "gloo"}));
+  app->add_option("--bootstrap", options->bootstrap,
+                  "With --backend gloo: auto (the launcher's), mpi, pmix or env (docs/using/bootstrap.md)")
+      ->check(CLI::IsMember({"auto", "mpi", "pmix", "env"}));
   // Each measurement (barrier, baselines, reductions) is the step `measure`.
   options->mpi.add_to(*app, {"measure", "finalize"});
   return {app, [options] { return run_bench(*options); }, [options] { return !options->model; }};
