@@ -143,12 +143,9 @@ int bench_job(const BenchOnBootstrap& job, Bootstrap& bootstrap, ContextOptions&
 }  // namespace
 
 int run_bench_on_bootstrap(const BenchOnBootstrap& job) {
-  BootstrapJob started = start_bootstrap(parse_bootstrap(job.bootstrap), resolve_timeout(job.mpi->timeout));
-  ContextOptions base;
-  const int status = bench_job(job, *started.bootstrap, base);
-  started.bootstrap.reset();
-  if (started.session) finish_job(*started.session, base, 0, 0);
-  return status;
+  return run_on_bootstrap(job.bootstrap, job.mpi->timeout, [&job](Bootstrap& bootstrap, ContextOptions& base) {
+    return bench_job(job, bootstrap, base);
+  });
 }
 
 }  // namespace pgroups::cli

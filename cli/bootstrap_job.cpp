@@ -10,6 +10,7 @@
 #include "pgroups/common/error.hpp"
 #include "pgroups/launch/env_bootstrap.hpp"
 #include "pgroups/launch/pmix_bootstrap.hpp"
+#include "pgroups/launch/timeout.hpp"
 #include "pgroups/mpi/bootstrap.hpp"
 
 namespace pgroups::cli {
@@ -27,6 +28,16 @@ BootstrapJob start_bootstrap(BootstrapKind requested, std::chrono::milliseconds 
     case BootstrapKind::callback: job.bootstrap = make_env_bootstrap(timeout); break;
   }
   return job;
+}
+
+int run_on_bootstrap(std::string_view bootstrap, std::optional<std::chrono::milliseconds> timeout,
+                     const std::function<int(Bootstrap&, ContextOptions&)>& job) {
+  BootstrapJob started = start_bootstrap(parse_bootstrap(bootstrap), resolve_timeout(timeout));
+  ContextOptions options;
+  const int status = job(*started.bootstrap, options);
+  started.bootstrap.reset();
+  if (started.session) finish_job(*started.session, options, 0, 0);
+  return status;
 }
 
 std::optional<int> settle_on(Bootstrap& bootstrap, const std::optional<LocalFailure>& failure,

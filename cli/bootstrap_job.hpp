@@ -6,8 +6,10 @@
 
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include "mpi_job.hpp"  // LocalFailure, print_job_error, exit_status_of
 #include "pgroups/launch/bootstrap.hpp"
@@ -25,6 +27,12 @@ struct BootstrapJob {
 /// its world, PMIx's, or the environment's. Throws ConfigError (a kind not built, no
 /// launcher for it), TimeoutError and BackendError, on this rank.
 [[nodiscard]] BootstrapJob start_bootstrap(BootstrapKind requested, std::chrono::milliseconds timeout);
+
+/// A whole command on a bootstrap: starts the one `bootstrap` names (start_bootstrap), runs
+/// `job` on it with the command's ContextOptions, closes the bootstrap, then MPI where the
+/// bootstrap started it (finish_job); returns `job`'s status. Start-up errors are thrown.
+[[nodiscard]] int run_on_bootstrap(std::string_view bootstrap, std::optional<std::chrono::milliseconds> timeout,
+                                   const std::function<int(Bootstrap&, ContextOptions&)>& job);
 
 /// Collective over the bootstrap: settle (mpi_job.hpp) on a bootstrap. When any rank
 /// failed, each failed rank reports and all return the worst status; nothing when every

@@ -249,12 +249,10 @@ int verify_job(const VerifyOptions& options, Bootstrap& bootstrap, ContextOption
 }  // namespace
 
 int run_verify_on_bootstrap(const VerifyOptions& options) {
-  BootstrapJob job = start_bootstrap(parse_bootstrap(options.bootstrap), resolve_timeout(options.mpi.timeout));
-  ContextOptions context_options;
-  const int status = verify_job(options, *job.bootstrap, context_options);
-  job.bootstrap.reset();
-  if (job.session) finish_job(*job.session, context_options, 0, 0);
-  return status;
+  return run_on_bootstrap(options.bootstrap, options.mpi.timeout,
+                          [&options](Bootstrap& bootstrap, ContextOptions& context_options) {
+                            return verify_job(options, bootstrap, context_options);
+                          });
 }
 
 }  // namespace pgroups::cli
