@@ -43,19 +43,23 @@ Observation observe(const ParallelContext& context, const KindHandle& handle) {
   if (!context.is_member(handle)) return Observation{.rank = -1, .size = 0, .members = {}, .ok = true};
   const auto& group = context.get_cpu_group(handle).gloo();
   const std::vector<std::int64_t> members = gloo::all_gather(group, context.global_rank());
-  Observation seen{.rank = static_cast<int>(context.local_rank(handle)),
-                   .size = static_cast<int>(members.size()),
+  Observation seen{.rank = gloo::rank_in(*group),
+                   .size = gloo::size_of(*group),
                    .members = {members.begin(), members.end()},
                    .ok = false};
   return judged(context, handle, std::move(seen));
 }
 
-// This machine and, where the launcher numbers nodes (Slurm, torchrun), the node's index:
-// network-namespace nodes share one host name.
-std::string node_key(const LauncherInfo& launcher) {
+std::string host_name() {
   std::array<char, 256> host{};
   if (gethostname(host.data(), host.size() - 1) != 0) host[0] = '\0';
-  return launcher.node ? fmt::format("{}#{}", host.data(), *launcher.node) : std::string(host.data());
+  return host.data();
+}
+
+// A node: this machine's name and, where the launcher numbers nodes (Slurm, torchrun), the
+// node's index, since containers on several machines may share a host name.
+std::string node_key(const LauncherInfo& launcher) {
+  return launcher.node ? fmt::format("{}#{}", host_name(), *launcher.node) : host_name();
 }
 
 // One rank's part of the report, as it travels through the bootstrap.
@@ -79,12 +83,10 @@ nlohmann::json my_part(const ParallelContext& context, const std::vector<Observa
           {member, member ? held->expected : 0, member ? held->actual : 0, context.device_creation_seconds(handle)});
     }
   }
-  std::array<char, 256> host{};
-  if (gethostname(host.data(), host.size() - 1) != 0) host[0] = '\0';
   return {{"create", create_seconds},
           {"device", device},
           {"node", node_key(launcher)},
-          {"host", host.data()},
+          {"host", host_name()},
           {"local_rank", bootstrap.local_rank()},
           {"launcher_local_rank", launcher.local_rank ? *launcher.local_rank : -1},
           {"topology_address", launcher.topology_address.value_or(std::string())},

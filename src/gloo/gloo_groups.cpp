@@ -167,6 +167,10 @@ std::vector<std::shared_ptr<::gloo::Context>> connect_groups(Bootstrap& bootstra
   return {contexts.begin(), contexts.end()};
 }
 
+int rank_in(const ::gloo::Context& context) noexcept { return context.rank; }
+
+int size_of(const ::gloo::Context& context) noexcept { return context.size; }
+
 std::vector<std::int64_t> all_gather(const std::shared_ptr<::gloo::Context>& context, std::int64_t value) {
   std::vector<std::int64_t> values(static_cast<std::size_t>(context->size));
   try {

@@ -48,6 +48,11 @@ namespace pgroups::gloo {
     Bootstrap& bootstrap, const std::shared_ptr<::gloo::transport::Device>& device,
     const std::vector<std::vector<std::int64_t>>& groups, std::chrono::milliseconds timeout);
 
+/// The context's own view of its group: this rank's rank in it and the number of
+/// members, as gloo holds them (what a check compares with the layout). O(1).
+[[nodiscard]] int rank_in(const ::gloo::Context& context) noexcept;
+[[nodiscard]] int size_of(const ::gloo::Context& context) noexcept;
+
 /// Collective over `context`: every member's `value`, by its rank in the context (an
 /// all-gather), within the context's timeout. BackendError, or TimeoutError when gloo
 /// reports a timeout.
