@@ -58,6 +58,7 @@ Subcommand add_plan_command(CLI::App& parent) {
   add_bill_options(*app, options->bill);
   options->recovery.add_to(*app);
   options->recovery.add_what_if_to(*app);
+  options->recovery.add_resize_to(*app);
   return {app, [options] {
             // Outputs are checked against the inputs and each other before anything is read or written.
             std::vector<NamedFile> outputs;
@@ -69,18 +70,22 @@ Subcommand add_plan_command(CLI::App& parent) {
             // After a loss the plan shown is the survivors', its groups in new ranks.
             const std::optional<Recovery> recovery = options->recovery.resolve(planned);
             const std::optional<NodeLossWhatIf> what_if = options->recovery.what_if(planned);
-            const Layout& layout = recovery ? recovery->layout() : planned;
+            // After an elastic restart the plan shown is the resized one.
+            const std::optional<Resize> resize = options->recovery.resize(planned);
+            const Layout& layout = recovery ? recovery->layout() : resize ? resize->layout : planned;
             const std::optional<report::LocalityReport> locality = report::planned_locality(layout);
             write_pictures(layout, locality, options->svg_file, options->html_file);
             if (options->format == "json") {
               nlohmann::json json = report::plan_document_json(layout, locality, options->bill);
               if (recovery) json.update(report::recovery_json(*recovery, options->bill));
               if (what_if) json.update(report::what_if_json(layout, *what_if, options->bill));
+              if (resize) json.update(report::resize_json(planned, *resize, options->recovery.resize_world()));
               write_output(json.dump() + '\n');
             } else {
               std::string text = report::plan_document_text(layout, locality, options->bill);
               if (recovery) text = report::recovery_text(*recovery, options->bill) + '\n' + text;
               if (what_if) text = report::what_if_text(layout, *what_if, options->bill) + '\n' + text;
+              if (resize) text = report::resize_text(planned, *resize, options->recovery.resize_world()) + '\n' + text;
               write_output(text);
             }
             if (locality) print_warnings(report::locality_report_warnings(layout, *locality));

@@ -76,6 +76,20 @@ void RecoveryOptions::add_what_if_to(CLI::App& app) {
                         ->excludes(alive_option_);
 }
 
+void RecoveryOptions::add_resize_to(CLI::App& app) {
+  resize_option_ = add_integer_option(app, "--resize-to", resize_to_,
+                                      "After an elastic restart with another number of ranks: the largest layout of "
+                                      "the same shape a world of W ranks holds (whole replicas of --shrink, the "
+                                      "highest ranks spares)");
+  resize_option_->excludes(lost_option_)->excludes(alive_option_);
+  if (what_if_option_ != nullptr) resize_option_->excludes(what_if_option_);
+}
+
+std::optional<Resize> RecoveryOptions::resize(const Layout& layout) const {
+  if (resize_option_ == nullptr || resize_option_->count() == 0) return std::nullopt;
+  return resized(layout, resize_to_, shrink_);
+}
+
 std::optional<NodeLossWhatIf> RecoveryOptions::what_if(const Layout& layout) const {
   if (what_if_option_ == nullptr || what_if_option_->count() == 0) return std::nullopt;
   if (!layout.config().gpus_per_node) {
@@ -88,7 +102,9 @@ bool RecoveryOptions::given() const { return lost_option_->count() > 0 || alive_
 
 std::optional<Recovery> RecoveryOptions::resolve(const Layout& layout) const {
   if (!given()) {
-    if (shrink_option_->count() > 0 && (what_if_option_ == nullptr || what_if_option_->count() == 0)) {
+    const bool other_use = (what_if_option_ != nullptr && what_if_option_->count() > 0) ||
+                           (resize_option_ != nullptr && resize_option_->count() > 0);
+    if (shrink_option_->count() > 0 && !other_use) {
       throw CLI::ValidationError("--shrink names the dimension a recovery shrinks: give --lost or --alive too");
     }
     return std::nullopt;

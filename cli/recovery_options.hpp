@@ -24,6 +24,13 @@ class RecoveryOptions {
   void add_to(CLI::App& app);
   /// Registers `--what-if node` (plan only): every class of single-node loss, before it happens.
   void add_what_if_to(CLI::App& app);
+  /// Registers `--resize-to W` (plan only): the layout of the same shape for a world of W
+  /// ranks after an elastic restart (resized), with --shrink.
+  void add_resize_to(CLI::App& app);
+  /// The resize --resize-to asks for; nothing without it. ConfigError as resized.
+  [[nodiscard]] std::optional<Resize> resize(const Layout& layout) const;
+  /// The W of --resize-to.
+  [[nodiscard]] std::int64_t resize_world() const noexcept { return resize_to_; }
   /// Whether --lost or --alive was given.
   [[nodiscard]] bool given() const;
   /// The recovery of `layout` the options ask for; nothing without --lost or --alive
@@ -43,6 +50,8 @@ class RecoveryOptions {
   CLI::Option* shrink_option_ = nullptr;
   std::string what_if_;
   CLI::Option* what_if_option_ = nullptr;
+  std::int64_t resize_to_ = 0;
+  CLI::Option* resize_option_ = nullptr;
 };
 
 }  // namespace pgroups::cli

@@ -24,7 +24,8 @@ from ._pgroups import (
     __version__,
 )
 from ._placement import Placement, place
-from ._plan import Mesh, Plan, Recovery
+from ._plan import Mesh, Plan
+from ._recovery import Recovery
 
 __all__ = [
     "__version__",

@@ -285,6 +285,7 @@ exit_codes: Dict[str, int]
 def what_if_node_json(layout: Layout, gpus_per_node: int, shrink: str) -> str:
     """The ``what_if`` object of ``pgroups plan --what-if node --format json``."""
 
+def resized(layout: Layout, world: int, shrink: str = ...) -> Layout: ...
 class Recovery:
     """pgroups/layout/recovery.hpp: the survivors' layout, rank map and spares."""
     def __init__(self, layout: Layout, lost: Sequence[int], joining: Sequence[int], shrink: str) -> None: ...

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _pgroups
 from ._checks import check_bool, check_int, check_rank_map, check_token, check_tokens
 from ._modes import KindLike, ParallelMode, mode_value
 from ._renamed import renamed_keywords, renamed_method
+
+if TYPE_CHECKING:
+    from ._recovery import Recovery
 
 DimsLike = Union[str, Sequence[str]]
 
@@ -324,6 +327,8 @@ class Plan:
         :class:`Recovery`: its ``plan``, ``rank_map`` (entry r the old rank that runs new
         rank r), ``spares`` and ``lost``. ConfigError with the C++ message when no replica
         survives, for a rank out of range, a duplicate, or a dimension the plan lacks."""
+        from ._recovery import Recovery  # it makes Plans: imported here, not at the top
+
         shrink_name = "" if shrink is None else check_token("shrink", shrink)
         if alive is not None:
             if tuple(lost) or tuple(joining):
@@ -332,6 +337,17 @@ class Plan:
             return Recovery(_pgroups.Recovery.from_alive(self._layout, ranks, shrink_name))
         return Recovery(_pgroups.Recovery(self._layout, [check_int("lost", rank) for rank in lost],
                                           [check_int("joining", rank) for rank in joining], shrink_name))
+
+    def resized(self, world: int, shrink: Optional[str] = None) -> "Plan":
+        """The largest layout of this shape that a world of ``world`` ranks holds, after an
+        elastic restart with another number of ranks (as ``pgroups plan --resize-to``): the
+        shrinking dimension (``"dp"`` unless named; a preset's data parallelism) takes as
+        many whole replicas as fit, more or fewer than before; ranks from the new plan's
+        ``world_size`` up to ``world`` are spares. A rank map does not carry over (the
+        launcher numbers the new world). With the batch kept per replica, the global batch
+        scales with the replicas. ConfigError naming both sizes when not one replica fits."""
+        shrink_name = "" if shrink is None else check_token("shrink", shrink)
+        return Plan.from_layout(_pgroups.resized(self._layout, check_int("world", world), shrink_name))
 
     def what_if(self, level: str = "node", shrink: Optional[str] = None) -> Dict[str, Any]:
         """Before any loss, what the loss of one node would leave (as ``pgroups plan --what-if
@@ -488,85 +504,6 @@ def _checked_overrides(pipeline: object, tensor: object, mode: object, depth: ob
         groups=None if groups is None else check_tokens("groups", groups),
         rank_map=check_rank_map("rank_map", rank_map),
     )
-
-
-class Recovery:
-    """What :meth:`Plan.after_loss` computed, in C++ (pgroups/layout/recovery.hpp).
-
-    ``plan`` is the survivors' Plan, its groups in new ranks; ``rank_map`` lists, for each
-    new rank r, the old (launcher) rank that runs it, so that a new group mapped through it
-    is a surviving replica's old group; ``spares`` are the old ranks alive but idle,
-    ``lost`` the dead ones, ``joining`` the new ids given. ``rank_map`` and ``spares`` are
-    lists (refused, as ``to_json``, past 2^22 entries); ``old_rank``, ``new_rank`` and
-    ``fate`` answer one rank at any size."""
-
-    def __init__(self, recovery: "_pgroups.Recovery") -> None:
-        self._recovery = recovery
-        self.plan = Plan.from_layout(recovery.layout)
-
-    @property
-    def rank_map(self) -> List[int]:
-        return self._recovery.rank_map()
-
-    @property
-    def spares(self) -> List[int]:
-        return self._recovery.spares()
-
-    @property
-    def lost(self) -> List[int]:
-        return self._recovery.lost
-
-    @property
-    def joining(self) -> List[int]:
-        return self._recovery.joining
-
-    @property
-    def shrink_dim(self) -> str:
-        """The dimension that lost (or gained) replicas, by the layout's name (``data`` for a preset)."""
-        return self._recovery.shrink_dim
-
-    @property
-    def replica_size(self) -> int:
-        return self._recovery.replica_size
-
-    @property
-    def dropped_replicas(self) -> List[int]:
-        """The shrinking dimension's coordinates of the dropped replicas, ascending."""
-        return self._recovery.dropped_replicas
-
-    @property
-    def spare_count(self) -> int:
-        return self._recovery.spare_count
-
-    def old_rank(self, new_rank: int) -> int:
-        return self._recovery.old_rank(check_int("new_rank", new_rank))
-
-    def new_rank(self, old_rank: int) -> Optional[int]:
-        """The new rank ``old_rank`` runs, or None for a spare or a lost rank."""
-        return self._recovery.new_rank(check_int("old_rank", old_rank))
-
-    def fate(self, old_rank: int) -> str:
-        """``"active"``, ``"spare"`` or ``"lost"``."""
-        return self._recovery.fate(check_int("old_rank", old_rank))
-
-    def bill(self) -> Dict[str, object]:
-        """Ranks kept, spare, lost, joined and renumbered; communicators destroyed and
-        created per surviving rank (``recovery_bill`` of the JSON)."""
-        return json.loads(self._recovery.bill_json())
-
-    def to_dict(self) -> Dict[str, object]:
-        return json.loads(self._recovery.plan_json())
-
-    def to_json(self, indent: Optional[int] = None) -> str:
-        """``pgroups plan --lost ... --format json``: the new plan, ``rank_map``, ``spares``,
-        ``lost``, ``joining``, ``shrink`` and ``recovery_bill``."""
-        return self._recovery.plan_json(-1 if indent is None else check_int("indent", indent, minimum=0))
-
-    def __str__(self) -> str:
-        return self._recovery.text()
-
-    def __repr__(self) -> str:
-        return f"<pgroups.Recovery {self.plan.describe()} lost={self.lost} spare_count={self.spare_count}>"
 
 
 def _mesh_dims(mesh: object) -> Optional[List[Tuple[str, int]]]:

@@ -35,7 +35,8 @@ from . import _pgroups
 from . import _torch_create as creation
 from ._checks import check_int, check_token, timeout_seconds
 from ._defaults import HEARTBEAT_INTERVAL_SECONDS, HEARTBEAT_WINDOW_SECONDS
-from ._plan import Plan, Recovery
+from ._plan import Plan
+from ._recovery import Recovery
 from ._renamed import renamed_keywords
 from ._torch_groups import TorchGroups, owned_groups
 

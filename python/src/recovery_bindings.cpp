@@ -19,6 +19,13 @@ namespace py = pybind11;
 namespace pgroups::python {
 
 void bind_recovery(py::module_& m) {
+  m.def(
+      "resized",
+      [](const Layout& layout, std::int64_t world, const std::string& shrink) {
+        return resized(layout, world, shrink).layout;
+      },
+      py::arg("layout"), py::arg("world"), py::arg("shrink") = "",
+      "The layout of the same shape for a world of `world` ranks (pgroups/layout/recovery.hpp, resized)");
   py::class_<Recovery>(m, "Recovery")
       .def(py::init([](const Layout& layout, std::vector<std::int64_t> lost, std::vector<std::int64_t> joining,
                        std::string shrink) {

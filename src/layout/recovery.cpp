@@ -179,6 +179,24 @@ RecoveryRequest recovery_request_from_alive(std::int64_t world_size, std::span<c
   return request;
 }
 
+Resize resized(const Layout& layout, std::int64_t world, std::string_view shrink) {
+  if (world < 1) throw ConfigError(fmt::format("world size {} is invalid: a resized job has at least one rank", world));
+  std::string shrink_name;
+  const std::size_t index = shrink_index(layout, shrink, shrink_name);
+  const std::int64_t replica_size = layout.world_size() / layout.mesh().dims()[index].size;
+  const std::int64_t replicas = world / replica_size;
+  if (replicas == 0) {
+    throw ConfigError(fmt::format(
+        "a world of {} ranks holds no whole replica of {}: one replica (every dimension but {}) has {} ranks", world,
+        shrink_name, shrink_name, replica_size));
+  }
+  ParallelConfig config = resized_config(layout, shrink_name, replicas, replica_size);
+  // A fresh world starts on whole nodes again when it fills them.
+  const std::optional<std::int64_t> per_node = layout.config().gpus_per_node;
+  if (per_node && (replicas * replica_size) % *per_node == 0) config.gpus_per_node = per_node;
+  return Resize{Layout(config), shrink_name, replica_size, replicas, world - replicas * replica_size};
+}
+
 Recovery::Parts Recovery::compute_parts(const Layout& layout, RecoveryRequest request) {
   Parts parts;
   parts.shrink = shrink_index(layout, request.shrink, parts.shrink_name);

@@ -92,6 +92,48 @@ nlohmann::json recovery_json(const Recovery& recovery, const BillOptions& bill) 
       {"recovery_bill", recovery_bill_json(recovery, bill)}};
 }
 
+namespace {
+
+std::int64_t shrink_size(const Layout& layout, const std::string& dim) {
+  for (const MeshDim& d : layout.mesh().dims()) {
+    if (d.name == dim) return d.size;
+  }
+  return 1;
+}
+
+}  // namespace
+
+std::string resize_text(const Layout& old_layout, const Resize& resize, std::int64_t world) {
+  const std::int64_t used = resize.layout.world_size();
+  std::string text =
+      fmt::format("resize of world size {} to {} ranks: {} {} -> {} (a replica is {} rank{}); ",
+                  old_layout.world_size(), world, resize.shrink_dim, shrink_size(old_layout, resize.shrink_dim),
+                  resize.replicas, resize.replica_size, resize.replica_size == 1 ? "" : "s");
+  if (resize.spares == 0) {
+    text += fmt::format("all {} ranks run the layout\n", used);
+  } else {
+    text +=
+        fmt::format("ranks 0-{} run the layout, spares: {} ({})\n", used - 1, resize.spares,
+                    resize.spares == 1 ? fmt::format("rank {}", used) : fmt::format("ranks {}-{}", used, world - 1));
+  }
+  text += fmt::format(
+      "data: each replica of {} keeps its batch, so the global batch is {} replicas' (scale the per-replica batch "
+      "by {} / {} to keep the old global batch)\n",
+      resize.shrink_dim, resize.replicas, shrink_size(old_layout, resize.shrink_dim), resize.replicas);
+  return text;
+}
+
+nlohmann::json resize_json(const Layout& old_layout, const Resize& resize, std::int64_t world) {
+  return {{"resize",
+           {{"world", world},
+            {"dim", resize.shrink_dim},
+            {"old_size", shrink_size(old_layout, resize.shrink_dim)},
+            {"new_size", resize.replicas},
+            {"replica_size", resize.replica_size},
+            {"spares", resize.spares},
+            {"first_spare", resize.layout.world_size()}}}};
+}
+
 std::string recovery_text(const Recovery& recovery, const BillOptions& bill) {
   const std::string& dim = recovery.shrink_dim();
   const std::int64_t r = recovery.replica_size();

@@ -124,6 +124,27 @@ TEST(RecoveryCommand, ShrinkNamesAnotherDimension) {
   EXPECT_EQ(after.at("rank_map"), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
 }
 
+TEST(RecoveryCommand, ResizeToGivesTheLayoutOfTheSameShapeForAnotherWorld) {
+  const nlohmann::json fewer = plan_json("--mesh tp=2,dp=4,pp=2 --resize-to 13");
+  EXPECT_EQ(fewer.at("config").at("mesh").at("sizes").at("dp"), 3);
+  EXPECT_EQ(fewer.at("resize").at("spares"), 1);
+  EXPECT_EQ(fewer.at("resize").at("first_spare"), 12);
+  EXPECT_EQ(plan_json("--mesh tp=2,dp=4,pp=2 --resize-to 24").at("config").at("mesh").at("sizes").at("dp"), 6);
+  EXPECT_EQ(plan_json("--mesh tp=2,dp=4,pp=2 --resize-to 12 --shrink pp").at("resize").at("spares"), 4);
+  const auto text = run_command(fmt::format("{} plan --mesh tp=2,dp=4,pp=2 --resize-to 13", PGROUPS_CLI));
+  EXPECT_NE(text.out.find("resize of world size 16 to 13 ranks: dp 4 -> 3 (a replica is 4 ranks); ranks 0-11 run "
+                          "the layout, spares: 1 (rank 12)"),
+            std::string::npos)
+      << text.out;
+  const auto small = run_command(fmt::format("{} plan --mesh tp=2,dp=4,pp=2 --resize-to 3", PGROUPS_CLI));
+  EXPECT_EQ(small.status, 3);
+  EXPECT_NE(small.err.find("a world of 3 ranks holds no whole replica of dp: one replica (every dimension but dp) "
+                           "has 4 ranks"),
+            std::string::npos)
+      << small.err;
+  EXPECT_NE(run_command(fmt::format("{} plan --mesh tp=2,dp=4 --resize-to 8 --lost 1", PGROUPS_CLI)).status, 0);
+}
+
 TEST(RecoveryCommand, ExplainTellsAnOldRanksFate) {
   auto result = run_command(fmt::format("{} explain -w 16 -p 2 -t 2 --lost 5 -r 9", PGROUPS_CLI));
   ASSERT_EQ(result.status, 0) << result.err;

@@ -146,6 +146,28 @@ class Recovery {
   Layout new_;
 };
 
+/// A layout fitted to another world after an elastic restart (torchrun's --nnodes MIN:MAX
+/// restarting with more or fewer ranks, which it numbers itself): the same shape, with
+/// the shrinking dimension given as many whole replicas as the new world holds.
+struct Resize {
+  Layout layout;                  ///< world size = replicas x replica_size
+  std::string shrink_dim;         ///< the shrinking dimension's name in the mesh
+  std::int64_t replica_size = 1;  ///< ranks of one replica: the product of the other dimensions
+  std::int64_t replicas = 1;      ///< the shrinking dimension's new size, more or fewer than before
+  std::int64_t spares = 0;        ///< ranks [layout's world size, world): the highest, running nothing
+};
+
+/// `layout` resized to a world of `world` ranks: the shrinking dimension (a mesh's `dp`
+/// unless `shrink` names another; a preset's `data`) gets world / replica_size replicas,
+/// the highest world % replica_size ranks are spares. An old rank map does not carry over
+/// (the restarted world is numbered by its launcher), nor does gpus_per_node when the
+/// world is not a whole number of its nodes. The data rule a user needs: with the global
+/// batch kept per replica, the global batch scales with `replicas`; to keep it, scale the
+/// per-replica batch by old replicas / new (docs/using/recovery.md). ConfigError naming
+/// both sizes when `world` holds no whole replica, naming the value for a world below 1,
+/// and Recovery's for a shrinking dimension the layout lacks. O(dimensions).
+[[nodiscard]] Resize resized(const Layout& layout, std::int64_t world, std::string_view shrink = {});
+
 /// The most nodes what_if_node_loss answers for (each in O(dimensions) without a rank map).
 inline constexpr std::int64_t kMaxWhatIfNodes = std::int64_t{1} << 22;
 

@@ -1,9 +1,9 @@
 #pragma once
 /// \file
 /// How a recovery (pgroups/layout/recovery.hpp) is shown by `pgroups plan --lost` /
-/// `explain --lost` and by Python's Plan.after_loss: what was lost, dropped, kept and
-/// renumbered, the spares, the rank map, and the bill (communicators destroyed and created
-/// per surviving rank), in bounded time at any world size for text.
+/// `explain --lost` and by Python's Plan.after_loss, and a resize by `plan --resize-to`: what was lost, dropped, kept
+/// and renumbered, the spares, the rank map, and the bill (communicators destroyed and created per surviving rank), in
+/// bounded time at any world size for text.
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +32,13 @@ namespace pgroups::report {
 /// the dropped replicas with their lost ranks, the spares, what moved (the renumbered
 /// replicas, as ranges), the joiners' replicas, the rank map (elided) and the bill.
 [[nodiscard]] std::string recovery_text(const Recovery& recovery, const BillOptions& bill);
+
+/// A resize (pgroups/layout/recovery.hpp, resized) from `old_layout` to a world of `world`
+/// ranks, before the new plan: "resize of world size 16 to 13 ranks: dp 4 -> 3 (a replica
+/// is 4 ranks); 12 ranks run the layout, spares: 1 (ranks 12-12)", and the data rule.
+[[nodiscard]] std::string resize_text(const Layout& old_layout, const Resize& resize, std::int64_t world);
+/// {"resize": {"world", "dim", "old_size", "new_size", "replica_size", "spares", "first_spare"}}.
+[[nodiscard]] nlohmann::json resize_json(const Layout& old_layout, const Resize& resize, std::int64_t world);
 
 /// One old rank after the recovery: "old rank R runs new rank N" (then the caller shows
 /// N in the new layout), "old rank R is a spare: ..." or "old rank R is lost".

@@ -114,3 +114,14 @@ def test_what_if_node_is_the_clis_and_each_class_is_the_recovery_of_its_first_no
     assert first.plan.world_size == 8 and first.spares == [8, 9, 10, 11]
     with pytest.raises(pgroups.ConfigError, match="gpus_per_node"):
         Plan(mesh={"tp": 2, "dp": 4}).what_if("node")
+
+
+def test_resized_gives_whole_replicas_of_the_new_world_and_the_rest_are_spares():
+    plan = pgroups.Plan(mesh=pgroups.Mesh({"tp": 2, "dp": 4, "pp": 2}))
+    fewer = plan.resized(13)
+    assert fewer.world_size == 12  # ranks 12.. are spares
+    assert fewer.mesh.dims["dp"] == 3
+    assert plan.resized(24).mesh.dims["dp"] == 6
+    assert plan.resized(12, shrink="pp").world_size == 8
+    with pytest.raises(pgroups.ConfigError, match="a world of 3 ranks holds no whole replica of dp"):
+        plan.resized(3)
