@@ -68,7 +68,7 @@ double measure(const GlooEntry& entry, Bootstrap& bootstrap, const ParallelConfi
   std::set<const ::gloo::Context*> carried;
   for (const KindHandle& kind : context.kinds()) {
     if (!context.is_member(kind)) continue;
-    const std::shared_ptr<::gloo::Context>& group = context.get_group(kind).gloo();
+    const std::shared_ptr<::gloo::Context> group = context.get_group(kind).gloo();
     if (carried.insert(group.get()).second) (void)gloo::all_gather(group, context.global_rank());
   }
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();

@@ -16,6 +16,7 @@
 #include <array>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -41,7 +42,7 @@ using Clock = std::chrono::steady_clock;
 
 Observation observe(const ParallelContext& context, const KindHandle& handle) {
   if (!context.is_member(handle)) return Observation{.rank = -1, .size = 0, .members = {}, .ok = true};
-  const auto& group = context.get_cpu_group(handle).gloo();
+  const std::shared_ptr<::gloo::Context> group = context.get_cpu_group(handle).gloo();
   const std::vector<std::int64_t> members = gloo::all_gather(group, context.global_rank());
   Observation seen{.rank = gloo::rank_in(*group),
                    .size = gloo::size_of(*group),

@@ -43,7 +43,7 @@ int run(pgroups::Bootstrap& bootstrap) {
   options.timeout = 30s;
   const pgroups::ParallelContext context(config, bootstrap, options);
 
-  const std::shared_ptr<::gloo::Context>& data = context.get_group("dp").gloo();
+  const std::shared_ptr<::gloo::Context> data = context.get_group("dp").gloo();
   std::int64_t sum = context.global_rank();
   ::gloo::AllreduceOptions reduce(data);
   reduce.setOutput(&sum, 1);

@@ -122,7 +122,7 @@ double time_gloo_groups(const ParallelConfig& config, double timeout_seconds) {
   std::set<const ::gloo::Context*> carried;
   for (const KindHandle& kind : context.kinds()) {
     if (!context.is_member(kind)) continue;
-    const std::shared_ptr<::gloo::Context>& group = context.get_group(kind).gloo();
+    const std::shared_ptr<::gloo::Context> group = context.get_group(kind).gloo();
     if (carried.insert(group.get()).second) (void)gloo::all_gather(group, context.global_rank());
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -48,7 +48,7 @@ ncclComm_t GroupHandle::nccl() const {
   throw_wrong_kind(group_, backend(), Backend::nccl);
 }
 
-const std::shared_ptr<::gloo::Context>& GroupHandle::gloo() const {
+std::shared_ptr<::gloo::Context> GroupHandle::gloo() const {
   if (const GlooContext* context = std::get_if<GlooContext>(&comm_)) return *context;
   throw_wrong_kind(group_, backend(), Backend::gloo);
 }

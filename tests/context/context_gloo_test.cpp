@@ -51,7 +51,7 @@ TEST_F(ParallelContextGloo, EveryKindIsAGlooContextWhoseMembersAreTheLayouts) {
   for (const KindHandle& kind : context.kinds()) {
     const GroupHandle group = context.get_group(kind);
     ASSERT_EQ(group.backend(), Backend::gloo) << kind.name();
-    const std::shared_ptr<::gloo::Context>& gloo_context = group.gloo();
+    const std::shared_ptr<::gloo::Context> gloo_context = group.gloo();
     EXPECT_EQ(context.get_cpu_group(kind), group);
     EXPECT_EQ(gloo::all_gather(gloo_context, context.global_rank()), context.ranks_in_group(kind)) << kind.name();
   }

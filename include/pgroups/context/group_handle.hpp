@@ -50,11 +50,11 @@ class GroupHandle {
   /// naming the group and the backend the handle has, when backend() is not
   /// Backend::nccl.
   [[nodiscard]] ncclComm_t nccl() const;
-  /// The gloo context, for gloo's collectives (::gloo::AllgatherOptions takes it), with the
-  /// same lifetime: valid until the context that handed it out is destroyed. Throws
-  /// StateError, naming the group and the backend the handle has, when backend() is not
-  /// Backend::gloo.
-  [[nodiscard]] const std::shared_ptr<::gloo::Context>& gloo() const;
+  /// The gloo context, for gloo's collectives (::gloo::AllgatherOptions takes it): a copy
+  /// of the shared pointer, so that it outlives the handle (get_group(kind).gloo() is a
+  /// temporary's); use it while the context that handed it out lives. Throws StateError,
+  /// naming the group and the backend the handle has, when backend() is not Backend::gloo.
+  [[nodiscard]] std::shared_ptr<::gloo::Context> gloo() const;
 
   friend bool operator==(const GroupHandle&, const GroupHandle&) = default;
 
