@@ -6,12 +6,9 @@ pgroups.torch.recover on the layout Plan.after_loss gives them.
 
 The parent holds the TCPStore (torchrun's agent would end every worker when one fails; an
 in-process-restart launcher keeps the store and the survivors, as this parent does) and
-starts the workers. Each worker trains a two-layer MLP whose layers are split over tp by
-hand (the first by output rows, the second by input columns, its partial outputs summed
-over tp), wrapped in DDP over its dp group. The data rule: the global batch of step k is
-samples [k*G, (k+1)*G) of one fixed data set, and replica d of D takes the d-th of D equal
-contiguous slices, so that DDP's mean of the replicas' gradients is the gradient of the
-whole global batch whatever D is (G must divide by every D the job runs). After the loss
+starts the workers. Each worker trains toy_mlp's MLP, split over tp by hand, wrapped in
+DDP over its dp group, on toy_mlp's data rule (any number of replicas gives the same
+losses). After the loss
 the survivors resume from the last step they all completed, with their own weights of that
 step; their per-step losses are compared with one process training the unsplit model on
 the same global batches. Each survivor prints its losses and `rank N: ok` (N its old rank)
@@ -29,51 +26,6 @@ import subprocess
 import sys
 import time
 
-GLOBAL_BATCH = 24
-IN, HIDDEN = 8, 16
-LR = 0.05
-
-
-def make_data(steps: int):
-    import torch
-
-    g = torch.Generator().manual_seed(1234)
-    x = torch.randn(steps * GLOBAL_BATCH, IN, generator=g, dtype=torch.float64)
-    w = torch.randn(IN, 1, generator=g, dtype=torch.float64)
-    y = torch.tanh(x @ w) + 0.1 * torch.randn(steps * GLOBAL_BATCH, 1, generator=g, dtype=torch.float64)
-    return x, y
-
-
-def make_weights():
-    import torch
-
-    g = torch.Generator().manual_seed(99)
-    w1 = torch.randn(HIDDEN, IN, generator=g, dtype=torch.float64) * 0.3
-    b1 = torch.zeros(HIDDEN, dtype=torch.float64)
-    w2 = torch.randn(1, HIDDEN, generator=g, dtype=torch.float64) * 0.3
-    return w1, b1, w2
-
-
-def reference_losses(steps: int):
-    """One process, the unsplit model, the whole global batch each step."""
-    import torch
-
-    x, y = make_data(steps)
-    w1, b1, w2 = (t.clone().requires_grad_(True) for t in make_weights())
-    losses = []
-    for k in range(steps):
-        xb, yb = x[k * GLOBAL_BATCH:(k + 1) * GLOBAL_BATCH], y[k * GLOBAL_BATCH:(k + 1) * GLOBAL_BATCH]
-        loss = ((torch.relu(xb @ w1.T + b1) @ w2.T - yb) ** 2).mean()
-        for p in (w1, b1, w2):
-            p.grad = None
-        loss.backward()
-        with torch.no_grad():
-            for p in (w1, b1, w2):
-                p -= LR * p.grad
-        losses.append(loss.item())
-    return losses
-
-
 def placed_rank_map(nproc: int):
     """A placement of the tp x dp mesh (as `pgroups place` writes one): mesh rank tp + 2 dp
     runs on launcher rank dp + D tp, so every tp pair spans the job's two halves. A lost
@@ -89,8 +41,8 @@ def worker(args) -> int:
     from torch.distributed import PrefixStore, TCPStore
     from torch.nn.parallel import DistributedDataParallel as DDP
 
-    import pgroups
     import pgroups.torch
+    import toy_mlp as toy
 
     identity = args.worker
     store = TCPStore("127.0.0.1", args.port, is_master=False, timeout=datetime.timedelta(seconds=args.timeout * 3))
@@ -104,45 +56,19 @@ def worker(args) -> int:
     # fails and joins the survivors' agreement in time.
     groups = pgroups.torch.create_groups(plan, timeout=args.timeout / 2)
 
-    class SumOverTp(torch.autograd.Function):
-        # Forward: the row-parallel layer's partial outputs summed over tp; backward: every
-        # tp rank's partial output gets the whole output's gradient.
-        @staticmethod
-        def forward(ctx, partial, group):
-            out = partial.clone()
-            dist.all_reduce(out, group=group)
-            return out
-
-        @staticmethod
-        def backward(ctx, grad):
-            return grad, None
-
-    class ShardedMlp(torch.nn.Module):
-        def __init__(self, tp_rank: int, tp_size: int, tp_group):
-            super().__init__()
-            w1, b1, w2 = make_weights()
-            rows = slice(tp_rank * HIDDEN // tp_size, (tp_rank + 1) * HIDDEN // tp_size)
-            self.w1 = torch.nn.Parameter(w1[rows].clone())
-            self.b1 = torch.nn.Parameter(b1[rows].clone())
-            self.w2 = torch.nn.Parameter(w2[:, rows].clone())
-            self.tp_group = tp_group
-
-        def forward(self, x):
-            return SumOverTp.apply(torch.relu(x @ self.w1.T + self.b1) @ self.w2.T, self.tp_group)
-
-    x, y = make_data(args.steps)
+    x, y = toy.make_data(args.steps)
     losses = {}
     snapshots = {}
 
     def build(groups):
-        model = ShardedMlp(groups.get_local_rank("tp"), groups.get_world_size("tp"), groups.get_group("tp"))
+        model = toy.ShardedMlp(groups.get_local_rank("tp"), groups.get_world_size("tp"), groups.get_group("tp"))
         ddp = DDP(model, process_group=groups.get_group("dp"))
         return model, ddp
 
     model, ddp = build(groups)
     snapshots[0] = [p.detach().clone() for p in model.parameters()]
     step = 0
-    recovered = False
+    recovered = stepped_after = False
     since_loss = 0.0
     while step < args.steps:
         if identity == args.kill_rank and step == args.kill_step and not recovered:
@@ -151,21 +77,13 @@ def worker(args) -> int:
             os.kill(os.getpid(), signal.SIGKILL)
         try:
             dp, dp_rank = groups.get_world_size("dp"), groups.get_local_rank("dp")
-            if GLOBAL_BATCH % dp:
-                raise pgroups.ConfigError(f"global batch {GLOBAL_BATCH} does not divide by dp {dp}")
-            share = GLOBAL_BATCH // dp
-            first = step * GLOBAL_BATCH + dp_rank * share
-            xb, yb = x[first:first + share], y[first:first + share]
-            loss = ((ddp(xb) - yb) ** 2).mean()
-            ddp.zero_grad()
-            loss.backward()
-            with torch.no_grad():
-                for p in model.parameters():
-                    p -= LR * p.grad
-                total = loss.detach().clone()
-                dist.all_reduce(total, group=groups.get_group("dp"))
-            losses[step] = total.item() / dp
+            xb, yb = toy.batch_of(x, y, step, dp_rank, dp)
+            losses[step] = toy.sgd_step(model, ddp, xb, yb, groups.get_group("dp"))
             step += 1
+            if recovered and not stepped_after:
+                stepped_after = True
+                print(f"rank {identity}: first step after the loss done "
+                      f"{time.time() - float(store.get('example/killed_at').decode()):.2f} s after the kill", flush=True)
             snapshots[step] = [p.detach().clone() for p in model.parameters()]
             print(f"rank {identity}: step {step - 1} loss {losses[step - 1]:.12f} (dp {dp})", flush=True)
         except RuntimeError as failure:
@@ -194,8 +112,8 @@ def worker(args) -> int:
                     p.copy_(saved)
             for later in [k for k in losses if k >= step]:
                 del losses[later]
-    expected = reference_losses(args.steps)
-    bad = [k for k in range(args.steps) if abs(losses[k] - expected[k]) > 1e-5 * abs(expected[k])]
+    expected = toy.reference_losses(args.steps)
+    bad = toy.matches([losses[k] for k in range(args.steps)], expected)
     if recovered and since_loss > args.timeout + 5:
         print(f"rank {identity}: recovered {since_loss:.2f} s after the loss, past the timeout {args.timeout} s + 5 s",
               flush=True)

@@ -15,15 +15,15 @@ from . import _torch_create as creation
 from ._checks import check_int, check_token, timeout_seconds
 from ._plan import Mesh, Plan
 from ._torch_groups import TorchGroups, mesh_made, remember_mesh
+from ._torch_start import ENV_VARIABLES, init_process_group
 
 # The TorchGroups behind each mesh, by a key the mesh carries as an attribute: a copy
 # (deepcopy, pickle) keeps the key, so it finds the same groups.
 _BACKING: Dict[str, Any] = {}
 _KEY = "_pgroups_key"
 
-# torchrun's env:// variables, and the backend a device type's default group takes when
-# device_mesh initialises it (as init_device_mesh does).
-_ENV = ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE")
+# The backend a device type's default group takes when device_mesh initialises it (as
+# init_device_mesh does).
 _BACKENDS = {"cpu": "gloo", "cuda": "nccl"}
 
 
@@ -204,12 +204,12 @@ def init_default_group(device_type: Any) -> None:
     on every rank at once, instead of here on this rank alone while the others wait for it
     at the rendezvous (and no backend the torch lacks is asked for)."""
     _require_device_mesh()  # torch 1.x: that error, without a default group made for nothing
-    missing = [name for name in _ENV if name not in os.environ]
+    missing = [name for name in ENV_VARIABLES if name not in os.environ]
     if missing:
         raise _pgroups.StateError(
             f"pgroups.torch.device_mesh needs torch.distributed's default group: call "
-            f"torch.distributed.init_process_group first, or run under torchrun (env:// needs {', '.join(_ENV)}; "
-            f"{', '.join(missing)} not set)")
+            f"torch.distributed.init_process_group first, or run under torchrun (env:// needs "
+            f"{', '.join(ENV_VARIABLES)}; {', '.join(missing)} not set)")
     backend = None
     if isinstance(device_type, str) and device_type in _BACKENDS:
         try:
@@ -221,7 +221,8 @@ def init_default_group(device_type: Any) -> None:
         local_rank = _pgroups.environment_count("LOCAL_RANK")  # malformed: ConfigError, as nccl::choose_device
         if local_rank is not None:
             torch.cuda.set_device(local_rank)
-    dist.init_process_group(backend=backend)
+    # Under the attempt's prefix: a restarted attempt must not meet the dead one's keys.
+    init_process_group(backend)
 
 
 def _check_dims_alive(groups: TorchGroups, dims: List[Tuple[str, int]]) -> None:

@@ -1,6 +1,8 @@
 """torch.distributed process groups of a pgroups plan, and a DeviceMesh over them.
 
-After ``torch.distributed.init_process_group`` (``env://`` under torchrun),
+After ``torch.distributed.init_process_group`` (``env://`` under torchrun; under a
+launcher that restarts the job, :func:`init_process_group`, whose keys each attempt keeps
+apart),
 :func:`create_groups` creates the groups of a plan (all its kinds, or the ones asked
 for) and :func:`device_mesh` hands them to torch as a ``DeviceMesh``. Before the first
 group, every rank validates its arguments and the plan, and the ranks agree through
@@ -77,10 +79,13 @@ from ._torch_mesh import make_device_mesh, make_init_device_mesh, mesh_groups
 # Rebuilding after a lost rank (docs/using/recovery.md): a module of its own.
 from ._torch_recovery import Heartbeat, Recovered, default_group_prefix, recover, start_heartbeat
 
-__all__ = ["DEFAULT_TIMEOUT_SECONDS", "METHODS", "Heartbeat", "Recovered", "TorchGroups", "available_method",
-           "create_groups", "default_backend", "default_group_prefix", "device_mesh", "gloo_direct_available",
-           "init_device_mesh", "methods_available", "mesh_groups", "recover", "start_heartbeat",
-           "world_is_default_group"]
+# The default group of a job a launcher may restart: each attempt's keys apart.
+from ._torch_start import attempt_prefix, init_process_group
+
+__all__ = ["DEFAULT_TIMEOUT_SECONDS", "METHODS", "Heartbeat", "Recovered", "TorchGroups", "attempt_prefix",
+           "available_method", "create_groups", "default_backend", "default_group_prefix", "device_mesh",
+           "gloo_direct_available", "init_device_mesh", "init_process_group", "methods_available", "mesh_groups",
+           "recover", "start_heartbeat", "world_is_default_group"]
 
 
 @renamed_keywords(modes="kinds")

@@ -125,7 +125,7 @@ def test_device_mesh_without_a_default_group_outside_torchrun_says_what_is_missi
     import pgroups.torch as pgt
     from pgroups import _torch_mesh
 
-    for name in _torch_mesh._ENV:
+    for name in _torch_mesh.ENV_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp", tp=2, dp=2), groups=["tp", "dp"])
     try:

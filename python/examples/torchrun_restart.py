@@ -1,0 +1,139 @@
+"""A training loop that torchrun restarts after a SIGKILL and that resumes from its
+checkpoint with the reference losses: tp=2 x dp of pgroups groups on torch gloo, the
+default group started by pgroups.torch.init_process_group, whose keys each attempt keeps
+apart (torch's own default group and init_device_mesh fail the restarted attempt with
+"Gloo connectFullMesh failed ... Connection refused" on torch 2.13: the agent's store still
+holds the dead attempt's keys).
+
+    PYTHONPATH=build/python GLOO_SOCKET_IFNAME=lo OMP_NUM_THREADS=1 \\
+        .venv/bin/torchrun --standalone --nproc-per-node 4 --max-restarts 1 \\
+        python/examples/torchrun_restart.py --checkpoint DIR --kill-rank 1 --kill-step 3
+
+Attempt 0's rank ``--kill-rank`` SIGKILLs itself at the start of step ``--kill-step``
+(``--kill-node`` kills its torchrun agent's whole process group: a node lost, for an
+elastic ``--nnodes MIN:MAX`` job). The next attempt makes the job's layout for the world it
+got, ``Plan.resized(world)`` (whole replicas of dp; the ranks past it wait as spares),
+agrees on the last step every tp shard saved, loads the unsplit model from the shards and
+trains on. The model, data and reference are toy_mlp's: the losses of any number of
+replicas are those of one process. Rank 0 prints "losses match the reference" and every
+rank exits 0 only when every step's loss, before and after the restart, matched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import signal
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+import pgroups
+import pgroups.torch as pgt
+import toy_mlp as toy
+
+TP = 2
+
+
+def saved_steps(root: pathlib.Path, tp: int):
+    """The steps whose every tp shard is on disk (a shard is written whole, then renamed)."""
+    steps = []
+    for folder in root.glob("step*"):
+        if all((folder / f"tp{t}of{tp}.pt").exists() for t in range(tp)):
+            steps.append(int(folder.name[4:]))
+    return steps
+
+
+def save(root: pathlib.Path, step: int, tp_rank: int, tp: int, model: torch.nn.Module, losses) -> None:
+    folder = root / f"step{step}"
+    folder.mkdir(parents=True, exist_ok=True)
+    scratch = folder / f".tp{tp_rank}of{tp}.pt"
+    torch.save({"weights": [p.detach().clone() for p in model.parameters()], "losses": losses}, scratch)
+    os.replace(scratch, folder / f"tp{tp_rank}of{tp}.pt")
+
+
+def load(root: pathlib.Path, step: int, tp: int):
+    """The unsplit weights (w1, b1, w2) of ``step`` and the losses up to it."""
+    shards = [torch.load(root / f"step{step}" / f"tp{t}of{tp}.pt") for t in range(tp)]
+    w1, b1, w2 = (torch.cat([s["weights"][i] for s in shards], dim=1 if i == 2 else 0) for i in range(3))
+    return (w1, b1, w2), shards[0]["losses"]
+
+
+def resume_step(root: pathlib.Path) -> int:
+    """The last step every rank sees saved in full (0: none), agreed over the default group."""
+    latest = torch.tensor([max(saved_steps(root, TP), default=0)])
+    dist.all_reduce(latest, op=dist.ReduceOp.MIN)
+    return int(latest)
+
+
+def train(args, attempt: int, rank: int, groups) -> list:
+    root = pathlib.Path(args.checkpoint)
+    step = resumed = resume_step(root)
+    weights, losses = load(root, step, TP) if step else (None, [])
+    tp_rank, dp, dp_rank = groups.get_local_rank("tp"), groups.get_world_size("dp"), groups.get_local_rank("dp")
+    model = toy.ShardedMlp(tp_rank, TP, groups.get_group("tp"), weights)
+    ddp = DDP(model, process_group=groups.get_group("dp"))
+    print(f"rank {rank}: attempt {attempt} starts at step {step} (tp {TP} x dp {dp})", flush=True)
+    x, y = toy.make_data(args.steps)
+    while step < args.steps:
+        if attempt == 0 and rank == args.kill_rank and step == args.kill_step:
+            print(f"rank {rank}: killed at the start of step {step} at {time.time():.3f}", flush=True)
+            (root / "killed_at").write_text(repr(time.time()))
+            if args.kill_node:
+                os.killpg(os.getpgid(os.getppid()), signal.SIGKILL)
+            os.kill(os.getpid(), signal.SIGKILL)
+        xb, yb = toy.batch_of(x, y, step, dp_rank, dp)
+        losses = losses + [toy.sgd_step(model, ddp, xb, yb, groups.get_group("dp"))]
+        step += 1
+        if dp_rank == 0:
+            save(root, step, tp_rank, TP, model, losses)
+        if attempt > 0 and step == resumed + 1:
+            since = time.time() - float((root / "killed_at").read_text())
+            print(f"rank {rank}: first step after the restart done {since:.2f} s after the kill", flush=True)
+    return losses
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkpoint", required=True, help="a folder every rank reads and writes (empty at first)")
+    parser.add_argument("--dp", type=int, default=2, help="the job's replicas when every rank is there")
+    parser.add_argument("--steps", type=int, default=6)
+    parser.add_argument("--kill-rank", type=int, default=1)
+    parser.add_argument("--kill-step", type=int, default=3)
+    parser.add_argument("--kill-node", action="store_true", help="kill the rank's torchrun agent and its workers")
+    parser.add_argument("--timeout", type=float, default=20.0, help="the groups' timeout in seconds")
+    args = parser.parse_args()
+    attempt = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
+    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp", tp=TP, dp=args.dp), groups=["tp", "dp"])
+    if world != plan.world_size:
+        plan = plan.resized(world)  # another number of ranks after an elastic restart
+    if rank >= plan.world_size:
+        print(f"rank {rank}: spare in attempt {attempt} ({plan.describe()} on {world} ranks)", flush=True)
+        return 0
+    store, _, _ = next(dist.rendezvous("env://", timeout=datetime.timedelta(seconds=args.timeout)))
+    pgt.init_process_group("gloo", store=store, rank=rank, world_size=plan.world_size, timeout=args.timeout)
+    groups = pgt.create_groups(plan, timeout=args.timeout)
+    losses = train(args, attempt, rank, groups)
+    bad = toy.matches(losses, toy.reference_losses(args.steps))
+    for k in bad:
+        print(f"rank {rank}: step {k} loss {losses[k]!r} differs from the reference", flush=True)
+    flags = torch.tensor([len(bad)])
+    dist.all_reduce(flags)
+    if rank == 0:
+        print(json.dumps({"attempt": attempt, "world": world, "losses": losses}), flush=True)
+        print("losses match the reference after the restart" if int(flags) == 0 and attempt > 0 else
+              f"losses differ on {int(flags)} steps" if int(flags) else "no restart happened", flush=True)
+    groups.destroy()
+    dist.destroy_process_group()
+    return 0 if int(flags) == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

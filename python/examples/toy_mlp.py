@@ -1,0 +1,120 @@
+"""The model, data and reference losses the recovery examples share (elastic_training.py,
+torchrun_restart.py): a two-layer MLP whose layers are split over tp by hand (the first by
+output rows, the second by input columns, its partial outputs summed over tp).
+
+The data rule: the global batch of step k is samples [k*G, (k+1)*G) of one fixed data set,
+and replica d of D takes the d-th of D equal contiguous slices, so that the mean of the
+replicas' gradients is the gradient of the whole global batch whatever D is (G must divide
+by every D a job runs): the per-step losses of any layout, before and after a loss, are
+those of one process training the unsplit model (reference_losses).
+"""
+
+from __future__ import annotations
+
+from typing import List, Tuple
+
+import torch
+import torch.distributed as dist
+
+GLOBAL_BATCH = 24
+IN, HIDDEN = 8, 16
+LR = 0.05
+
+
+def make_data(steps: int) -> Tuple[torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(1234)
+    x = torch.randn(steps * GLOBAL_BATCH, IN, generator=g, dtype=torch.float64)
+    w = torch.randn(IN, 1, generator=g, dtype=torch.float64)
+    y = torch.tanh(x @ w) + 0.1 * torch.randn(steps * GLOBAL_BATCH, 1, generator=g, dtype=torch.float64)
+    return x, y
+
+
+def make_weights() -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The unsplit model's first weights: w1 (HIDDEN x IN), b1 (HIDDEN), w2 (1 x HIDDEN)."""
+    g = torch.Generator().manual_seed(99)
+    w1 = torch.randn(HIDDEN, IN, generator=g, dtype=torch.float64) * 0.3
+    b1 = torch.zeros(HIDDEN, dtype=torch.float64)
+    w2 = torch.randn(1, HIDDEN, generator=g, dtype=torch.float64) * 0.3
+    return w1, b1, w2
+
+
+def batch_of(x: torch.Tensor, y: torch.Tensor, step: int, replica: int, replicas: int):
+    """Replica ``replica``'s slice of step ``step``'s global batch."""
+    if GLOBAL_BATCH % replicas:
+        raise ValueError(f"global batch {GLOBAL_BATCH} does not divide by dp {replicas}")
+    share = GLOBAL_BATCH // replicas
+    first = step * GLOBAL_BATCH + replica * share
+    return x[first:first + share], y[first:first + share]
+
+
+def reference_losses(steps: int) -> List[float]:
+    """One process, the unsplit model, the whole global batch each step."""
+    x, y = make_data(steps)
+    w1, b1, w2 = (t.clone().requires_grad_(True) for t in make_weights())
+    losses = []
+    for k in range(steps):
+        xb, yb = batch_of(x, y, k, 0, 1)
+        loss = ((torch.relu(xb @ w1.T + b1) @ w2.T - yb) ** 2).mean()
+        for p in (w1, b1, w2):
+            p.grad = None
+        loss.backward()
+        with torch.no_grad():
+            for p in (w1, b1, w2):
+                p -= LR * p.grad
+        losses.append(loss.item())
+    return losses
+
+
+def matches(losses: List[float], expected: List[float]) -> List[int]:
+    """The steps whose loss differs from the reference by more than 1e-5 relative."""
+    return [k for k, (a, b) in enumerate(zip(losses, expected)) if abs(a - b) > 1e-5 * abs(b)]
+
+
+class SumOverTp(torch.autograd.Function):
+    """Forward: the row-parallel layer's partial outputs summed over tp; backward: every tp
+    rank's partial output gets the whole output's gradient."""
+
+    @staticmethod
+    def forward(ctx, partial, group):  # noqa: D102
+        out = partial.clone()
+        dist.all_reduce(out, group=group)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):  # noqa: D102
+        return grad, None
+
+
+def tp_rows(tp_rank: int, tp_size: int) -> slice:
+    """The hidden units tp rank ``tp_rank`` of ``tp_size`` holds."""
+    return slice(tp_rank * HIDDEN // tp_size, (tp_rank + 1) * HIDDEN // tp_size)
+
+
+class ShardedMlp(torch.nn.Module):
+    """tp rank ``tp_rank``'s shard of the MLP whose unsplit weights are ``weights`` (default:
+    make_weights())."""
+
+    def __init__(self, tp_rank: int, tp_size: int, tp_group, weights=None):
+        super().__init__()
+        w1, b1, w2 = make_weights() if weights is None else weights
+        rows = tp_rows(tp_rank, tp_size)
+        self.w1 = torch.nn.Parameter(w1[rows].clone())
+        self.b1 = torch.nn.Parameter(b1[rows].clone())
+        self.w2 = torch.nn.Parameter(w2[:, rows].clone(memory_format=torch.contiguous_format))
+        self.tp_group = tp_group
+
+    def forward(self, x):  # noqa: D102
+        return SumOverTp.apply(torch.relu(x @ self.w1.T + self.b1) @ self.w2.T, self.tp_group)
+
+
+def sgd_step(model: torch.nn.Module, ddp: torch.nn.Module, xb: torch.Tensor, yb: torch.Tensor, dp_group) -> float:
+    """One step on this replica's slice; returns the global batch's loss (the replicas' mean)."""
+    loss = ((ddp(xb) - yb) ** 2).mean()
+    ddp.zero_grad()
+    loss.backward()
+    with torch.no_grad():
+        for p in model.parameters():
+            p -= LR * p.grad
+        total = loss.detach().clone()
+        dist.all_reduce(total, group=dp_group)
+    return total.item() / dist.get_world_size(dp_group)
