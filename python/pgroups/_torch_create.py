@@ -23,6 +23,7 @@ from ._modes import KindLike, ParallelMode, mode_value
 from ._plan import Plan
 from ._torch_agree import Watchdog, agree
 from ._torch_groups import GroupHandle, TorchGroups, bind_kind
+from ._torch_rebuild import is_device_backend
 from ._torch_store import rendezvous_store
 
 METHODS = ("split_group", "new_group_local", "new_group", "gloo_direct")
@@ -88,7 +89,7 @@ def _check_method(method: str, backend: str) -> None:
     if method not in have:
         raise _pgroups.ConfigError(
             f"creation method '{method}' is not in torch {torch.__version__}: it has {', '.join(have)}")
-    if method == "split_group" and backend != "nccl":
+    if method == "split_group" and not is_device_backend(backend):
         raise _pgroups.ConfigError(f"creation method 'split_group' needs the nccl backend, not {backend} "
                                    f"(torch {torch.__version__} has {', '.join(have)})")
     if method == "gloo_direct" and backend != "gloo":

@@ -6,23 +6,24 @@ layout Plan.after_loss computes in C++ for them, and re-form the default group a
 generation g+1 under a new store prefix, their new ranks those of the recovery's rank map,
 then create every kind of the new plan. The protocol, all through the store:
 
-1. Each survivor destroys its old groups (a group over a dead rank cannot be reused, and
-   closing its connections wakes the peers still blocked in a collective with it), then
-   writes ``joined/<rank>`` with the last step it completed.
+1. Each survivor takes its old groups down (a group over a dead rank cannot be reused;
+   per backend, _torch_rebuild: on gloo closing its connections wakes the peers still
+   blocked in a collective with it; on NCCL the default group is kept for a shrink where
+   NCCL has one), writes ``shrink/<rank>`` (whether it kept it), then ``joined/<rank>``
+   with the last step it completed.
 2. A rank missing from ``joined`` is dead when its heartbeat (start_heartbeat, a thread
    with its own store client bumping ``heartbeat/<id>``) has not moved for
    ``heartbeat_window`` seconds, or, without heartbeats, when the timeout passes; a rank
    still beating is waited for until the timeout.
 3. The first survivor to see every rank joined or dead wins ``store.add(decider)`` and
    writes the decision (the alive ranks, the step to resume from: the least completed one,
-   and the C++ error when no layout remains); every survivor reads the same decision, so
-   every one ends with the same plan or raises the same error, and none waits past the
-   timeout.
+   whether every survivor can shrink, and the C++ error when no layout remains); every
+   survivor reads the same decision, so every one ends with the same plan or raises the
+   same error, and none waits past the timeout.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import json
 import threading
@@ -33,12 +34,13 @@ import torch.distributed as dist
 
 from . import _pgroups
 from . import _torch_create as creation
+from . import _torch_rebuild as rebuild
 from ._checks import check_int, check_token, timeout_seconds
 from ._defaults import HEARTBEAT_INTERVAL_SECONDS, HEARTBEAT_WINDOW_SECONDS
 from ._plan import Plan
 from ._recovery import Recovery
 from ._renamed import renamed_keywords
-from ._torch_groups import TorchGroups, owned_groups
+from ._torch_groups import TorchGroups
 
 _PREFIX = "pgroups/recovery"
 _POLL_SECONDS = 0.05
@@ -160,31 +162,12 @@ def _decide(store: Any, prefix: str, world: int, ids: List[int], deadline: float
             if beat is None or now - seen[1] < window:
                 waiting = True
         if (not waiting or now >= deadline) and int(store.add(prefix + "decider", 1)) == 1:
-            decision = {"alive": sorted(joined), "step": min(joined.values()) if joined else None}
+            # A shrink of the old world only when every survivor kept it for one.
+            shrink = bool(joined) and all(store.get(f"{prefix}shrink/{r}") == b"1" for r in joined)
+            decision = {"alive": sorted(joined), "step": min(joined.values()) if joined else None, "shrink": shrink}
             store.set(prefix + "decision", json.dumps(decision))
             return decision
         time.sleep(_POLL_SECONDS)
-
-
-def _abort_old_groups(groups: TorchGroups) -> None:
-    """Aborts, then destroys, every group of the old world. Aborting closes their
-    connections, which wakes the peers still blocked in a collective with this rank (they
-    fail at once instead of at their timeout); a caller's references (DDP holds its group)
-    would otherwise keep a destroyed group's connections open. torch without abort (1.x)
-    only destroys."""
-    handles = owned_groups(groups)
-    if dist.is_initialized():
-        handles.append(dist.group.WORLD)
-    for group in handles:
-        abort = getattr(group, "abort", None)
-        if abort is not None:
-            with contextlib.suppress(RuntimeError):
-                abort()
-    with contextlib.suppress(RuntimeError):
-        groups.destroy()
-    if dist.is_initialized():
-        with contextlib.suppress(RuntimeError):
-            dist.destroy_process_group()
 
 
 @renamed_keywords(modes="kinds")
@@ -202,7 +185,11 @@ def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, time
     within twice it (three times when the rank that won the decision died before writing
     it: the others then raise TimeoutError); the groups' collective timeout should be below it, so that a rank
     blocked on a dead peer fails and joins in time; ``shrink`` names the dimension that loses
-    replicas (Plan.after_loss). Returns a :class:`Recovered`; raises ConfigError on every
+    replicas (Plan.after_loss); ``backend`` is the new world's: ``"nccl"`` aborts the old
+    communicators together and shrinks the old world where NCCL can (2.27+), else makes a
+    new one, and splits the kinds from it (the module _torch_rebuild; NCCL's watchdog must
+    not end the process on the failed collective: ``TORCH_NCCL_ASYNC_ERROR_HANDLING=0`` or
+    ``2``). Returns a :class:`Recovered`; raises ConfigError on every
     survivor alike when no layout remains (the C++ message), TimeoutError when this rank was
     judged dead or the new groups did not form in time."""
     if not isinstance(groups, TorchGroups):
@@ -221,11 +208,16 @@ def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, time
     generation = int(_state["generation"]) + 1
     prefix = f"{_PREFIX}/{generation}/"
     names = list(groups.kinds) if kinds is None else list(kinds)
-    _abort_old_groups(groups)
+    keep_world = rebuild.is_device_backend(backend) and rebuild.can_shrink()
+    rebuild.take_down(groups, backend, keep_world)
+    store.set(f"{prefix}shrink/{rank}", "1" if keep_world else "0")
     store.set(f"{prefix}joined/{rank}", str(step_value))
     decision = _decide(store, prefix, world, ids, deadline, heartbeat_window, deadline + seconds)
     alive: List[int] = decision["alive"]
     _state["generation"] = generation
+    shrink_world = keep_world and bool(decision.get("shrink")) and rank in alive
+    if not shrink_world:
+        rebuild.abort_world()  # kept for a shrink that is not to be, or not with this rank
     if rank not in alive:
         raise _pgroups.TimeoutError(
             f"pgroups.torch.recover: rank {rank} (launcher id {ids[rank]}) joined generation {generation} after the "
@@ -238,17 +230,16 @@ def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, time
     resume = decision["step"]
     new_rank = recovery.new_rank(rank)
     if new_rank is None:
+        rebuild.abort_world()
         _state["ids"] = new_ids
         return Recovered(recovery, "spare", None, None, resume if resume is None or resume >= 0 else None, ids[rank],
                          generation, alive)
-    from torch.distributed import PrefixStore
-
     # The survivors read the decision within a poll of each other: the new world gets its
     # own timeout from here, whenever this rank's agreement began.
-    dist.init_process_group(backend, store=PrefixStore(default_group_prefix(generation), store), rank=new_rank,
-                            world_size=recovery.plan.world_size, timeout=datetime.timedelta(seconds=seconds))
+    new_store = dist.PrefixStore(default_group_prefix(generation), store)
+    rebuild.form_world(backend, new_store, new_rank, recovery.rank_map, world, shrink_world, seconds)
     _state["ids"] = new_ids
-    new_groups = creation.create_groups(recovery.plan, kinds=names, timeout=seconds, method=groups.method,
-                                        share=groups.share)
+    new_groups = creation.create_groups(recovery.plan, kinds=names, timeout=seconds,
+                                        method=rebuild.creation_method(backend, groups.method), share=groups.share)
     return Recovered(recovery, "active", new_groups, new_rank, resume if resume is None or resume >= 0 else None,
                      ids[rank], generation, alive)
