@@ -7,6 +7,8 @@
 # these requirements (a stamp of the file), so repeated runs cost nothing. The linters of
 # scripts/lint.sh (python/requirements/lint.txt) go into the same venv, with a stamp of
 # their own, so that a new pin of one of them does not reinstall torch.
+# Then .venv-resiliency (python/requirements/resiliency.txt: nvidia-resiliency-ext), which
+# reuses .venv's torch through a path file instead of installing it twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${PGROUPS_VENV:-.venv}
@@ -21,8 +23,23 @@ install_lint() {
     cp "$lint" "$lint_stamp"
   fi
 }
+install_resiliency() {
+  local resiliency=${PGROUPS_RESILIENCY_VENV:-.venv-resiliency}
+  local wanted=python/requirements/resiliency.txt
+  local site
+  site=$(cd "$venv" && pwd)/lib/python3.11/site-packages
+  if [[ -x "$resiliency/bin/python" ]] && cmp -s "$wanted" "$resiliency/.pgroups-requirements"; then
+    return
+  fi
+  echo "pgroups: making $resiliency (nvidia-resiliency-ext over $venv's torch)"
+  /usr/bin/python3 -m venv --system-site-packages "$resiliency"
+  echo "$site" > "$resiliency/lib/python3.11/site-packages/pgroups-torch2.pth"
+  "$resiliency/bin/python" -m pip install -q -r "$wanted"
+  cp "$wanted" "$resiliency/.pgroups-requirements"
+}
 if [[ -x "$venv/bin/python" ]] && cat "$requirements" "$nodeps" | cmp -s - "$stamp"; then
   install_lint
+  install_resiliency
   exit 0
 fi
 echo "pgroups: making $venv (torch 2.x) from /usr/bin/python3"
@@ -37,4 +54,5 @@ if [[ -z ${PIP_FIND_LINKS:-} && -d /opt/wheels ]]; then find_links=(--find-links
 "$venv/bin/python" -m pip install -q --no-deps --no-build-isolation -r "$nodeps"
 cat "$requirements" "$nodeps" > "$stamp"
 install_lint
+install_resiliency
 "$venv/bin/python" -c 'import torch; print("pgroups:", "'"$venv"'", "has torch", torch.__version__)'

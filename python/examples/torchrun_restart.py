@@ -28,11 +28,9 @@ import os
 import pathlib
 import signal
 import sys
-import time
 
 import torch
 import torch.distributed as dist
-from torch.nn.parallel import DistributedDataParallel as DDP
 
 import pgroups
 import pgroups.torch as pgt
@@ -41,62 +39,15 @@ import toy_mlp as toy
 TP = 2
 
 
-def saved_steps(root: pathlib.Path, tp: int):
-    """The steps whose every tp shard is on disk (a shard is written whole, then renamed)."""
-    steps = []
-    for folder in root.glob("step*"):
-        if all((folder / f"tp{t}of{tp}.pt").exists() for t in range(tp)):
-            steps.append(int(folder.name[4:]))
-    return steps
-
-
-def save(root: pathlib.Path, step: int, tp_rank: int, tp: int, model: torch.nn.Module, losses) -> None:
-    folder = root / f"step{step}"
-    folder.mkdir(parents=True, exist_ok=True)
-    scratch = folder / f".tp{tp_rank}of{tp}.pt"
-    torch.save({"weights": [p.detach().clone() for p in model.parameters()], "losses": losses}, scratch)
-    os.replace(scratch, folder / f"tp{tp_rank}of{tp}.pt")
-
-
-def load(root: pathlib.Path, step: int, tp: int):
-    """The unsplit weights (w1, b1, w2) of ``step`` and the losses up to it."""
-    shards = [torch.load(root / f"step{step}" / f"tp{t}of{tp}.pt") for t in range(tp)]
-    w1, b1, w2 = (torch.cat([s["weights"][i] for s in shards], dim=1 if i == 2 else 0) for i in range(3))
-    return (w1, b1, w2), shards[0]["losses"]
-
-
-def resume_step(root: pathlib.Path) -> int:
-    """The last step every rank sees saved in full (0: none), agreed over the default group."""
-    latest = torch.tensor([max(saved_steps(root, TP), default=0)])
-    dist.all_reduce(latest, op=dist.ReduceOp.MIN)
-    return int(latest)
-
-
-def train(args, attempt: int, rank: int, groups) -> list:
-    root = pathlib.Path(args.checkpoint)
-    step = resumed = resume_step(root)
-    weights, losses = load(root, step, TP) if step else (None, [])
-    tp_rank, dp, dp_rank = groups.get_local_rank("tp"), groups.get_world_size("dp"), groups.get_local_rank("dp")
-    model = toy.ShardedMlp(tp_rank, TP, groups.get_group("tp"), weights)
-    ddp = DDP(model, process_group=groups.get_group("dp"))
-    print(f"rank {rank}: attempt {attempt} starts at step {step} (tp {TP} x dp {dp})", flush=True)
-    x, y = toy.make_data(args.steps)
-    while step < args.steps:
+def kill_at(args, attempt: int, rank: int):
+    """The hook that kills attempt 0's rank ``--kill-rank`` at the start of ``--kill-step``."""
+    def hook(step: int, root: pathlib.Path) -> None:
         if attempt == 0 and rank == args.kill_rank and step == args.kill_step:
-            print(f"rank {rank}: killed at the start of step {step} at {time.time():.3f}", flush=True)
-            (root / "killed_at").write_text(repr(time.time()))
+            toy.mark_killed(root, f"rank {rank}", step)
             if args.kill_node:
                 os.killpg(os.getpgid(os.getppid()), signal.SIGKILL)
             os.kill(os.getpid(), signal.SIGKILL)
-        xb, yb = toy.batch_of(x, y, step, dp_rank, dp)
-        losses = losses + [toy.sgd_step(model, ddp, xb, yb, groups.get_group("dp"))]
-        step += 1
-        if dp_rank == 0:
-            save(root, step, tp_rank, TP, model, losses)
-        if attempt > 0 and step == resumed + 1:
-            since = time.time() - float((root / "killed_at").read_text())
-            print(f"rank {rank}: first step after the restart done {since:.2f} s after the kill", flush=True)
-    return losses
+    return hook
 
 
 def main() -> int:
@@ -120,7 +71,8 @@ def main() -> int:
     store, _, _ = next(dist.rendezvous("env://", timeout=datetime.timedelta(seconds=args.timeout)))
     pgt.init_process_group("gloo", store=store, rank=rank, world_size=plan.world_size, timeout=args.timeout)
     groups = pgt.create_groups(plan, timeout=args.timeout)
-    losses = train(args, attempt, rank, groups)
+    losses = toy.train(pathlib.Path(args.checkpoint), args.steps, groups, TP, f"rank {rank}: attempt {attempt}",
+                       kill_at(args, attempt, rank))
     bad = toy.matches(losses, toy.reference_losses(args.steps))
     for k in bad:
         print(f"rank {rank}: step {k} loss {losses[k]!r} differs from the reference", flush=True)

@@ -7,10 +7,17 @@ and replica d of D takes the d-th of D equal contiguous slices, so that the mean
 replicas' gradients is the gradient of the whole global batch whatever D is (G must divide
 by every D a job runs): the per-step losses of any layout, before and after a loss, are
 those of one process training the unsplit model (reference_losses).
+
+The checkpoint: after each step, replica 0's tp ranks save their shards and the losses so
+far (save); a new start agrees on the last step whose every shard is on disk (resume_step)
+and loads the unsplit weights (load), which any tp size can slice again.
 """
 
 from __future__ import annotations
 
+import os
+import pathlib
+import time
 from typing import List, Tuple
 
 import torch
@@ -118,3 +125,67 @@ def sgd_step(model: torch.nn.Module, ddp: torch.nn.Module, xb: torch.Tensor, yb:
         total = loss.detach().clone()
         dist.all_reduce(total, group=dp_group)
     return total.item() / dist.get_world_size(dp_group)
+
+
+# The checkpoint of the tp shards (see the module).
+def saved_steps(root: pathlib.Path, tp: int):
+    """The steps whose every tp shard is on disk (a shard is written whole, then renamed)."""
+    steps = []
+    for folder in root.glob("step*"):
+        if all((folder / f"tp{t}of{tp}.pt").exists() for t in range(tp)):
+            steps.append(int(folder.name[4:]))
+    return steps
+
+
+def save(root: pathlib.Path, step: int, tp_rank: int, tp: int, model: torch.nn.Module, losses) -> None:
+    folder = root / f"step{step}"
+    folder.mkdir(parents=True, exist_ok=True)
+    scratch = folder / f".tp{tp_rank}of{tp}.pt"
+    torch.save({"weights": [p.detach().clone() for p in model.parameters()], "losses": losses}, scratch)
+    os.replace(scratch, folder / f"tp{tp_rank}of{tp}.pt")
+
+
+def load(root: pathlib.Path, step: int, tp: int):
+    """The unsplit weights (w1, b1, w2) of ``step`` and the losses up to it."""
+    shards = [torch.load(root / f"step{step}" / f"tp{t}of{tp}.pt") for t in range(tp)]
+    w1, b1, w2 = (torch.cat([s["weights"][i] for s in shards], dim=1 if i == 2 else 0) for i in range(3))
+    return (w1, b1, w2), shards[0]["losses"]
+
+
+def resume_step(root: pathlib.Path, tp: int) -> int:
+    """The last step every rank sees saved in full (0: none), agreed over the default group."""
+    latest = torch.tensor([max(saved_steps(root, tp), default=0)])
+    dist.all_reduce(latest, op=dist.ReduceOp.MIN)
+    return int(latest)
+
+
+def mark_killed(root: pathlib.Path, who: str, step: int) -> None:
+    """Notes the time of a kill (the first step after the restart is timed from it)."""
+    print(f"{who}: killed at the start of step {step}", flush=True)
+    (root / "killed_at").write_text(repr(time.time()))
+
+
+def train(root: pathlib.Path, steps: int, groups, tp: int, who: str, at_step) -> List[float]:
+    """Trains from the last checkpoint in ``root`` to ``steps`` on the tp and dp groups of
+    ``groups``, saving after every step; ``at_step(step, root)`` runs at the start of each
+    (the kill). Returns the losses of every step, those loaded included."""
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    step = resumed = resume_step(root, tp)
+    weights, losses = load(root, step, tp) if step else (None, [])
+    tp_rank, dp, dp_rank = groups.get_local_rank("tp"), groups.get_world_size("dp"), groups.get_local_rank("dp")
+    model = ShardedMlp(tp_rank, tp, groups.get_group("tp"), weights)
+    ddp = DDP(model, process_group=groups.get_group("dp"))
+    print(f"{who} starts at step {step} (tp {tp} x dp {dp})", flush=True)
+    x, y = make_data(steps)
+    while step < steps:
+        at_step(step, root)
+        xb, yb = batch_of(x, y, step, dp_rank, dp)
+        losses = losses + [sgd_step(model, ddp, xb, yb, groups.get_group("dp"))]
+        step += 1
+        if dp_rank == 0:
+            save(root, step, tp_rank, tp, model, losses)
+        if resumed and step == resumed + 1 and (root / "killed_at").exists():
+            since = time.time() - float((root / "killed_at").read_text())
+            print(f"{who}: first step after the restart done {since:.2f} s after the kill", flush=True)
+    return losses
