@@ -3,9 +3,10 @@
 # reference losses (python/examples/torchrun_restart.py, which exits 1 on any other loss):
 #  1. --standalone --max-restarts 1, four ranks, rank 1 SIGKILLed at step 3: the same
 #     layout again (torch's own default group fails this restart on torch 2.13);
-#  2. --nnodes 1:2, two agents of two ranks each on this host (two nodes to torchrun's
-#     c10d rendezvous), rank 2's whole agent killed at step 3: the surviving node restarts
-#     alone and the job goes on as Plan.resized gives it, tp 2 x dp 1.
+#  2. --nnodes 1:2, two agents of two ranks each on two network-namespace nodes (two
+#     agents on this host where namespaces are refused), rank 2's whole agent killed at
+#     step 3: the surviving node restarts alone and the job goes on as Plan.resized gives
+#     it, tp 2 x dp 1.
 # Usage: torchrun_restart.sh TORCHRUN EXAMPLE
 set -euo pipefail
 torchrun=$1
@@ -28,15 +29,56 @@ expect "$work/standalone.log" "rank 0: attempt 1 starts at step 3 (tp 2 x dp 2)"
 expect "$work/standalone.log" "losses match the reference after the restart"
 grep "first step after the restart" "$work/standalone.log" | head -1
 
+# The two nodes: network namespaces on a bridge (10.79.0.0/24, each node its own address
+# and eth0, gloo over it) where this machine allows them, else two agents on this host.
+bridge=pgtr$$
+node() { echo "pgtr$$-node$1"; }
+nodes_down() {
+  for i in 0 1; do
+    ip netns pids "$(node "$i")" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+    ip netns del "$(node "$i")" 2>/dev/null || true
+  done
+  ip link del "$bridge" 2>/dev/null || true
+}
+host=127.0.0.1
+run_on=(env env)
+addresses=(127.0.0.1 127.0.0.1)
+if [[ $(id -u) -eq 0 ]] && ip netns add "$(node 0)" 2>/dev/null; then
+  trap 'nodes_down; rm -rf "$work"' EXIT
+  ip netns add "$(node 1)"
+  ip link add "$bridge" type bridge
+  ip link set "$bridge" up
+  for i in 0 1; do
+    ip link add "pgtr$$v$i" type veth peer name eth0 netns "$(node "$i")"
+    ip link set "pgtr$$v$i" master "$bridge" up
+    ip -n "$(node "$i")" addr add "10.79.0.$((10 + i))/24" dev eth0
+    ip -n "$(node "$i")" link set eth0 up
+    ip -n "$(node "$i")" link set lo up
+  done
+  host=10.79.0.10
+  addresses=(10.79.0.10 10.79.0.11)
+  run_on=("nsenter --net=/var/run/netns/$(node 0) env GLOO_SOCKET_IFNAME=eth0"
+          "nsenter --net=/var/run/netns/$(node 1) env GLOO_SOCKET_IFNAME=eth0")
+  echo "elastic run on two network-namespace nodes, 10.79.0.10 and 10.79.0.11"
+else
+  echo "elastic run as two agents on this host (no network namespaces here)"
+fi
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-elastic=(--nnodes 1:2 --nproc-per-node 2 --max-restarts 1 --rdzv-backend c10d --rdzv-endpoint "127.0.0.1:$port"
-         --rdzv-id "restart-$$" --rdzv-conf last_call_timeout=1,keep_alive_interval=1,keep_alive_max_attempt=2)
+elastic=(--nnodes 1:2 --nproc-per-node 2 --max-restarts 1 --rdzv-backend c10d --rdzv-endpoint "$host:$port"
+         --rdzv-id "restart-$$")
+# Node 0 hosts the rendezvous store, and each node's address is said outright: torchrun
+# guesses both from the host name, which a namespace node does not change.
+conf=last_call_timeout=1,keep_alive_interval=1,keep_alive_max_attempt=2,is_host
 args=("$example" --checkpoint "$work/elastic" --kill-rank 2 --kill-step 3 --kill-node)
-timeout 150 "$torchrun" "${elastic[@]}" "${args[@]}" > "$work/node0.log" 2>&1 &
+# shellcheck disable=SC2086 # run_on holds a command and its arguments
+timeout 150 ${run_on[0]} "$torchrun" "${elastic[@]}" --rdzv-conf "$conf=1" --local-addr "${addresses[0]}" \
+  "${args[@]}" > "$work/node0.log" 2>&1 &
 node0=$!
 sleep 1
 # Its own session: the killed rank ends its agent's whole process group, that node's workers too.
-timeout 150 setsid "$torchrun" "${elastic[@]}" "${args[@]}" > "$work/node1.log" 2>&1 || true
+# shellcheck disable=SC2086
+timeout 150 setsid ${run_on[1]} "$torchrun" "${elastic[@]}" --rdzv-conf "$conf=0" --local-addr "${addresses[1]}" \
+  "${args[@]}" > "$work/node1.log" 2>&1 || true
 wait "$node0"
 expect "$work/node1.log" "rank 2: killed at the start of step 3"
 expect "$work/node0.log" "rank 0: attempt 1 starts at step 3 (tp 2 x dp 1)"
