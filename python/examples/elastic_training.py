@@ -26,6 +26,9 @@ import subprocess
 import sys
 import time
 
+import toy_mlp as toy
+
+
 def placed_rank_map(nproc: int):
     """A placement of the tp x dp mesh (as `pgroups place` writes one): mesh rank tp + 2 dp
     runs on launcher rank dp + D tp, so every tp pair spans the job's two halves. A lost
@@ -42,8 +45,6 @@ def worker(args) -> int:
     from torch.nn.parallel import DistributedDataParallel as DDP
 
     import pgroups.torch
-    import toy_mlp as toy
-
     identity = args.worker
     store = TCPStore("127.0.0.1", args.port, is_master=False, timeout=datetime.timedelta(seconds=args.timeout * 3))
     collective_timeout = datetime.timedelta(seconds=args.timeout / 2)
@@ -138,26 +139,13 @@ def parent(args) -> int:
                                  str(args.kill_step), "--steps", str(args.steps), "--timeout", str(args.timeout)]
                                 + (["--placed"] if args.placed else []),
                                 env=env) for r in range(args.nproc)]
-    limit = time.monotonic() + args.timeout * 6 + 120
-    codes = {}
-    lost_at = None
-    while len(codes) < len(workers) and time.monotonic() < limit:
-        for r, proc in enumerate(workers):
-            if r not in codes and proc.poll() is not None:
-                codes[r] = proc.returncode
-                if r == args.kill_rank:
-                    lost_at = time.monotonic()
-        time.sleep(0.1)
-    if lost_at is not None:
-        print(f"parent: the survivors ended {time.monotonic() - lost_at:.1f} s after rank {args.kill_rank} died "
+    lost = {}
+    codes = toy.wait_for(workers, args.timeout * 6 + 120,
+                         lambda r: lost.setdefault("at", time.monotonic()) if r == args.kill_rank else None)
+    if lost:
+        print(f"parent: the survivors ended {time.monotonic() - lost['at']:.1f} s after rank {args.kill_rank} died "
               f"(recovery timeout {args.timeout} s)", flush=True)
-    for r, proc in enumerate(workers):
-        if r not in codes:
-            proc.kill()
-            codes[r] = "killed after the time limit"
-    ok = all(code == (-signal.SIGKILL if r == args.kill_rank else 0) for r, code in codes.items())
-    print(f"parent: worker exits {codes}: {'ok' if ok else 'FAILED'}", flush=True)
-    return 0 if ok else 1
+    return toy.judge_exits(codes, args.kill_rank)
 
 
 def main() -> int:
@@ -180,12 +168,8 @@ def main() -> int:
         parser.error(f"--kill-rank {args.kill_rank} is not a rank of {args.nproc}")
     if args.worker is None:
         return parent(args)
-    code = worker(args)
-    # Past its last line a worker ends at once: torch tears aborted gloo groups down at
-    # interpreter exit, which can abort the process after its result was printed.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    toy.end_worker(worker(args))
+    return 0
 
 
 if __name__ == "__main__":

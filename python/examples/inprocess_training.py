@@ -27,7 +27,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
+
+import toy_mlp as toy
 
 TP = 2
 
@@ -39,8 +40,6 @@ def worker(args) -> int:
 
     import pgroups.inprocess
     import pgroups.torch as pgt
-    import toy_mlp as toy
-
     launcher_rank = int(os.environ["RANK"])
     plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp", tp=TP, dp=args.nproc // TP), groups=["tp", "dp"])
     assignment = pgroups.inprocess.PlanRankAssignment(plan)
@@ -112,20 +111,7 @@ def parent(args) -> int:
                                  str(args.kill_rank), "--kill-step", str(args.kill_step), "--steps", str(args.steps),
                                  "--timeout", str(args.timeout), "--checkpoint", checkpoint],
                                 env=dict(env, RANK=str(r))) for r in range(args.nproc)]
-    limit = time.monotonic() + args.timeout * 12 + 120
-    codes = {}
-    while len(codes) < len(workers) and time.monotonic() < limit:
-        for r, proc in enumerate(workers):
-            if r not in codes and proc.poll() is not None:
-                codes[r] = proc.returncode
-        time.sleep(0.1)
-    for r, proc in enumerate(workers):
-        if r not in codes:
-            proc.kill()
-            codes[r] = "killed after the time limit"
-    ok = all(code == (-signal.SIGKILL if r == args.kill_rank else 0) for r, code in codes.items())
-    print(f"parent: worker exits {codes}: {'ok' if ok else 'FAILED'}", flush=True)
-    return 0 if ok else 1
+    return toy.judge_exits(toy.wait_for(workers, args.timeout * 12 + 120), args.kill_rank)
 
 
 def main() -> int:
@@ -144,10 +130,8 @@ def main() -> int:
         parser.error(f"--kill-rank {args.kill_rank} is not a rank of {args.nproc}")
     if not args.worker:
         return parent(args)
-    code = worker(args)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    toy.end_worker(worker(args))
+    return 0
 
 
 if __name__ == "__main__":

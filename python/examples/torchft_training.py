@@ -24,6 +24,8 @@ import sys
 import tempfile
 import time
 
+import toy_mlp as toy
+
 TP = 2
 GROUPS = 2
 
@@ -35,8 +37,6 @@ def worker(args) -> int:
 
     import pgroups
     import pgroups.torch as pgt
-    import toy_mlp as toy
-
     group, rank, attempt = args.group, int(os.environ["RANK"]), args.attempt
     who = f"group {group} rank {rank} (attempt {attempt})"
     seconds = datetime.timedelta(seconds=1)
@@ -182,10 +182,8 @@ def main() -> int:
     args = parser.parse_args()
     if not args.worker:
         return parent(args)
-    code = worker(args)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    toy.end_worker(worker(args))
+    return 0
 
 
 if __name__ == "__main__":

@@ -31,10 +31,10 @@ import sys
 
 import torch
 import torch.distributed as dist
+import toy_mlp as toy
 
 import pgroups
 import pgroups.torch as pgt
-import toy_mlp as toy
 
 TP = 2
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import os
 import pathlib
+import signal
+import sys
 import time
 from typing import List, Tuple
 
@@ -189,3 +191,40 @@ def train(root: pathlib.Path, steps: int, groups, tp: int, who: str, at_step) ->
             since = time.time() - float((root / "killed_at").read_text())
             print(f"{who}: first step after the restart done {since:.2f} s after the kill", flush=True)
     return losses
+
+
+# The parent processes of the examples that launch their own workers.
+
+
+def wait_for(workers, seconds: float, on_exit=None):
+    """Each worker's exit status by its index once all ended, or ``seconds`` passed (the
+    rest killed and said so); ``on_exit(index)`` as each ends."""
+    limit = time.monotonic() + seconds
+    codes = {}
+    while len(codes) < len(workers) and time.monotonic() < limit:
+        for r, proc in enumerate(workers):
+            if r not in codes and proc.poll() is not None:
+                codes[r] = proc.returncode
+                if on_exit is not None:
+                    on_exit(r)
+        time.sleep(0.1)
+    for r, proc in enumerate(workers):
+        if r not in codes:
+            proc.kill()
+            codes[r] = "killed after the time limit"
+    return codes
+
+
+def judge_exits(codes, killed: int) -> int:
+    """0 when worker ``killed`` died by SIGKILL and every other exited 0, else 1; says which."""
+    ok = all(code == (-signal.SIGKILL if r == killed else 0) for r, code in codes.items())
+    print(f"parent: worker exits {codes}: {'ok' if ok else 'FAILED'}", flush=True)
+    return 0 if ok else 1
+
+
+def end_worker(code: int) -> None:
+    """Ends a worker at once past its result: torch tears aborted gloo groups down at
+    interpreter exit, which can abort the process after its result was printed."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
