@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,18 @@ int run_on_bootstrap(std::string_view bootstrap, std::optional<std::chrono::mill
   return status;
 }
 
+namespace {
+
+/// A rank's status as it sent it: its exit code in decimal; -1 for anything else.
+int exit_code_of(const std::string& status) {
+  int code = -1;
+  const char* const end = status.data() + status.size();
+  const auto [stop, error] = std::from_chars(status.data(), end, code);
+  return error == std::errc{} && stop == end && code >= 0 ? code : -1;
+}
+
+}  // namespace
+
 std::optional<int> settle_on(Bootstrap& bootstrap, const std::optional<LocalFailure>& failure,
                              std::chrono::milliseconds timeout) {
   std::vector<std::string> statuses;
@@ -51,7 +64,17 @@ std::optional<int> settle_on(Bootstrap& bootstrap, const std::optional<LocalFail
     return static_cast<int>(ExitCode::timeout);
   }
   std::vector<int> codes;
-  for (const std::string& status : statuses) codes.push_back(std::stoi(status));
+  for (std::size_t rank = 0; rank < statuses.size(); ++rank) {
+    codes.push_back(exit_code_of(statuses[rank]));
+    if (codes.back() < 0) {
+      // Not this program's status: a process of another protocol on the same store.
+      print_job_error(bootstrap.rank(), false,
+                      fmt::format("rank {} sent '{}' where its exit status belongs: it does not run this "
+                                  "program's protocol (another program on the same store?)",
+                                  rank, statuses[rank].substr(0, 40)));
+      codes.back() = static_cast<int>(ExitCode::backend);
+    }
+  }
   const auto [best, worst] = std::minmax_element(codes.begin(), codes.end());
   if (*worst == 0) return std::nullopt;
   if (failure) print_job_error(bootstrap.rank(), *best == *worst, failure->message);

@@ -37,7 +37,9 @@ struct BootstrapJob {
 /// Collective over the bootstrap: settle (mpi_job.hpp) on a bootstrap. When any rank
 /// failed, each failed rank reports and all return the worst status; nothing when every
 /// rank succeeded. A rank missing past the timeout makes the others report the
-/// TimeoutError and return ExitCode::timeout.
+/// TimeoutError and return ExitCode::timeout. A status that is not an exit code (a process
+/// of another protocol on the same store) is that rank's backend failure: every rank says
+/// which rank sent what and returns ExitCode::backend.
 [[nodiscard]] std::optional<int> settle_on(Bootstrap& bootstrap, const std::optional<LocalFailure>& failure,
                                            std::chrono::milliseconds timeout);
 
