@@ -3,7 +3,11 @@
 gloo: every old group is aborted (closing its connections wakes the peers still blocked
 in a collective with this rank), then destroyed; the new default group is a new
 rendezvous under the generation's store prefix; the kinds are created as create_groups
-creates them.
+creates them. The new world is formed eager even under ``TORCH_GLOO_LAZY_INIT``
+(eager_gloo): recover returns with every pair of it connected, inside its timeout, rather
+than leaving the connections to the first training collective, where a peer lost before
+it (or gloo's lazy connect, which has its own races: gloo#444, gloo#520) would fail or
+hang a survivor outside the agreement.
 
 A device backend (NCCL): a communicator over a dead rank must be aborted, never destroyed
 (destroying waits for its work), and aborting NCCL communicators one at a time can
@@ -24,13 +28,15 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-from typing import Any, List
+import os
+from typing import Any, Iterator, List
 
 import torch
 import torch.distributed as dist
 import torch.distributed.distributed_c10d as c10d
 
 from ._torch_groups import TorchGroups, owned_groups
+from ._torch_store import GLOO_LAZY_VARIABLE, gloo_is_lazy
 
 DEVICE_BACKENDS = ("nccl", "fake")
 
@@ -130,6 +136,22 @@ def form_world(backend: str, store: Any, new_rank: int, rank_map: List[int], old
                                 device_id=torch.device("cuda", torch.cuda.current_device()))
     else:
         dist.init_process_group(backend, store=store, rank=new_rank, world_size=len(rank_map), timeout=timeout)
+
+
+@contextlib.contextmanager
+def eager_gloo(backend: str) -> Iterator[None]:
+    """Within it, gloo groups are created eager (every pair connected at creation), whatever
+    ``TORCH_GLOO_LAZY_INIT`` says outside it (see the module): torch reads the variable
+    when it creates a group's device. Restores the caller's value, or its absence."""
+    if is_device_backend(backend) or not gloo_is_lazy():
+        yield
+        return
+    saved = os.environ[GLOO_LAZY_VARIABLE]
+    os.environ[GLOO_LAZY_VARIABLE] = "0"
+    try:
+        yield
+    finally:
+        os.environ[GLOO_LAZY_VARIABLE] = saved
 
 
 def creation_method(backend: str, old_method: str) -> str:

@@ -237,9 +237,11 @@ def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, time
     # The survivors read the decision within a poll of each other: the new world gets its
     # own timeout from here, whenever this rank's agreement began.
     new_store = dist.PrefixStore(default_group_prefix(generation), store)
-    rebuild.form_world(backend, new_store, new_rank, recovery.rank_map, world, shrink_world, seconds)
-    _state["ids"] = new_ids
-    new_groups = creation.create_groups(recovery.plan, kinds=names, timeout=seconds,
-                                        method=rebuild.creation_method(backend, groups.method), share=groups.share)
+    with rebuild.eager_gloo(backend):
+        rebuild.form_world(backend, new_store, new_rank, recovery.rank_map, world, shrink_world, seconds)
+        _state["ids"] = new_ids
+        new_groups = creation.create_groups(recovery.plan, kinds=names, timeout=seconds,
+                                            method=rebuild.creation_method(backend, groups.method),
+                                            share=groups.share)
     return Recovered(recovery, "active", new_groups, new_rank, resume if resume is None or resume >= 0 else None,
                      ids[rank], generation, alive)

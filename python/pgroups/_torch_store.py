@@ -15,14 +15,20 @@ from typing import Any, Dict, List, Optional
 
 import torch.distributed as dist
 
+GLOO_LAZY_VARIABLE = "TORCH_GLOO_LAZY_INIT"
+
+
+def gloo_is_lazy() -> bool:
+    """Whether torch creates a gloo group's pairs lazily (at their first use) now."""
+    return os.environ.get(GLOO_LAZY_VARIABLE, "0") not in ("", "0")
+
 
 def rendezvous_store(default_store: Any, size: int) -> Any:
     """The store to create a group of ``size`` members with: a store of this process alone
     for one member; the default store where the exchange cannot be read at once (no
     ``multi_get``: torch 1.x) or is not gloo's eager one (``TORCH_GLOO_LAZY_INIT``: pairs
     connect on first use, each through keys of its own)."""
-    lazy = os.environ.get("TORCH_GLOO_LAZY_INIT", "0") not in ("", "0")
-    if lazy or not hasattr(default_store, "multi_get"):
+    if gloo_is_lazy() or not hasattr(default_store, "multi_get"):
         return default_store
     if size == 1:
         # A one-rank group only ever reads what it wrote itself: no round trip at all.

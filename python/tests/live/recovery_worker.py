@@ -17,6 +17,28 @@ import pgroups
 import pgroups.torch
 
 
+def peer_connections(store_port: int) -> int:
+    """This process's established TCP connections, but those to the store: gloo's pairs."""
+    inodes = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:["):-1])
+    count = 0
+    for table in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
+        with open(table) as lines:
+            next(lines)
+            for line in lines:
+                fields = line.split()
+                ports = {int(address.rsplit(":", 1)[1], 16) for address in fields[1:3]}
+                established = fields[3] == "01"
+                count += established and fields[9] in inodes and store_port not in ports
+    return count
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rank", type=int, required=True)
@@ -54,6 +76,8 @@ def main() -> int:
               "world": outcome.plan.world_size, "generation": outcome.generation}
     if outcome.fate == "active":
         new = outcome.groups
+        # Before any collective of the new world: recover forms it eager.
+        result["connected_peers"] = peer_connections(args.port)
         result["members"] = {kind: [outcome.recovery.rank_map[r] for r in new.get_ranks_in_group(kind)]
                              for kind in new.kinds}
         # Every new group works: a sum over it of the old ranks.

@@ -64,6 +64,9 @@ def test_survivors_rebuild_every_kind_of_the_new_plan(lazy):
         assert got["step"] == 7  # the least step the survivors completed
         assert got["members"] == {"dp": [r], "pp": [0, 2], "dp-pp": [0, 2]}
         assert got["sums"] == {"dp": float(r), "pp": 2.0, "dp-pp": 2.0}
+        # The new world's pairs connected when recover returned, lazy gloo or not: its one
+        # pair (pp and dp-pp are the whole new world, so its default group; dp has no peer).
+        assert got["connected_peers"] == 1
     assert results[0]["generation"] == results[2]["generation"] == 1
 
 
