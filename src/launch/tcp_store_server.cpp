@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -27,9 +28,14 @@ enum class Query : std::uint8_t { validate = 0, set = 1, get = 3, add = 4, check
 constexpr std::uint32_t kValidationMagic = 0x3C85F7CE;
 constexpr std::uint8_t kReady = 0;
 constexpr std::uint8_t kNotReady = 1;
-// The longest key or value a request may carry: far above what pgroups writes, and a
-// bound on what a wrong peer can make this process allocate.
-constexpr std::uint64_t kLongestField = std::uint64_t{1} << 30;
+// The longest key or value a request may carry: far above what pgroups writes (a rank's
+// addresses, an NCCL id, a status: bytes to kilobytes), and a bound on what a wrong peer
+// can make this process allocate.
+constexpr std::uint64_t kLongestField = std::uint64_t{64} << 20;
+// The most unread bytes a connection may hold: one longest request (a set: its query, two
+// lengths and two fields). A client of torch's protocol sends a request and reads its
+// answer before the next, so more is a peer that sends without reading (behind a wait, say).
+constexpr std::size_t kLongestUnread = 2 * kLongestField + 64;
 
 // A connection's unread bytes, read field by field; `ok` turns false when the request is
 // not whole yet (nothing is consumed then).
@@ -138,7 +144,11 @@ class Store {
         const auto delta = reader.value<std::int64_t>();
         if (!delta) return std::nullopt;
         std::string& text = values_[*key];
-        const std::int64_t sum = (text.empty() ? 0 : std::stoll(text)) + *delta;
+        std::int64_t sum = 0;
+        if (__builtin_add_overflow(counter(*key, text), *delta, &sum)) {
+          throw BackendError(
+              fmt::format("adding {} to the TCP store counter '{}' ({}) overflows 64 bits", *delta, *key, text));
+        }
         text = std::to_string(sum);
         append(c.out, sum);
         return true;
@@ -168,6 +178,20 @@ class Store {
     return false;
   }
 
+  // The counter `key` holds as decimal text (0 when absent); BackendError for a value that
+  // is no such number (a set by another kind of client).
+  static std::int64_t counter(const std::string& key, const std::string& text) {
+    if (text.empty()) return 0;
+    std::int64_t value = 0;
+    const char* end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, value);
+    if (error != std::errc{} || stop != end) {
+      throw BackendError(
+          fmt::format("the TCP store key '{}' holds {} bytes that are no counter: add refused", key, text.size()));
+    }
+    return value;
+  }
+
   [[nodiscard]] bool all_set(const std::vector<std::string>& keys) const {
     for (const std::string& key : keys) {
       if (!values_.count(key)) return false;
@@ -180,10 +204,11 @@ class Store {
 
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
-// Reads what has arrived; false at the end of the stream or an error.
+// Reads what has arrived, or as much as passes kLongestUnread; false at the end of the
+// stream or an error.
 bool read_some(Connection& c) {
   char chunk[65536];
-  while (true) {
+  while (c.in.size() <= kLongestUnread) {
     const ssize_t got = ::recv(c.fd, chunk, sizeof chunk, 0);
     if (got > 0) {
       c.in.append(chunk, static_cast<std::size_t>(got));
@@ -192,6 +217,7 @@ bool read_some(Connection& c) {
     if (got == 0) return false;
     return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
   }
+  return true;
 }
 
 // Writes what it can; false on an error.
@@ -270,7 +296,7 @@ void TcpStoreServer::serve() {
         try {
           // What arrived before the end of the stream is still handled (a last set).
           const bool open = read_some(c);
-          c.closing = !store.handle(c) || !open;
+          c.closing = !store.handle(c) || !open || c.in.size() > kLongestUnread;
         } catch (const Error&) {
           c.closing = true;  // a request no store carries: this peer is no client of ours
         }

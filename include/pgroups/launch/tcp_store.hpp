@@ -55,8 +55,10 @@ class TcpStoreClient {
 /// A TCP store served by this process, in a thread of its own, for a launch with no
 /// launcher's store (a plain environment launch: rank 0 serves). It answers the requests
 /// TcpStoreClient makes (validate, ping, set, get, add, check, wait) in torch's protocol,
-/// counters kept as decimal text as torch keeps them; a request of another kind closes
-/// that connection. Whether torch's own clients can use it is not tested yet. Not copyable.
+/// counters kept as decimal text as torch keeps them. A request it cannot serve closes
+/// that connection alone: another kind, a field over 64 MiB, an add to a value that is no
+/// counter or past 64 bits, or more unread bytes than one request (a peer that sends
+/// without reading the answers). Whether torch's own clients can use it is not tested yet. Not copyable.
 class TcpStoreServer {
  public:
   /// Listens on `port` (0: a free one) on every IPv4 and IPv6 address. BackendError naming

@@ -1,0 +1,149 @@
+// pgroups' TCP store server (pgroups/launch/tcp_store.hpp) against its own client, and
+// against a peer that breaks the protocol: each such request closes that peer's
+// connection alone, and the store goes on serving every other client.
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "pgroups/launch/tcp_store.hpp"
+
+namespace pgroups {
+namespace {
+
+using std::chrono_literals::operator""s;
+
+constexpr std::uint8_t kSet = 1;
+constexpr std::uint8_t kAdd = 4;
+constexpr std::uint8_t kWait = 6;
+
+// A peer that writes raw requests in torch's protocol (the query byte, then each field as
+// its 64-bit length and its bytes).
+class RawPeer {
+ public:
+  explicit RawPeer(std::uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
+    const timeval limit{10, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  }
+  ~RawPeer() { ::close(fd_); }
+  RawPeer(const RawPeer&) = delete;
+  RawPeer& operator=(const RawPeer&) = delete;
+
+  [[nodiscard]] bool connected() const { return connected_; }
+
+  RawPeer& query(std::uint8_t kind) { return raw(&kind, sizeof kind); }
+  template <typename T>
+  RawPeer& value(T number) {
+    return raw(&number, sizeof number);
+  }
+  RawPeer& field(std::string_view bytes) {
+    value<std::uint64_t>(bytes.size());
+    return raw(bytes.data(), bytes.size());
+  }
+  // Sends what was written; false when the store closed the connection first.
+  bool send() {
+    std::size_t at = 0;
+    while (at < pending_.size()) {
+      const ssize_t sent = ::send(fd_, pending_.data() + at, pending_.size() - at, MSG_NOSIGNAL);
+      if (sent <= 0) return false;
+      at += static_cast<std::size_t>(sent);
+    }
+    pending_.clear();
+    return true;
+  }
+  // Whether the store closed this connection (the end of the stream, or a reset) within
+  // the receive limit, reading past any answers it sent before.
+  bool closed_by_the_store() {
+    char chunk[4096];
+    while (true) {
+      const ssize_t got = ::recv(fd_, chunk, sizeof chunk, 0);
+      if (got == 0) return true;
+      if (got < 0) return errno == ECONNRESET;
+    }
+  }
+
+ private:
+  RawPeer& raw(const void* bytes, std::size_t size) {
+    pending_.append(static_cast<const char*>(bytes), size);
+    return *this;
+  }
+
+  int fd_;
+  bool connected_ = false;
+  std::string pending_;
+};
+
+TEST(TcpStore, ItsClientSetsGetsAddsChecksAndWaits) {
+  TcpStoreServer server(0);
+  TcpStoreClient client("127.0.0.1", server.port(), 10s);
+  client.set("a", "1");
+  EXPECT_EQ(client.get("a"), "1");
+  EXPECT_EQ(client.add("n", 5), 5);
+  EXPECT_EQ(client.add("n", -7), -2);
+  EXPECT_TRUE(client.check({"a", "n"}));
+  EXPECT_FALSE(client.check({"a", "absent"}));
+  EXPECT_TRUE(client.wait({"a"}, 1s));
+  EXPECT_FALSE(client.wait({"absent"}, std::chrono::milliseconds(100)));
+}
+
+TEST(TcpStore, AnAddToAValueThatIsNoCounterClosesThatPeerAndTheStoreServesTheOthers) {
+  TcpStoreServer server(0);
+  RawPeer peer(server.port());
+  ASSERT_TRUE(peer.connected());
+  peer.query(kSet).field("/word").field("abc").query(kAdd).field("/word").value<std::int64_t>(1);
+  ASSERT_TRUE(peer.send());
+  EXPECT_TRUE(peer.closed_by_the_store());
+  TcpStoreClient client("127.0.0.1", server.port(), 10s);
+  EXPECT_EQ(client.get("word"), "abc");  // the refused add changed nothing
+  EXPECT_EQ(client.add("n", 1), 1);
+}
+
+TEST(TcpStore, AnAddPast64BitsClosesThatPeerAndLeavesTheCounter) {
+  TcpStoreServer server(0);
+  TcpStoreClient client("127.0.0.1", server.port(), 10s);
+  EXPECT_EQ(client.add("n", INT64_MAX), INT64_MAX);
+  RawPeer peer(server.port());
+  peer.query(kAdd).field("/n").value<std::int64_t>(1);
+  ASSERT_TRUE(peer.send());
+  EXPECT_TRUE(peer.closed_by_the_store());
+  EXPECT_EQ(client.add("n", 0), INT64_MAX);
+}
+
+TEST(TcpStore, AFieldOverItsLimitClosesThatPeerBeforeItIsRead) {
+  TcpStoreServer server(0);
+  RawPeer peer(server.port());
+  peer.query(kSet).value<std::uint64_t>(std::uint64_t{1} << 40);
+  ASSERT_TRUE(peer.send());
+  EXPECT_TRUE(peer.closed_by_the_store());
+}
+
+TEST(TcpStore, APeerThatSendsMoreThanOneRequestBehindAWaitIsClosed) {
+  TcpStoreServer server(0);
+  RawPeer peer(server.port());
+  // A wait the store cannot answer, then sets that it holds unread behind it: past one
+  // longest request (two 64 MiB fields) the connection is closed, not its buffer grown.
+  peer.query(kWait).value<std::uint64_t>(1).field("/never");
+  const std::string value(std::size_t{8} << 20, 'x');
+  bool sending = peer.send();
+  for (int i = 0; sending && i < 32; ++i) sending = peer.query(kSet).field("/k").field(value).send();
+  EXPECT_FALSE(sending) << "the store read 256 MiB queued behind a wait";
+  EXPECT_TRUE(peer.closed_by_the_store());
+  TcpStoreClient client("127.0.0.1", server.port(), 10s);
+  EXPECT_FALSE(client.check({"k"}));
+}
+
+}  // namespace
+}  // namespace pgroups
