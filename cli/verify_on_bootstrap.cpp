@@ -95,9 +95,10 @@ nlohmann::json my_part(const ParallelContext& context, const std::vector<Observa
 }
 
 // The job's nodes from every rank's part: a node is named by its first rank.
-LiveNodes nodes_of(const std::vector<nlohmann::json>& parts) {
+LiveNodes nodes_of(const std::vector<nlohmann::json>& parts, BootstrapKind bootstrap) {
   LiveNodes nodes;
   nodes.launcher = detect_launcher();
+  nodes.local_rank_source = fmt::format("the {} bootstrap's node-local ranks", bootstrap_name(bootstrap));
   std::map<std::string, std::int64_t> first_rank;
   for (std::size_t r = 0; r < parts.size(); ++r) {
     const auto [at, added] = first_rank.emplace(parts[r]["node"].get<std::string>(), static_cast<std::int64_t>(r));
@@ -157,7 +158,7 @@ std::vector<report::VerifyDeviceReport> device_reports(const ParallelContext& co
 
 // Rank 0's report; a failed write is its error alone, after every rank's checks.
 std::optional<IoError> write_report(const ParallelContext& context, const VerifyOptions& options,
-                                    const std::vector<nlohmann::json>& parts, bool ok) {
+                                    const std::vector<nlohmann::json>& parts, bool ok, BootstrapKind bootstrap) {
   double create_seconds = 0.0;
   for (const nlohmann::json& part : parts) create_seconds = std::max(create_seconds, part["create"].get<double>());
   const report::VerifyRun run{.layout = context.layout(),
@@ -169,7 +170,7 @@ std::optional<IoError> write_report(const ParallelContext& context, const Verify
                               .kinds = kind_reports(context, parts, options.format == "json"),
                               .device = device_reports(context, parts),
                               .ok = ok};
-  return write_verify_report(run, nodes_of(parts), options.format == "json");
+  return write_verify_report(run, nodes_of(parts, bootstrap), options.format == "json");
 }
 
 // Step 1, local: the configuration and the options.
@@ -227,7 +228,7 @@ int verify_job(const VerifyOptions& options, Bootstrap& bootstrap, ContextOption
       for (const nlohmann::json& kind : parts.back()["kinds"]) ok = ok && kind[2].get<bool>();
       for (const nlohmann::json& check : parts.back()["device"]) ok = ok && check[1] == check[2];
     }
-    if (rank == 0) output_error = write_report(*context, options, parts, ok);
+    if (rank == 0) output_error = write_report(*context, options, parts, ok, bootstrap.kind());
   } catch (const std::exception& error) {
     return end_step_on_bootstrap(rank, error);
   }

@@ -150,9 +150,8 @@ std::string live_nodes_text(const LiveNodes& nodes, const LocalityReport& report
   if (nodes.launcher.launcher == Launcher::none) {
     agreement = "no launcher variables";
   } else {
-    agreement =
-        fmt::format("launcher {}, whose local ranks {} the shared-memory split", launcher_name(nodes.launcher.launcher),
-                    launcher_agrees(nodes) ? "agree with" : "DIFFER from");
+    agreement = fmt::format("launcher {}, whose local ranks {} {}", launcher_name(nodes.launcher.launcher),
+                            launcher_agrees(nodes) ? "agree with" : "DIFFER from", nodes.local_rank_source);
   }
   return fmt::format("nodes: {} ({}); hosts {}\n", report.nodes.node_count(), agreement, fmt::join(nodes.hosts, ", ")) +
          locality_text(report);

@@ -75,6 +75,9 @@ struct LiveNodes {
   std::vector<std::string> topology_address;
   /// Rank 0's launcher.
   LauncherInfo launcher;
+  /// Where local_rank_on_node comes from, as the text report says it: an MPI job's
+  /// shared-memory split, or a bootstrap's own node-local ranks.
+  std::string local_rank_source = "the shared-memory split";
 };
 
 /// {"launcher", "hosts", "node_of_rank" (renumbered 0, 1, ...), "local_rank_on_node",
