@@ -15,15 +15,22 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 expect() {  # expect FILE PATTERN: the pattern is in the file, else the file and exit 1
-  if ! grep -q -- "$2" "$1"; then
-    echo "FAILED: '$2' not in $1:"
-    cat "$1"
-    exit 1
-  fi
+  grep -q -- "$2" "$1" || failed "'$2' not in $1" "$1"
+}
+
+failed() {  # failed WHAT LOG...: says which run ended badly, prints its logs, exits 1
+  echo "FAILED: $1"
+  shift
+  for log in "$@"; do
+    echo "--- $log"
+    cat "$log"
+  done
+  exit 1
 }
 
 timeout 150 "$torchrun" --standalone --nproc-per-node 4 --max-restarts 1 "$example" \
-  --checkpoint "$work/standalone" --kill-rank 1 --kill-step 3 > "$work/standalone.log" 2>&1
+  --checkpoint "$work/standalone" --kill-rank 1 --kill-step 3 > "$work/standalone.log" 2>&1 ||
+  failed "the standalone torchrun exited $?" "$work/standalone.log"
 expect "$work/standalone.log" "rank 1: killed at the start of step 3"
 expect "$work/standalone.log" "rank 0: attempt 1 starts at step 3 (tp 2 x dp 2)"
 expect "$work/standalone.log" "losses match the reference after the restart"
@@ -67,8 +74,12 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 elastic=(--nnodes 1:2 --nproc-per-node 2 --max-restarts 1 --rdzv-backend c10d --rdzv-endpoint "$host:$port"
          --rdzv-id "restart-$$")
 # Node 0 hosts the rendezvous store, and each node's address is said outright: torchrun
-# guesses both from the host name, which a namespace node does not change.
-conf=last_call_timeout=1,keep_alive_interval=1,keep_alive_max_attempt=2,is_host
+# guesses both from the host name, which a namespace node does not change. A round closes
+# at once when both nodes joined; one node waits last_call_timeout for the other. At 1 s,
+# a node 1 slowed by a busy host joined after node 0 had started alone, and the agents'
+# restart for the new member then failed in torch's rendezvous (each waited 60 s for the
+# other's keys: MASTER_ADDR, role_info), 3 runs in 4 beside other tests.
+conf=last_call_timeout=10,keep_alive_interval=1,keep_alive_max_attempt=2,is_host
 args=("$example" --checkpoint "$work/elastic" --kill-rank 2 --kill-step 3 --kill-node)
 # shellcheck disable=SC2086 # run_on holds a command and its arguments
 timeout 150 ${run_on[0]} "$torchrun" "${elastic[@]}" --rdzv-conf "$conf=1" --local-addr "${addresses[0]}" \
@@ -79,7 +90,7 @@ sleep 1
 # shellcheck disable=SC2086
 timeout 150 setsid ${run_on[1]} "$torchrun" "${elastic[@]}" --rdzv-conf "$conf=0" --local-addr "${addresses[1]}" \
   "${args[@]}" > "$work/node1.log" 2>&1 || true
-wait "$node0"
+wait "$node0" || failed "node 0's torchrun exited $?" "$work/node0.log" "$work/node1.log"
 expect "$work/node1.log" "rank 2: killed at the start of step 3"
 expect "$work/node0.log" "rank 0: attempt 1 starts at step 3 (tp 2 x dp 1)"
 expect "$work/node0.log" "losses match the reference after the restart"
