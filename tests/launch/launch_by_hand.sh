@@ -16,12 +16,26 @@ while (($#)); do
     *) echo "launch_by_hand.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-# A free port, chosen by the kernel; with --port-in-use it is kept listening meanwhile.
+# A free port below the kernel's ephemeral range; with --port-in-use it is kept listening
+# meanwhile. A port the kernel chose (bind to 0) and this script released could be handed
+# to another test's bind to 0 before rank 0 serves on it (seen once in a clean-clone CI run:
+# rank 0's "Address already in use", the others reaching that test's store); below the
+# range, only a port named outright can take it.
 exec 3< <(python3 -c '
-import socket, sys, time
-s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-s.bind(("::", 0)); s.listen()
+import random, socket, sys, time
+with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+    low = int(f.read().split()[0])
+for port in random.sample(range(max(1024, low - 8192), low), 64):
+    s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    try:
+        s.bind(("::", port))
+        break
+    except OSError:
+        s.close()
+else:
+    sys.exit("launch_by_hand.sh: no free port below the ephemeral range")
+s.listen()
 print(s.getsockname()[1], flush=True)
 if sys.argv[1] == "0": s.close()
 time.sleep(60)
