@@ -7,8 +7,11 @@
 #include "pgroups/launch/bootstrap.hpp"  // IWYU pragma: export
 #include "pgroups/launch/callback_bootstrap.hpp"  // IWYU pragma: export
 #include "pgroups/launch/env_bootstrap.hpp"  // IWYU pragma: export
+#include "pgroups/launch/env_launch.hpp"  // IWYU pragma: export
 #include "pgroups/launch/launcher.hpp"  // IWYU pragma: export
 #include "pgroups/launch/outcome.hpp"  // IWYU pragma: export
 #include "pgroups/launch/pmix_bootstrap.hpp"  // IWYU pragma: export
+#include "pgroups/launch/store.hpp"  // IWYU pragma: export
+#include "pgroups/launch/store_keys.hpp"  // IWYU pragma: export
 #include "pgroups/launch/tcp_store.hpp"  // IWYU pragma: export
 #include "pgroups/launch/timeout.hpp"  // IWYU pragma: export

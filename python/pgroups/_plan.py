@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _pgroups
 from ._checks import check_bool, check_int, check_rank_map, check_token, check_tokens
 from ._modes import KindLike, ParallelMode, mode_value
+from ._recovery import Recovery
 from ._renamed import renamed_keywords, renamed_method
-
-if TYPE_CHECKING:
-    from ._recovery import Recovery
 
 DimsLike = Union[str, Sequence[str]]
 
@@ -327,16 +325,16 @@ class Plan:
         :class:`Recovery`: its ``plan``, ``rank_map`` (entry r the old rank that runs new
         rank r), ``spares`` and ``lost``. ConfigError with the C++ message when no replica
         survives, for a rank out of range, a duplicate, or a dimension the plan lacks."""
-        from ._recovery import Recovery  # it makes Plans: imported here, not at the top
-
         shrink_name = "" if shrink is None else check_token("shrink", shrink)
         if alive is not None:
             if tuple(lost) or tuple(joining):
                 raise ValueError("after_loss takes alive= or lost=/joining=, not both")
             ranks = [check_int("alive", rank) for rank in alive]
-            return Recovery(_pgroups.Recovery.from_alive(self._layout, ranks, shrink_name))
-        return Recovery(_pgroups.Recovery(self._layout, [check_int("lost", rank) for rank in lost],
-                                          [check_int("joining", rank) for rank in joining], shrink_name))
+            recovery = _pgroups.Recovery.from_alive(self._layout, ranks, shrink_name)
+        else:
+            recovery = _pgroups.Recovery(self._layout, [check_int("lost", rank) for rank in lost],
+                                         [check_int("joining", rank) for rank in joining], shrink_name)
+        return Recovery(recovery, Plan.from_layout(recovery.layout))
 
     def resized(self, world: int, shrink: Optional[str] = None) -> "Plan":
         """The largest layout of this shape that a world of ``world`` ranks holds, after an

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional
 
 from . import _pgroups
 from ._checks import check_int
-from ._plan import Plan
+
+if TYPE_CHECKING:  # a Recovery holds the Plan that after_loss made; it makes none itself
+    from ._plan import Plan
 
 
 class Recovery:
@@ -20,9 +22,9 @@ class Recovery:
     lists (refused, as ``to_json``, past 2^22 entries); ``old_rank``, ``new_rank`` and
     ``fate`` answer one rank at any size."""
 
-    def __init__(self, recovery: "_pgroups.Recovery") -> None:
+    def __init__(self, recovery: "_pgroups.Recovery", plan: "Plan") -> None:
         self._recovery = recovery
-        self.plan = Plan.from_layout(recovery.layout)
+        self.plan = plan
 
     @property
     def rank_map(self) -> List[int]:

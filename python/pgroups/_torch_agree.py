@@ -58,7 +58,7 @@ def agree(generation: int, fields: Sequence[Tuple[str, str]], error: Optional[Ba
     ("configuration mismatch across 4 ranks: ranks 0-2 hold '...'; rank 3 holds '...'"),
     or TimeoutError naming the ranks that never came."""
     store = _store()
-    prefix = f"pgroups/torch/{generation}/"
+    prefix = _pgroups.store_keys.agreement_prefix(generation)
     record = record_of(fields, error)
     digest = str(_pgroups.settings_digest(record))
     wait_for = datetime.timedelta(seconds=timeout) if timeout else NO_TIMEOUT

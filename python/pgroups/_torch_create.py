@@ -302,13 +302,14 @@ def _create_kind(groups: TorchGroups, name: str, options: Dict[str, Any]) -> Opt
         return None  # the ranks of a partial kind's groups create them among themselves
     if method == "gloo_direct":
         timeout = local_options.get("timeout")
-        group = _gloo_direct_group(view.members(name), rank, f"pgroups/{_generation}/{name}/{view.group_index(name)}",
+        group = _gloo_direct_group(view.members(name), rank,
+                                   _pgroups.store_keys.direct_group_name(_generation, name, view.group_index(name)),
                                    timeout)
         groups.calls += 1
         return GroupHandle(group, owned=True, collective=True)
     if method == "new_group_local":
-        group = local_group(view.members(name), rank, f"pgroups_{_generation}_{name}_{view.group_index(name)}",
-                             options)
+        group = local_group(view.members(name), rank,
+                            _pgroups.store_keys.local_group_name(_generation, name, view.group_index(name)), options)
         groups.calls += 1
         return GroupHandle(group, owned=True, collective=True)
     mine = None
@@ -330,10 +331,11 @@ def singleton_group(rank: int, name: str, options: Dict[str, Any]) -> Any:
     """This rank's one-rank group, created by this rank alone: the cheapest correct choice
     of the installed torch; None where only the plain loop is correct."""
     if _has_local_synchronization():
-        return local_group([rank], rank, f"pgroups_{_generation}_{name}_r{rank}", options)
+        return local_group([rank], rank, _pgroups.store_keys.local_group_name(_generation, name, 0, rank), options)
     backend = options.get("backend") or str(dist.get_backend())
     if gloo_direct_available() and backend == "gloo":
-        return _gloo_direct_group([rank], rank, f"pgroups/{_generation}/{name}/single/{rank}", options.get("timeout"))
+        return _gloo_direct_group([rank], rank, _pgroups.store_keys.direct_group_name(_generation, name, 0, rank),
+                                  options.get("timeout"))
     return None
 
 

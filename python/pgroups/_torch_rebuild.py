@@ -29,12 +29,13 @@ from __future__ import annotations
 import contextlib
 import datetime
 import os
-from typing import Any, Iterator, List
+from typing import Any, Iterator, List, Optional
 
 import torch
 import torch.distributed as dist
 import torch.distributed.distributed_c10d as c10d
 
+from ._defaults import NO_TIMEOUT
 from ._torch_groups import TorchGroups, owned_groups
 from ._torch_store import GLOO_LAZY_VARIABLE, gloo_is_lazy
 
@@ -120,16 +121,17 @@ def _abort_each(groups: TorchGroups) -> None:
 
 
 def form_world(backend: str, store: Any, new_rank: int, rank_map: List[int], old_world: int, shrink: bool,
-               seconds: float) -> None:
+               seconds: Optional[float]) -> None:
     """The new default group of this active survivor: the old one shrunk when ``shrink``
     (every survivor could) and the new ranks keep the old ranks' order (a shrink numbers
-    the remaining ranks in order); else a new one over ``store``."""
+    the remaining ranks in order); else a new one over ``store``, whose timeout is
+    ``seconds`` (None: none)."""
     if shrink and rank_map == sorted(rank_map):
         excluded = [old for old in range(old_world) if old not in rank_map]
         dist.shrink_group(excluded, shrink_flags=c10d.SHRINK_ABORT)
         return
     abort_world()
-    timeout = datetime.timedelta(seconds=seconds)
+    timeout = NO_TIMEOUT if seconds is None else datetime.timedelta(seconds=seconds)
     if backend == "nccl" and torch.cuda.is_available():
         # Bound to the device, so eager, so that split_group can split it.
         dist.init_process_group(backend, store=store, rank=new_rank, world_size=len(rank_map), timeout=timeout,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import math
 import threading
 import time
 from typing import Any, Dict, List, Optional
@@ -42,8 +43,7 @@ from ._recovery import Recovery
 from ._renamed import renamed_keywords
 from ._torch_groups import TorchGroups
 
-_PREFIX = "pgroups/recovery"
-_POLL_SECONDS = 0.05
+_POLL_SECONDS = _pgroups.store_retry_interval_seconds
 
 # This process's place in the job: the generation of its default group, its launcher id
 # and the launcher ids of the current world's ranks (the rank maps composed).
@@ -53,7 +53,7 @@ _state: Dict[str, Any] = {"generation": 0, "ids": None}
 def default_group_prefix(generation: int) -> str:
     """The store prefix of generation ``generation``'s default group: a launcher gives
     ``PrefixStore(default_group_prefix(0), store)`` to its first init_process_group."""
-    return f"pgroups/gen{check_int('generation', generation, minimum=0)}/"
+    return _pgroups.store_keys.generation_prefix(check_int('generation', generation, minimum=0))
 
 
 class Heartbeat:
@@ -67,8 +67,9 @@ class Heartbeat:
         host, port = getattr(store, "host", None), getattr(store, "port", None)
         if host is None or port is None:
             raise TypeError(f"start_heartbeat needs a TCPStore (its host and port), not {type(store).__name__}")
-        self._store = TCPStore(host, port, is_master=False, timeout=datetime.timedelta(seconds=30))
-        self._key = f"{_PREFIX}/heartbeat/{check_int('identity', identity, minimum=0)}"
+        self._store = TCPStore(host, port, is_master=False,
+                               timeout=datetime.timedelta(seconds=_pgroups.heartbeat_store_timeout_seconds))
+        self._key = _pgroups.store_keys.recovery_heartbeat(check_int('identity', identity, minimum=0))
         self._interval = interval
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"pgroups-heartbeat-{identity}", daemon=True)
@@ -128,7 +129,7 @@ def launcher_ids(world_size: int) -> List[int]:
 
 
 def _heartbeat(store: Any, identity: int) -> Optional[int]:
-    key = f"{_PREFIX}/heartbeat/{identity}"
+    key = _pgroups.store_keys.recovery_heartbeat(identity)
     return int(store.add(key, 0)) if store.check([key]) else None
 
 
@@ -179,8 +180,9 @@ def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, time
     outlives every rank (the launcher's TCPStore, not the default group's PrefixStore);
     ``step`` the last step this rank completed (the survivors resume from the least);
     ``timeout`` (seconds or a timedelta; None: ``PGROUPS_TIMEOUT``, else the default every
-    call has, as create_groups reads it; it must be a positive time, 0 is refused: the
-    survivors' decision needs a deadline) bounds the agreement on who is alive, and again the new world's
+    call has, as create_groups reads it; 0: no limit, the house rule, so that the survivors
+    decide only when every missing rank's heartbeat has stopped for ``heartbeat_window``:
+    a rank that never beat is then waited for forever) bounds the agreement on who is alive, and again the new world's
     forming (its default group and its groups get it as their timeout), so the call ends
     within twice it (three times when the rank that won the decision died before writing
     it: the others then raise TimeoutError); the groups' collective timeout should be below it, so that a rank
@@ -194,25 +196,22 @@ def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, time
     judged dead or the new groups did not form in time."""
     if not isinstance(groups, TorchGroups):
         raise TypeError(f"groups must be what pgroups.torch.create_groups returned, not {type(groups).__name__}")
-    resolved = timeout_seconds(timeout)
-    if resolved is None:
-        raise _pgroups.ConfigError(f"timeout {timeout!r} is invalid: the recovery needs a positive number of seconds "
-                                   "(a deadline for the survivors' decision), not none")
-    seconds = resolved
+    seconds = timeout_seconds(timeout)  # None: no limit
     shrink_name = None if shrink is None else check_token("shrink", shrink)
     step_value = -1 if step is None else check_int("step", step, minimum=0)
-    deadline = time.monotonic() + seconds
+    deadline = math.inf if seconds is None else time.monotonic() + seconds
     old_plan, rank = groups.plan, groups.rank
     world = old_plan.world_size
     ids = launcher_ids(world)
     generation = int(_state["generation"]) + 1
-    prefix = f"{_PREFIX}/{generation}/"
+    prefix = _pgroups.store_keys.recovery_round_prefix(generation)
     names = list(groups.kinds) if kinds is None else list(kinds)
     keep_world = rebuild.is_device_backend(backend) and rebuild.can_shrink()
     rebuild.take_down(groups, backend, keep_world)
     store.set(f"{prefix}shrink/{rank}", "1" if keep_world else "0")
     store.set(f"{prefix}joined/{rank}", str(step_value))
-    decision = _decide(store, prefix, world, ids, deadline, heartbeat_window, deadline + seconds)
+    decision = _decide(store, prefix, world, ids, deadline, heartbeat_window,
+                       math.inf if seconds is None else deadline + seconds)
     alive: List[int] = decision["alive"]
     _state["generation"] = generation
     shrink_world = keep_world and bool(decision.get("shrink")) and rank in alive
@@ -240,7 +239,7 @@ def recover(groups: TorchGroups, *, store: Any, step: Optional[int] = None, time
     with rebuild.eager_gloo(backend):
         rebuild.form_world(backend, new_store, new_rank, recovery.rank_map, world, shrink_world, seconds)
         _state["ids"] = new_ids
-        new_groups = creation.create_groups(recovery.plan, kinds=names, timeout=seconds,
+        new_groups = creation.create_groups(recovery.plan, kinds=names, timeout=0 if seconds is None else seconds,
                                             method=rebuild.creation_method(backend, groups.method),
                                             share=groups.share)
     return Recovered(recovery, "active", new_groups, new_rank, resume if resume is None or resume >= 0 else None,

@@ -35,7 +35,7 @@ def attempt_prefix(world_size: Optional[int] = None) -> str:
     restart = _pgroups.environment_count(_RESTART_COUNT) or 0
     if world_size is None:
         world_size = _pgroups.environment_count("WORLD_SIZE") or 0
-    return f"pgroups/attempt{restart}/world{check_int('world_size', world_size, minimum=0)}/"
+    return _pgroups.store_keys.attempt_prefix(restart, check_int('world_size', world_size, minimum=0))
 
 
 def init_process_group(backend: Optional[str] = None, *, timeout: Any = None, store: Any = None,

@@ -27,8 +27,8 @@ import torch.distributed as dist
 
 from . import _mcore, _pgroups
 from . import _torch_create as creation
-from ._checks import check_bool, check_int, check_token
-from ._megatron_state import CREATION_METHOD, DEFAULT_ONLY, DENSE_KINDS, EXPERT_KINDS, State, mesh_plan
+from ._checks import check_bool, check_int
+from ._megatron_state import CREATION_METHOD, DENSE_KINDS, EXPERT_KINDS, Request, State, checked_request
 
 _state = State()
 
@@ -65,77 +65,38 @@ def initialize_model_parallel(
     if not dist.is_initialized():
         raise _pgroups.StateError("pgroups.megatron.initialize_model_parallel needs torch.distributed "
                                   "init_process_group first")
-    # Every check below runs before the first agreement and its failure is carried into it
+    given = dict(pipeline_model_parallel_comm_backend=pipeline_model_parallel_comm_backend, use_sharp=use_sharp,
+                 hierarchical_context_parallel_sizes=hierarchical_context_parallel_sizes,
+                 hybrid_context_parallel=hybrid_context_parallel,
+                 num_distributed_optimizer_instances=num_distributed_optimizer_instances,
+                 nccl_communicator_config_path=nccl_communicator_config_path,
+                 get_embedding_ranks=get_embedding_ranks, get_position_embedding_ranks=get_position_embedding_ranks,
+                 high_priority_stream_groups=high_priority_stream_groups, sharp_enabled_group=sharp_enabled_group,
+                 create_all_gather_group=create_all_gather_group)
+    # Every check runs before the first agreement and its failure is carried into it
     # (pgroups.torch.reject), so that one rank's rejection reaches every rank at once.
-    mcore = None
     try:
-        given = dict(pipeline_model_parallel_comm_backend=pipeline_model_parallel_comm_backend, use_sharp=use_sharp,
-                     hierarchical_context_parallel_sizes=hierarchical_context_parallel_sizes,
-                     hybrid_context_parallel=hybrid_context_parallel,
-                     num_distributed_optimizer_instances=num_distributed_optimizer_instances,
-                     nccl_communicator_config_path=nccl_communicator_config_path,
-                     get_embedding_ranks=get_embedding_ranks, get_position_embedding_ranks=get_position_embedding_ranks,
-                     high_priority_stream_groups=high_priority_stream_groups, sharp_enabled_group=sharp_enabled_group,
-                     create_all_gather_group=create_all_gather_group)
-        for name, default in DEFAULT_ONLY.items():
-            # By type and value: use_sharp=0 is not False, None is not a bool's default.
-            if type(given[name]) is not type(default) or given[name] != default:
-                raise _pgroups.ConfigError(
-                    f"pgroups.megatron.initialize_model_parallel does not implement {name}={given[name]!r}; only its "
-                    f"default {default!r} is accepted (use megatron.core.parallel_state for it)")
-        tp = check_int("tensor_model_parallel_size", tensor_model_parallel_size, minimum=1)
-        pp = check_int("pipeline_model_parallel_size", pipeline_model_parallel_size, minimum=1)
-        vpp = check_int("virtual_pipeline_model_parallel_size", virtual_pipeline_model_parallel_size, minimum=1,
-                        allow_none=True)
-        cp = check_int("context_parallel_size", context_parallel_size, minimum=1)
-        ep = check_int("expert_model_parallel_size", expert_model_parallel_size, minimum=1)
-        etp = check_int("expert_tensor_parallel_size", expert_tensor_parallel_size, minimum=1, allow_none=True)
-        minutes = check_int("distributed_timeout_minutes", distributed_timeout_minutes, minimum=1)
-        gloo = check_bool("create_gloo_process_groups", create_gloo_process_groups)
-        order = check_token("order", order).lower()
-        if tp is None or pp is None or cp is None or ep is None or minutes is None:  # not reached: no allow_none
-            raise _pgroups.StateError("pgroups.megatron: a size check let None through")
-        world = dist.get_world_size()
-        model = tp * pp * cp
-        if world % model:
-            raise _pgroups.ConfigError(
-                f"world size {world} is not divisible by tensor_model_parallel_size {tp} * "
-                f"pipeline_model_parallel_size {pp} * context_parallel_size {cp} = {model}")
-        if vpp is not None and pp == 1:
-            raise _pgroups.ConfigError(
-                f"virtual_pipeline_model_parallel_size {vpp} needs pipeline_model_parallel_size above 1, not {pp}")
-        etp = tp if etp is None else etp
-        expert = etp * ep * pp
-        if world % expert:
-            raise _pgroups.ConfigError(
-                f"world size {world} is not divisible by expert_tensor_parallel_size {etp} * "
-                f"expert_model_parallel_size {ep} * pipeline_model_parallel_size {pp} = {expert}")
-        if model_parallel_is_initialized():
-            raise _pgroups.StateError("pgroups.megatron: model parallel groups are already initialized; call "
-                                      "destroy_model_parallel() first")
-        dense_plan = mesh_plan(order, dict(tp=tp, cp=cp, ep=1, dp=world // model, pp=pp), DENSE_KINDS, rank_map)
-        expert_plan = mesh_plan(order, dict(tp=etp, cp=1, ep=ep, dp=world // expert, pp=pp), EXPERT_KINDS, rank_map)
-        if not order.endswith("pp") and pp > 1 and world // expert != world // model:
-            raise _pgroups.ConfigError(
-                f"order '{order}' does not end with pp, so the expert data parallel size {world // expert} must equal "
-                f"the data parallel size {world // model}")
-        mcore = _mcore.parallel_state()
-        if mcore is not None:
-            _mcore.check(mcore)
+        request = checked_request(given, tensor_model_parallel_size, pipeline_model_parallel_size,
+                                  virtual_pipeline_model_parallel_size, context_parallel_size,
+                                  expert_model_parallel_size, expert_tensor_parallel_size, distributed_timeout_minutes,
+                                  create_gloo_process_groups, order, rank_map, model_parallel_is_initialized())
     except Exception as error:  # every class a check raises is carried, as it is
         creation.reject(error, None)
+    state = _create(request)
+    if request.gloo:
+        _create_gloo_copies(state, request)
+    _install(state, request)
 
-    import datetime
 
-    timeout = datetime.timedelta(minutes=minutes)
+def _create(request: Request) -> State:
+    """The plan and create steps: one creation per distinct group of the two plans. A kind
+    whose partition equals an earlier kind's, in either plan, takes that kind's group. The
+    C++ partition key decides (equal keys: the same groups, whichever plan made them), the
+    same on every rank; every per-rank answer comes from each plan's view of this rank."""
     rank = dist.get_rank()
     state = State()
-    state.plans = {"dense": dense_plan, "expert": expert_plan}
+    state.plans = {"dense": request.dense_plan, "expert": request.expert_plan}
     start = time.perf_counter()
-    # One creation per distinct group: a kind whose partition equals an earlier kind's, in
-    # either plan, takes that kind's group. The C++ partition key decides (equal keys: the
-    # same groups, whichever plan made them), the same on every rank; every per-rank answer
-    # comes from each plan's view of this rank.
     seen: Dict[Any, Tuple[str, str]] = {}
     # Everything that decides which collective creations follow is agreed by the first
     # one, so that a rank asked for other gloo copies, another order or expert mesh, or
@@ -143,9 +104,11 @@ def initialize_model_parallel(
     # leaving them waiting in a creation it skips. The later creations agree again only on
     # what they carry (their own plan and kinds, an error a rank hit since).
     door: Tuple[Tuple[str, str], ...] = (
-        ("door", "megatron.initialize_model_parallel"), ("order", order), ("expert", expert_plan.describe()),
-        ("virtual_pipeline", str(vpp)), ("gloo_copies", "1" if gloo else "0"))
-    for prefix, plan, kinds in (("dense", dense_plan, DENSE_KINDS), ("expert", expert_plan, EXPERT_KINDS)):
+        ("door", "megatron.initialize_model_parallel"), ("order", request.order),
+        ("expert", request.expert_plan.describe()), ("virtual_pipeline", str(request.virtual_size)),
+        ("gloo_copies", "1" if request.gloo else "0"))
+    for prefix, plan, kinds in (("dense", request.dense_plan, DENSE_KINDS),
+                                ("expert", request.expert_plan, EXPERT_KINDS)):
         view = plan.view(rank)
         state.views[prefix] = view
         new_kinds = []
@@ -155,7 +118,8 @@ def initialize_model_parallel(
                 continue
             seen[key] = (prefix, kind)
             new_kinds.append(kind)
-        made = creation.create_groups(plan, kinds=new_kinds, timeout=timeout, method=CREATION_METHOD, door=door)
+        made = creation.create_groups(plan, kinds=new_kinds, timeout=request.timeout, method=CREATION_METHOD,
+                                      door=door)
         door = ()
         state.made.append(made)
         state.creations += made.calls
@@ -168,29 +132,40 @@ def initialize_model_parallel(
             owner = "%s:%s" % seen[view.partition_key(kind)]
             state.groups[f"{prefix}:{kind}"] = state.groups[owner]
             state.ranks[f"{prefix}:{kind}"] = view.members(kind) if view.is_member(kind) else []
-    if gloo:
-        # Megatron-LM's gloo groups of dp, dp-cp and expert dp: the same groups on gloo.
-        backend = creation.default_backend()
-        for name in ("dense:dp", "dense:dp-cp", "expert:dp"):
-            if backend == "gloo":
-                state.gloo[name] = state.groups[name]
-        if backend != "gloo":
-            made = creation.create_groups(dense_plan, kinds=["dp", "dp-cp"], backend="gloo", timeout=timeout,
-                                          method=CREATION_METHOD)
-            made_expert = creation.create_groups(expert_plan, kinds=["dp"], backend="gloo", timeout=timeout,
-                                                 method=CREATION_METHOD)
-            state.gloo = {"dense:dp": made.get_group("dp"), "dense:dp-cp": made.get_group("dp-cp"),
-                          "expert:dp": made_expert.get_group("dp")}
-            state.made += [made, made_expert]
-            state.created += list(state.gloo.values())
-            state.creations += made.calls + made_expert.calls
     state.seconds = time.perf_counter() - start
-    if vpp is not None:
-        state.virtual_size, state.virtual_rank = vpp, 0
-    if mcore is not None:
-        _mcore.install(mcore, state.groups, state.ranks, state.gloo, state.created, state.virtual_size,
+    return state
+
+
+def _create_gloo_copies(state: State, request: Request) -> None:
+    """Megatron-LM's gloo groups of dp, dp-cp and expert dp: the same groups on gloo (the
+    groups themselves where the default group is gloo)."""
+    start = time.perf_counter()
+    backend = creation.default_backend()
+    if backend == "gloo":
+        for name in ("dense:dp", "dense:dp-cp", "expert:dp"):
+            state.gloo[name] = state.groups[name]
+        return
+    made = creation.create_groups(request.dense_plan, kinds=["dp", "dp-cp"], backend="gloo", timeout=request.timeout,
+                                  method=CREATION_METHOD)
+    made_expert = creation.create_groups(request.expert_plan, kinds=["dp"], backend="gloo", timeout=request.timeout,
+                                         method=CREATION_METHOD)
+    state.gloo = {"dense:dp": made.get_group("dp"), "dense:dp-cp": made.get_group("dp-cp"),
+                  "expert:dp": made_expert.get_group("dp")}
+    state.made += [made, made_expert]
+    state.created += list(state.gloo.values())
+    state.creations += made.calls + made_expert.calls
+    state.seconds += time.perf_counter() - start
+
+
+def _install(state: State, request: Request) -> None:
+    """The install step: the virtual pipeline, megatron-core's own parallel_state where it is
+    imported (its getters then answer with these groups), and this module's state."""
+    if request.virtual_size is not None:
+        state.virtual_size, state.virtual_rank = request.virtual_size, 0
+    if request.mcore is not None:
+        _mcore.install(request.mcore, state.groups, state.ranks, state.gloo, state.created, state.virtual_size,
                        state.virtual_rank, destroy_model_parallel)
-        state.mcore = mcore
+        state.mcore = request.mcore
     global _state
     _state = state
 

@@ -14,6 +14,7 @@
 #include "pgroups/common/environment.hpp"
 #include "pgroups/common/error.hpp"
 #include "pgroups/config/config_json.hpp"
+#include "pgroups/launch/store_keys.hpp"
 #include "pgroups/launch/timeout.hpp"
 #include "pgroups/layout/agreement_record.hpp"
 #include "pgroups/layout/layout.hpp"
@@ -44,9 +45,29 @@ namespace {
 
 py::bytes as_bytes(const std::string& text) { return py::bytes(text); }
 
+void bind_store_keys(py::module_ m) {
+  namespace keys = store_keys;
+  m.def("restart_prefix", &keys::restart_prefix, py::arg("restart_count"));
+  m.def("attempt_prefix", &keys::attempt_prefix, py::arg("restart_count"), py::arg("world_size"));
+  m.def("generation_prefix", &keys::generation_prefix, py::arg("generation"));
+  m.def("agreement_prefix", &keys::agreement_prefix, py::arg("generation"));
+  m.def("direct_group_name", &keys::direct_group_name, py::arg("generation"), py::arg("kind"), py::arg("index"),
+        py::arg("rank") = -1);
+  m.def("local_group_name", &keys::local_group_name, py::arg("generation"), py::arg("kind"), py::arg("index"),
+        py::arg("rank") = -1);
+  m.def("recovery_prefix", &keys::recovery_prefix);
+  m.def("recovery_heartbeat", &keys::recovery_heartbeat, py::arg("identity"));
+  m.def("recovery_round_prefix", &keys::recovery_round_prefix, py::arg("generation"));
+}
+
 void bind_rules(py::module_& m) {
   m.attr("largest_timeout_seconds") = kLargestTimeoutSeconds;
   m.attr("default_timeout_seconds") = static_cast<double>(kDefaultTimeout.count()) / 1000.0;
+  // The fixed waits, each declared once in pgroups/launch/timeout.hpp.
+  m.attr("store_retry_interval_seconds") = static_cast<double>(kStoreRetryInterval.count()) / 1000.0;
+  m.attr("heartbeat_store_timeout_seconds") = static_cast<double>(kHeartbeatStoreTimeout.count()) / 1000.0;
+  m.attr("store_serving_when_unlimited_seconds") = static_cast<double>(kStoreServingWhenUnlimited.count()) / 1000.0;
+  bind_store_keys(m.def_submodule("store_keys", "Every key pgroups writes in a store (pgroups/launch/store_keys.hpp)"));
   m.def(
       "timeout_seconds",
       [](double seconds, const std::string& source) -> std::optional<double> {

@@ -6,6 +6,7 @@
 
 #include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
+#include "pgroups/launch/env_launch.hpp"
 #include "pgroups/launch/pmix_bootstrap.hpp"
 
 namespace pgroups {
@@ -58,16 +59,32 @@ BootstrapKind choose_bootstrap(BootstrapKind requested, const EnvironmentLookup&
     return requested;
   }
   const bool pmix_launched = bootstrap_built(BootstrapKind::pmix) && pmix_server_present(lookup);
-  // torchrun's variables with no PMIx server: torchrun, a Kubernetes operator or a launch
-  // by hand, where MPI would start as a world of one process.
-  const bool env_launched = environment_text(lookup, "RANK") && environment_text(lookup, "MASTER_ADDR");
-  if (env_launched && !pmix_launched) return BootstrapKind::env;
+  // An environment launch with no PMIx server: torchrun, a Kubernetes operator or a launch
+  // by hand, where MPI would start as a world of one process. Its variables are checked
+  // here, by the reader the env bootstrap uses, so that auto never chooses what the
+  // bootstrap then refuses.
+  const bool env_launched = is_env_launch(lookup);
+  if (env_launched && !pmix_launched) {
+    (void)read_env_launch(lookup);
+    return BootstrapKind::env;
+  }
+  if (!env_launched && !pmix_launched && environment_text(lookup, "RANK") && environment_text(lookup, "MASTER_ADDR")) {
+    std::string missing;
+    for (const char* name : kEnvLaunchVariables) {
+      if (!environment_text(lookup, name)) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    }
+    throw ConfigError(
+        fmt::format("RANK and MASTER_ADDR are set, as in an environment launch, but {} {} not: an "
+                    "environment launch gives RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT",
+                    missing, missing.find(',') == std::string::npos ? "is" : "are"));
+  }
   if (bootstrap_built(BootstrapKind::mpi)) return BootstrapKind::mpi;
   if (pmix_launched) return BootstrapKind::pmix;
   if (env_launched) return BootstrapKind::env;
   throw ConfigError(
       "no bootstrap applies to this process: pgroups was built without MPI, no PMIx server launched it, and "
-      "neither RANK nor MASTER_ADDR is set (start it with torchrun, srun --mpi=pmix or mpirun)");
+      "it is no environment launch (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; start it with torchrun, srun "
+      "--mpi=pmix or mpirun)");
 }
 
 bool bootstrap_built(BootstrapKind kind) noexcept {

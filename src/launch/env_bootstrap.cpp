@@ -1,7 +1,9 @@
 #include "pgroups/launch/env_bootstrap.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -10,48 +12,40 @@
 #include <vector>
 
 #include "pgroups/common/error.hpp"
-#include "pgroups/launch/launcher.hpp"
+#include "pgroups/launch/env_launch.hpp"
+#include "pgroups/launch/store.hpp"
+#include "pgroups/launch/store_keys.hpp"
 #include "pgroups/launch/tcp_store.hpp"
 #include "pgroups/launch/timeout.hpp"
 
 namespace pgroups {
 namespace {
 
-// A variable the bootstrap cannot do without, read by the one reader's rule.
-std::int64_t required_count(const EnvironmentLookup& lookup, std::string_view name, std::string_view why) {
-  const EnvironmentCount count = environment_count(lookup, name);
-  if (count.malformed()) throw ConfigError(count.problem);
-  if (!count.value) throw ConfigError(fmt::format("the env bootstrap needs {} ({}), which is not set", name, why));
-  return *count.value;
+std::string this_host() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return name;
 }
 
 class EnvBootstrap final : public Bootstrap {
  public:
-  EnvBootstrap(const LauncherInfo& launcher, const std::string& host, std::uint16_t port, std::string prefix,
-               std::chrono::milliseconds timeout, std::unique_ptr<TcpStoreServer> server)
+  EnvBootstrap(const EnvLaunch& launch, std::chrono::milliseconds timeout, std::unique_ptr<TcpStoreServer> server)
       : server_(std::move(server)),
-        rank_(static_cast<int>(*launcher.rank)),
-        size_(static_cast<int>(*launcher.world_size)),
-        local_rank_(static_cast<int>(*launcher.local_rank)),
-        local_size_(static_cast<int>(*launcher.local_size)),
-        host_(host),
-        port_(port),
-        prefix_(std::move(prefix)),
+        rank_(launch.rank),
+        size_(launch.world_size),
         timeout_(timeout),
-        store_(std::make_unique<TcpStoreClient>(host, port, timeout)) {
-    agree_on_the_world(timeout);
+        client_(launch.store_host, launch.store_port, timeout),
+        store_(store_keys::attempt_prefix(launch.restart_count, launch.world_size), client_),
+        restart_scope_(store_keys::restart_prefix(launch.restart_count), client_) {
+    agree_on_the_world(launch);
   }
 
   // The rank that serves the store keeps serving until every rank has left, so that no
   // rank loses the store while it still reads the last values.
   ~EnvBootstrap() override {
     try {
-      client().set(fmt::format("{}/left/{}", prefix_, rank_), "");
-      if (server_) {
-        std::vector<std::string> keys;
-        for (int r = 0; r < size_; ++r) keys.push_back(fmt::format("{}/left/{}", prefix_, r));
-        (void)client().wait(keys, is_limited(timeout_) ? timeout_ : std::chrono::milliseconds(30'000));
-      }
+      store_.set(store_keys::bootstrap_left(rank_), "");
+      if (server_) (void)store_.wait(rank_keys(store_keys::bootstrap_left), wait_limit_for_leaving());
     } catch (...) {  // NOLINT(bugprone-empty-catch): a rank gone first leaves nothing to wait for
     }
   }
@@ -64,18 +58,8 @@ class EnvBootstrap final : public Bootstrap {
 
   std::vector<std::string> all_gather(std::string_view bytes, std::chrono::milliseconds timeout,
                                       std::string_view what) override {
-    const std::string round = fmt::format("{}/gather/{}", prefix_, rounds_++);
-    std::vector<std::string> keys;
-    keys.reserve(static_cast<std::size_t>(size_));
-    for (int r = 0; r < size_; ++r) keys.push_back(fmt::format("{}/{}", round, r));
-    client().set(keys[static_cast<std::size_t>(rank_)], bytes);
-    if (!client().wait(keys, timeout)) {
-      throw TimeoutError(timeout_message(timeout, what, "", rank_, size_, missing(keys)));
-    }
-    std::vector<std::string> gathered;
-    gathered.reserve(keys.size());
-    for (const std::string& key : keys) gathered.push_back(client().get(key));
-    return gathered;
+    const std::uint64_t round = rounds_++;
+    return gather(rank_keys([round](int r) { return store_keys::bootstrap_gather(round, r); }), bytes, timeout, what);
   }
 
   void barrier(std::chrono::milliseconds timeout, std::string_view what) override {
@@ -84,36 +68,81 @@ class EnvBootstrap final : public Bootstrap {
   }
 
  private:
-  // Every rank's WORLD_SIZE must be rank 0's: a rank that holds another says so, instead of
-  // waiting for ranks that will never come (rank 0 then times out naming it).
-  void agree_on_the_world(std::chrono::milliseconds timeout) {
-    client().set(fmt::format("{}/world/{}", prefix_, rank_), std::to_string(size_));
-    const std::string first = fmt::format("{}/world/0", prefix_);
-    if (!client().wait({first}, timeout)) {
-      throw TimeoutError(timeout_message(timeout, "the start of the env bootstrap", "", rank_, size_, std::vector{0}));
+  template <typename KeyOf>
+  [[nodiscard]] std::vector<std::string> rank_keys(KeyOf key_of) const {
+    std::vector<std::string> keys;
+    keys.reserve(static_cast<std::size_t>(size_));
+    for (int r = 0; r < size_; ++r) keys.push_back(key_of(r));
+    return keys;
+  }
+
+  std::vector<std::string> gather(const std::vector<std::string>& keys, std::string_view bytes,
+                                  std::chrono::milliseconds timeout, std::string_view what) {
+    store_.set(keys[static_cast<std::size_t>(rank_)], bytes);
+    if (!store_.wait(keys, timeout)) {
+      throw TimeoutError(timeout_message(timeout, what, "", rank_, size_, missing(keys)));
     }
-    const std::string size_of_rank0 = client().get(first);
-    if (size_of_rank0 != std::to_string(size_)) {
-      throw ConfigError(
-          fmt::format("WORLD_SIZE is {} on rank {} but {} on rank 0: every rank of one job gives the same", size_,
-                      rank_, size_of_rank0));
+    std::vector<std::string> gathered;
+    gathered.reserve(keys.size());
+    for (const std::string& key : keys) gathered.push_back(store_.get(key));
+    return gathered;
+  }
+
+  // Every rank's WORLD_SIZE must be rank 0's. The keys of an attempt are under its world
+  // size (store_keys.hpp), so a rank that holds another size never meets rank 0 there;
+  // only when that wait times out does it read what rank 0 declared in the attempt's
+  // scope, which an earlier round of the same attempt may have written too: a mismatch
+  // is told only after the timeout, never from a stale key.
+  void agree_on_the_world(const EnvLaunch& launch) {
+    const std::string declared = std::to_string(size_);
+    restart_scope_.set(store_keys::bootstrap_world(rank_), declared);
+    store_.set(store_keys::bootstrap_world(rank_), declared);
+    if (launch.local_rank) {
+      local_rank_ = *launch.local_rank;
+      local_size_ = *launch.local_size;
+    } else {
+      store_.set(store_keys::bootstrap_host(rank_), this_host());
+    }
+    const std::string first = store_keys::bootstrap_world(0);
+    if (!store_.wait({first}, timeout_)) {
+      const std::string rank0_key = store_keys::bootstrap_world(0);
+      if (restart_scope_.check({rank0_key})) {
+        const std::string size_of_rank0 = restart_scope_.get(rank0_key);
+        if (size_of_rank0 != declared) {
+          throw ConfigError(
+              fmt::format("WORLD_SIZE is {} on rank {} but {} on rank 0: every rank of one job gives the same", size_,
+                          rank_, size_of_rank0));
+        }
+      }
+      throw TimeoutError(timeout_message(timeout_, "the start of the env bootstrap", "", rank_, size_, std::vector{0}));
+    }
+    if (!launch.local_rank) count_ranks_of_this_host();
+  }
+
+  // Without LOCAL_RANK: this rank's index among the ranks of its host name, and their number.
+  void count_ranks_of_this_host() {
+    const std::vector<std::string> keys = rank_keys(store_keys::bootstrap_host);
+    if (!store_.wait(keys, timeout_)) {
+      throw TimeoutError(
+          timeout_message(timeout_, "the host names of the env bootstrap", "", rank_, size_, missing(keys)));
+    }
+    const std::string mine = this_host();
+    local_rank_ = 0;
+    local_size_ = 0;
+    for (int r = 0; r < size_; ++r) {
+      if (store_.get(keys[static_cast<std::size_t>(r)]) != mine) continue;
+      if (r < rank_) ++local_rank_;
+      ++local_size_;
     }
   }
 
-  TcpStoreClient& client() {
-    // A timed-out wait closes the connection; a later collective opens a fresh one.
-    if (!store_) store_ = std::make_unique<TcpStoreClient>(host_, port_, std::chrono::seconds(30));
-    return *store_;
-  }
-
-  // The ranks whose key is not in the store, asked over a fresh connection (the store
-  // still holds the timed-out wait on the old one).
+  // The ranks whose key is not in the store (the timed-out wait was cancelled, so the
+  // same connection asks).
   std::vector<int> missing(const std::vector<std::string>& keys) {
-    store_.reset();
     std::vector<int> ranks;
     try {
       for (std::size_t r = 0; r < keys.size(); ++r) {
-        if (!client().check({keys[r]})) ranks.push_back(static_cast<int>(r));
+        if (!store_.check({keys[r]})) ranks.push_back(static_cast<int>(r));
       }
     } catch (const Error&) {
       ranks.clear();  // the store is gone too: the message then names no rank
@@ -121,47 +150,31 @@ class EnvBootstrap final : public Bootstrap {
     return ranks;
   }
 
-  std::unique_ptr<TcpStoreServer> server_;  // rank 0's, when no launcher serves; outlives store_
+  // How long the serving rank waits for the others to leave: the timeout, or a named
+  // bound where there is none, so that a rank that died never keeps it serving forever.
+  [[nodiscard]] std::chrono::milliseconds wait_limit_for_leaving() const {
+    return is_limited(timeout_) ? timeout_ : kStoreServingWhenUnlimited;
+  }
+
+  std::unique_ptr<TcpStoreServer> server_;  // rank 0's, when no launcher serves; outlives the client
   int rank_;
   int size_;
-  int local_rank_;
-  int local_size_;
-  std::string host_;
-  std::uint16_t port_;
-  std::string prefix_;
+  int local_rank_ = 0;
+  int local_size_ = 1;
   std::uint64_t rounds_ = 0;
-  std::chrono::milliseconds timeout_;  // the bootstrap's own: connecting, and rank 0's wait for the others to leave
-  std::unique_ptr<TcpStoreClient> store_;
+  std::chrono::milliseconds timeout_;  // the bootstrap's own: connecting, the start, rank 0's wait for the others
+  TcpStoreClient client_;
+  PrefixStore store_;          // this attempt's keys (restart count and world size)
+  PrefixStore restart_scope_;  // the attempt's restart count alone: what rank 0 declared, for a mismatch's message
 };
 
 }  // namespace
 
 std::unique_ptr<Bootstrap> make_env_bootstrap(std::chrono::milliseconds timeout, const EnvironmentLookup& lookup) {
-  const LauncherInfo launcher = detect_launcher(lookup);
-  if (!launcher.malformed.empty()) throw ConfigError(launcher.malformed.front());
-  if (launcher.launcher != Launcher::torchrun || !launcher.rank || !launcher.world_size || !launcher.local_rank ||
-      !launcher.local_size) {
-    throw ConfigError(
-        "the env bootstrap needs RANK, WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE as torchrun sets them (a rank "
-        "below the world, a local rank below the node's)");
-  }
-  const std::optional<std::string> host = environment_text(lookup, "MASTER_ADDR");
-  if (!host) throw ConfigError("the env bootstrap needs MASTER_ADDR (the TCP store's host), which is not set");
-  const std::int64_t port = required_count(lookup, "MASTER_PORT", "the TCP store's port");
-  if (port < 1 || port > 65535) {
-    throw ConfigError(fmt::format("MASTER_PORT {} is no TCP port: it must be in 1..65535", port));
-  }
-  // Who serves follows TORCHELASTIC_USE_AGENT_STORE, not the launcher's name: torchrun's
-  // agent, or else rank 0.
-  const std::optional<std::string> agent = environment_text(lookup, "TORCHELASTIC_USE_AGENT_STORE");
-  const bool agent_serves = agent && (*agent == "True" || *agent == "true" || *agent == "1");
+  const EnvLaunch launch = read_env_launch(lookup);
   std::unique_ptr<TcpStoreServer> server;
-  if (!agent_serves && *launcher.rank == 0) server = std::make_unique<TcpStoreServer>(static_cast<std::uint16_t>(port));
-  const EnvironmentCount restart = environment_count(lookup, "TORCHELASTIC_RESTART_COUNT");
-  if (restart.malformed()) throw ConfigError(restart.problem);
-  const std::string prefix = fmt::format("pgroups/{}", restart.value.value_or(0));
-  return std::make_unique<EnvBootstrap>(launcher, *host, static_cast<std::uint16_t>(port), prefix, timeout,
-                                        std::move(server));
+  if (!launch.agent_serves_store && launch.rank == 0) server = std::make_unique<TcpStoreServer>(launch.store_port);
+  return std::make_unique<EnvBootstrap>(launch, timeout, std::move(server));
 }
 
 }  // namespace pgroups

@@ -14,26 +14,16 @@
 
 #include "pgroups/common/error.hpp"
 #include "pgroups/launch/timeout.hpp"
+#include "store_protocol.hpp"
 
 namespace pgroups {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// torch's TCPStore: the first byte of every request, and the check its server makes.
-enum class Query : std::uint8_t { validate = 0, set = 1, get = 3, add = 4, check = 5, wait = 6, ping = 13 };
-constexpr std::uint32_t kValidationMagic = 0x3C85F7CE;
-constexpr std::uint8_t kReady = 0;  // CheckResponseType::READY, WaitResponseType::STOP_WAITING
-
-template <typename T>
-void append(std::string& out, T value) {
-  out.append(reinterpret_cast<const char*>(&value), sizeof value);  // little-endian, as torch's
-}
-
-void append_bytes(std::string& out, std::string_view bytes) {
-  append<std::uint64_t>(out, bytes.size());
-  out.append(bytes);
-}
+using store_protocol::append;
+using store_protocol::append_field;
+using store_protocol::Query;
 
 std::string store_key(std::string_view key) {
   std::string out(1, '/');
@@ -46,7 +36,7 @@ std::string keys_request(Query query, const std::vector<std::string>& keys) {
   std::string request;
   append(request, query);
   append<std::uint64_t>(request, keys.size());
-  for (const std::string& key : keys) append_bytes(request, store_key(key));
+  for (const std::string& key : keys) append_field(request, store_key(key));
   return request;
 }
 
@@ -88,11 +78,11 @@ TcpStoreClient::TcpStoreClient(const std::string& host, std::uint16_t port, std:
       throw BackendError(
           fmt::format("cannot reach the TCP store at {} within {}: {}", address_, seconds_text(timeout), error));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(kStoreRetryInterval);
   }
   std::string request;
   append(request, Query::validate);
-  append(request, kValidationMagic);
+  append(request, store_protocol::kValidationMagic);
   append(request, Query::ping);
   const std::uint32_t nonce = static_cast<std::uint32_t>(::getpid());
   append(request, nonce);
@@ -158,15 +148,15 @@ void TcpStoreClient::receive(void* out, std::size_t size) {
 void TcpStoreClient::set(std::string_view key, std::string_view value) {
   std::string request;
   append(request, Query::set);
-  append_bytes(request, store_key(key));
-  append_bytes(request, value);
+  append_field(request, store_key(key));
+  append_field(request, value);
   send(request);
 }
 
 std::string TcpStoreClient::get(std::string_view key) {
   std::string request;
   append(request, Query::get);
-  append_bytes(request, store_key(key));
+  append_field(request, store_key(key));
   send(request);
   std::uint64_t size = 0;
   receive(&size, sizeof size);
@@ -178,7 +168,7 @@ std::string TcpStoreClient::get(std::string_view key) {
 std::int64_t TcpStoreClient::add(std::string_view key, std::int64_t delta) {
   std::string request;
   append(request, Query::add);
-  append_bytes(request, store_key(key));
+  append_field(request, store_key(key));
   append(request, delta);
   send(request);
   std::int64_t value = 0;
@@ -190,18 +180,27 @@ bool TcpStoreClient::check(const std::vector<std::string>& keys) {
   send(keys_request(Query::check, keys));
   std::uint8_t answer = 1;
   receive(&answer, sizeof answer);
-  return answer == kReady;
+  return answer == store_protocol::kReady;
 }
 
 bool TcpStoreClient::wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) {
   send(keys_request(Query::wait, keys));
-  std::uint8_t answer = 1;
-  if (!receive(&answer, sizeof answer, deadline_after(Clock::now(), timeout), is_limited(timeout))) {
-    ::close(socket_);
-    socket_ = -1;
-    return false;
+  std::uint8_t answer = store_protocol::kWaitCanceled;
+  if (receive(&answer, sizeof answer, deadline_after(Clock::now(), timeout), is_limited(timeout))) {
+    return answer == store_protocol::kStopWaiting;
   }
-  return answer == kReady;
+  // Cancelled as torch's client cancels it: the server answers WAIT_CANCELED, after the
+  // STOP_WAITING it may have sent as the keys arrived, so the connection stays in step.
+  std::string cancel;
+  append(cancel, Query::cancel_wait);
+  send(cancel);
+  receive(&answer, sizeof answer);
+  if (answer == store_protocol::kStopWaiting) receive(&answer, sizeof answer);
+  if (answer != store_protocol::kWaitCanceled) {
+    throw BackendError(fmt::format("the TCP store at {} answered a cancelled wait with {}, not WAIT_CANCELED", address_,
+                                   static_cast<int>(answer)));
+  }
+  return false;
 }
 
 }  // namespace pgroups

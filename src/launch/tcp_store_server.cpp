@@ -20,18 +20,15 @@
 
 #include "pgroups/common/error.hpp"
 #include "pgroups/launch/tcp_store.hpp"
+#include "store_protocol.hpp"
 
 namespace pgroups {
 namespace {
 
-enum class Query : std::uint8_t { validate = 0, set = 1, get = 3, add = 4, check = 5, wait = 6, ping = 13 };
-constexpr std::uint32_t kValidationMagic = 0x3C85F7CE;
-constexpr std::uint8_t kReady = 0;
-constexpr std::uint8_t kNotReady = 1;
-// The longest key or value a request may carry: far above what pgroups writes (a rank's
-// addresses, an NCCL id, a status: bytes to kilobytes), and a bound on what a wrong peer
-// can make this process allocate.
-constexpr std::uint64_t kLongestField = std::uint64_t{64} << 20;
+using store_protocol::append;
+using store_protocol::kLongestField;
+using store_protocol::Query;
+
 // The most unread bytes a connection may hold: one longest request (a set: its query, two
 // lengths and two fields). A client of torch's protocol sends a request and reads its
 // answer before the next, so more is a peer that sends without reading (behind a wait, say).
@@ -67,11 +64,6 @@ class Reader {
   std::size_t at_ = 0;
 };
 
-template <typename T>
-void append(std::string& out, T value) {
-  out.append(reinterpret_cast<const char*>(&value), sizeof value);
-}
-
 struct Connection {
   int fd = -1;
   std::string in;
@@ -80,11 +72,12 @@ struct Connection {
   bool closing = false;
 };
 
-class Store {
+class KeyValues {
  public:
   // Handles every whole request at the head of `c.in`; false when the connection must close.
   bool handle(Connection& c) {
-    while (!c.in.empty() && c.waiting_for.empty()) {
+    // A connection behind a wait reads nothing but the wait's cancel_wait.
+    while (!c.in.empty() && (c.waiting_for.empty() || static_cast<Query>(c.in.front()) == Query::cancel_wait)) {
       Reader reader(c.in);
       const auto query = reader.value<std::uint8_t>();
       if (!query) return true;
@@ -101,7 +94,7 @@ class Store {
     for (Connection& c : connections) {
       if (!c.waiting_for.empty() && all_set(c.waiting_for)) {
         c.waiting_for.clear();
-        append(c.out, kReady);
+        append(c.out, store_protocol::kStopWaiting);
       }
     }
   }
@@ -113,7 +106,7 @@ class Store {
       case Query::validate: {
         const auto magic = reader.value<std::uint32_t>();
         if (!magic) return std::nullopt;
-        return *magic == kValidationMagic;
+        return *magic == store_protocol::kValidationMagic;
       }
       case Query::ping: {
         const auto nonce = reader.value<std::uint32_t>();
@@ -166,14 +159,20 @@ class Store {
         }
         const bool ready = all_set(keys);
         if (query == Query::check) {
-          append(c.out, ready ? kReady : kNotReady);
+          append(c.out, ready ? store_protocol::kReady : store_protocol::kNotReady);
         } else if (ready) {
-          append(c.out, kReady);
+          append(c.out, store_protocol::kStopWaiting);
         } else {
           c.waiting_for = std::move(keys);
         }
         return true;
       }
+      case Query::cancel_wait:
+        // As torch's server: the wait (if one is still open) is dropped, and the answer is
+        // WAIT_CANCELED whether or not STOP_WAITING went out before it.
+        c.waiting_for.clear();
+        append(c.out, store_protocol::kWaitCanceled);
+        return true;
     }
     return false;
   }
@@ -269,7 +268,7 @@ TcpStoreServer::~TcpStoreServer() {
 }
 
 void TcpStoreServer::serve() {
-  Store store;
+  KeyValues store;
   std::vector<Connection> connections;
   std::vector<pollfd> polled;
   while (true) {

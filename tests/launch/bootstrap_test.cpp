@@ -5,13 +5,20 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <exception>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "pgroups/common/error.hpp"
 #include "pgroups/launch/env_bootstrap.hpp"
+#include "pgroups/launch/env_launch.hpp"
 #include "pgroups/launch/pmix_bootstrap.hpp"
+#include "pgroups/launch/tcp_store.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups {
@@ -51,8 +58,12 @@ TEST(Bootstrap, AutomaticIsMpiWhenBuiltElsePmixUnderAPmixServer) {
 }
 
 TEST(Bootstrap, AutomaticIsTheEnvironmentsUnderTorchrunWhereMpiWouldBeAWorldOfOne) {
-  const EnvironmentLookup under_torchrun =
-      environment({{"RANK", "2"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "2"}, {"MASTER_ADDR", "127.0.0.1"}});
+  const EnvironmentLookup under_torchrun = environment({{"RANK", "2"},
+                                                        {"WORLD_SIZE", "4"},
+                                                        {"LOCAL_RANK", "2"},
+                                                        {"LOCAL_WORLD_SIZE", "4"},
+                                                        {"MASTER_ADDR", "127.0.0.1"},
+                                                        {"MASTER_PORT", "29500"}});
   EXPECT_EQ(choose_bootstrap(BootstrapKind::automatic, under_torchrun), BootstrapKind::env);
   // A PMIx server launched it (srun --mpi=pmix with MASTER_ADDR exported): the job's own launcher wins.
   const EnvironmentLookup under_srun =
@@ -60,6 +71,52 @@ TEST(Bootstrap, AutomaticIsTheEnvironmentsUnderTorchrunWhereMpiWouldBeAWorldOfOn
   if (bootstrap_built(BootstrapKind::mpi) || bootstrap_built(BootstrapKind::pmix)) {
     EXPECT_NE(choose_bootstrap(BootstrapKind::automatic, under_srun), BootstrapKind::env);
   }
+}
+
+TEST(Bootstrap, AutomaticRefusesAnEnvironmentLaunchTheEnvBootstrapWouldRefuseNamingTheVariable) {
+  // One rule for "an env launch": what auto chooses, the env bootstrap accepts.
+  std::map<std::string, std::string> launch = {
+      {"RANK", "5"}, {"WORLD_SIZE", "4"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29500"}};
+  EXPECT_EQ(
+      test::message_of<ConfigError>([&] { (void)choose_bootstrap(BootstrapKind::automatic, environment(launch)); }),
+      "RANK 5 is not below WORLD_SIZE 4: a rank is in 0..WORLD_SIZE-1");
+  launch.erase("WORLD_SIZE");
+  launch.erase("MASTER_PORT");
+  EXPECT_EQ(
+      test::message_of<ConfigError>([&] { (void)choose_bootstrap(BootstrapKind::automatic, environment(launch)); }),
+      "RANK and MASTER_ADDR are set, as in an environment launch, but WORLD_SIZE, MASTER_PORT are not: an "
+      "environment launch gives RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT");
+}
+
+TEST(Bootstrap, AutomaticChoosesAnEnvironmentLaunchWithoutLocalRank) {
+  const EnvironmentLookup by_hand =
+      environment({{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29500"}});
+  EXPECT_EQ(choose_bootstrap(BootstrapKind::automatic, by_hand), BootstrapKind::env);
+  const EnvLaunch launch = read_env_launch(by_hand);
+  EXPECT_EQ(launch.rank, 1);
+  EXPECT_EQ(launch.world_size, 4);
+  EXPECT_FALSE(launch.local_rank.has_value());
+}
+
+TEST(EnvLaunch, ValuesPastWhatARankHoldsAreRefusedNamingTheVariableNeverNarrowed) {
+  auto refusal = [](std::map<std::string, std::string> variables) {
+    variables.emplace("MASTER_ADDR", "127.0.0.1");
+    variables.emplace("MASTER_PORT", "29500");
+    return test::message_of<ConfigError>([&] { (void)read_env_launch(environment(variables)); });
+  };
+  // 2^32 + 1 would narrow to a world of 1 in an int.
+  EXPECT_EQ(refusal({{"RANK", "0"}, {"WORLD_SIZE", "4294967297"}}),
+            "WORLD_SIZE 4294967297 is no world size: it must be in 1..2147483647");
+  EXPECT_EQ(refusal({{"RANK", "0"}, {"WORLD_SIZE", "0"}}),
+            "WORLD_SIZE 0 is no world size: it must be in 1..2147483647");
+  EXPECT_NE(refusal({{"RANK", "-1"}, {"WORLD_SIZE", "4"}}).find("RANK='-1' is malformed"), std::string::npos);
+  EXPECT_EQ(refusal({{"RANK", "0"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "2"}, {"LOCAL_WORLD_SIZE", "2"}}),
+            "LOCAL_RANK 2 is not below LOCAL_WORLD_SIZE 2: a local rank is in 0..LOCAL_WORLD_SIZE-1");
+  EXPECT_EQ(refusal({{"RANK", "0"}, {"WORLD_SIZE", "4"}, {"LOCAL_WORLD_SIZE", "8"}, {"LOCAL_RANK", "0"}}),
+            "LOCAL_WORLD_SIZE 8 is no node size: it must be in 1..WORLD_SIZE (4)");
+  EXPECT_NE(refusal({{"RANK", "0"}, {"WORLD_SIZE", "4"}, {"TORCHELASTIC_RESTART_COUNT", "x"}})
+                .find("TORCHELASTIC_RESTART_COUNT='x' is malformed"),
+            std::string::npos);
 }
 
 TEST(Bootstrap, PmixWithoutAServerIsRefusedBeforePmixIsAsked) {
@@ -94,8 +151,9 @@ TEST(EnvBootstrap, EachMissingOrMalformedVariableIsAConfigErrorNamingIt) {
   EXPECT_EQ(refusal(without(torchrun_worker("29500"), "MASTER_ADDR")),
             "the env bootstrap needs MASTER_ADDR (the TCP store's host), which is not set");
   EXPECT_EQ(refusal(torchrun_worker("70000")), "MASTER_PORT 70000 is no TCP port: it must be in 1..65535");
-  EXPECT_NE(refusal(without(torchrun_worker("29500"), "LOCAL_RANK")).find("needs RANK, WORLD_SIZE, LOCAL_RANK"),
-            std::string::npos);
+  EXPECT_EQ(refusal(without(torchrun_worker("29500"), "LOCAL_RANK")),
+            "LOCAL_WORLD_SIZE is set but LOCAL_RANK is not: give both (torchrun does) or neither (the env bootstrap "
+            "then counts the ranks of each host)");
   auto bad_rank = torchrun_worker("29500");
   bad_rank["RANK"] = "x";
   EXPECT_NE(refusal(bad_rank).find("RANK"), std::string::npos);
@@ -109,6 +167,62 @@ TEST(EnvBootstrap, AStoreNobodyServesIsABackendErrorWithinTheTimeout) {
       test::message_of<BackendError>([] { (void)make_env_bootstrap(300ms, environment(torchrun_worker("1"))); });
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
   EXPECT_NE(message.find("cannot reach the TCP store at 127.0.0.1:1 within 0.3 s"), std::string::npos) << message;
+}
+
+// `size` env bootstraps as threads against the store at `port` (torchrun's agent's role:
+// no rank serves), each running `job` on its own; the first error, if any, is rethrown.
+void run_ranks(int size, std::uint16_t port, const std::function<void(Bootstrap&)>& job) {
+  std::vector<std::thread> ranks;
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    std::map<std::string, std::string> variables = {{"RANK", std::to_string(r)},
+                                                    {"WORLD_SIZE", std::to_string(size)},
+                                                    {"MASTER_ADDR", "127.0.0.1"},
+                                                    {"MASTER_PORT", std::to_string(port)},
+                                                    {"TORCHELASTIC_USE_AGENT_STORE", "True"},
+                                                    {"TORCHELASTIC_RESTART_COUNT", "0"}};
+    ranks.emplace_back([&, r, variables] {
+      try {
+        using namespace std::chrono_literals;
+        const std::unique_ptr<Bootstrap> bootstrap = make_env_bootstrap(10s, environment(variables));
+        job(*bootstrap);
+      } catch (...) {
+        errors[static_cast<std::size_t>(r)] = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& rank : ranks) rank.join();
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+}
+
+TEST(EnvBootstrap, ARoundOfAnotherWorldSizeWithTheSameRestartCountNeverReadsTheFirstRoundsKeys) {
+  using namespace std::chrono_literals;
+  // An elastic job: a round of 4 ranks, then one of 2 in the same store under the same
+  // TORCHELASTIC_RESTART_COUNT, as torchrun keeps it when a round changes its size.
+  TcpStoreServer store(0);
+  run_ranks(4, store.port(), [](Bootstrap& bootstrap) {
+    EXPECT_EQ(bootstrap.all_gather("first" + std::to_string(bootstrap.rank()), 10s, "round one").size(), 4U);
+  });
+  std::vector<std::vector<std::string>> seen(2);
+  run_ranks(2, store.port(), [&](Bootstrap& bootstrap) {
+    seen[static_cast<std::size_t>(bootstrap.rank())] =
+        bootstrap.all_gather("second" + std::to_string(bootstrap.rank()), 10s, "round two");
+  });
+  for (const std::vector<std::string>& gathered : seen) {
+    EXPECT_EQ(gathered, (std::vector<std::string>{"second0", "second1"}));
+  }
+}
+
+TEST(EnvBootstrap, WithoutLocalRankTheNodeIsTheRanksOfOneHostName) {
+  TcpStoreServer store(0);
+  std::vector<std::pair<int, int>> node(3);
+  run_ranks(3, store.port(), [&](Bootstrap& bootstrap) {
+    node[static_cast<std::size_t>(bootstrap.rank())] = {bootstrap.local_rank(), bootstrap.local_size()};
+  });
+  // Threads of one process: one host name, so one node of three.
+  EXPECT_EQ(node, (std::vector<std::pair<int, int>>{{0, 3}, {1, 3}, {2, 3}}));
 }
 
 }  // namespace

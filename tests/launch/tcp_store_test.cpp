@@ -99,6 +99,20 @@ TEST(TcpStore, ItsClientSetsGetsAddsChecksAndWaits) {
   EXPECT_FALSE(client.wait({"absent"}, std::chrono::milliseconds(100)));
 }
 
+TEST(TcpStore, ATimedOutWaitIsCancelledAndTheSameConnectionServesTheNextRequests) {
+  TcpStoreServer server(0);
+  TcpStoreClient waiter("127.0.0.1", server.port(), 10s);
+  EXPECT_FALSE(waiter.wait({"late"}, std::chrono::milliseconds(100)));
+  // The key arrives after the cancel: the store owes the waiter nothing more, so its next
+  // answers are the next requests' own.
+  TcpStoreClient writer("127.0.0.1", server.port(), 10s);
+  writer.set("late", "x");
+  EXPECT_EQ(waiter.add("n", 2), 2);
+  EXPECT_EQ(waiter.get("late"), "x");
+  EXPECT_TRUE(waiter.wait({"late"}, 1s));
+  EXPECT_FALSE(waiter.check({"absent"}));
+}
+
 TEST(TcpStore, AnAddToAValueThatIsNoCounterClosesThatPeerAndTheStoreServesTheOthers) {
   TcpStoreServer server(0);
   RawPeer peer(server.port());

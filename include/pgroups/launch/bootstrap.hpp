@@ -39,13 +39,15 @@ enum class BootstrapKind : std::uint8_t { automatic, mpi, pmix, env, callback };
 [[nodiscard]] std::vector<BootstrapKind> built_bootstraps();
 
 /// The bootstrap `requested` resolves to in this process (environment read through
-/// `lookup`): itself unless `automatic`. `automatic` is the environment's when RANK and
-/// MASTER_ADDR are set and no PMIx server launched this process (torchrun, a Kubernetes
-/// operator, a launch by hand: there MPI would start as a world of one); otherwise MPI
-/// when built (today's path, under any launcher of an MPI job), else PMIx when a PMIx
-/// server launched this process, else the environment's when RANK and MASTER_ADDR are set.
-/// ConfigError naming the kind and the rule for a kind not built, or for `automatic` when
-/// neither applies.
+/// `lookup`): itself unless `automatic`. `automatic` is the environment's for an
+/// environment launch (is_env_launch, pgroups/launch/env_launch.hpp) that no PMIx server
+/// launched (torchrun, a Kubernetes operator, a launch by hand: there MPI would start as
+/// a world of one), its variables checked by the env bootstrap's own reader; otherwise
+/// MPI when built (today's path, under any launcher of an MPI job), else PMIx when a PMIx
+/// server launched this process, else the environment's. ConfigError naming the kind and
+/// the rule for a kind not built; for `automatic`, naming the variable for a malformed
+/// environment launch, the missing ones where RANK and MASTER_ADDR are set without the
+/// rest, and the launchers when none applies.
 [[nodiscard]] BootstrapKind choose_bootstrap(BootstrapKind requested, const EnvironmentLookup& lookup);
 
 /// One process's view of the job before its communicators. Not copyable; every method

@@ -2,7 +2,7 @@
 /// \file
 /// A client of torch's TCP store (torch.distributed.TCPStore, the store torchrun's agent
 /// serves), speaking the subset of its protocol that torch 2.13 speaks and pgroups needs:
-/// validate, ping, set, get, add, check and wait. The project links no libtorch: the
+/// validate, ping, set, get, add, check, wait and cancel_wait. The project links no libtorch: the
 /// protocol is pinned to the torch version in python/requirements/torch2.txt and tested
 /// against torch's own server (tests/launch). Keys are written as torch's clients write
 /// them, with a leading '/', so that torch's clients of the same store see them.
@@ -15,31 +15,27 @@
 #include <thread>
 #include <vector>
 
+#include "pgroups/launch/store.hpp"
+
 namespace pgroups {
 
-class TcpStoreClient {
+class TcpStoreClient final : public Store {
  public:
   /// Connects to `host`:`port`, retrying until `timeout` (zero: no limit) while the store
   /// is not up yet, then validates and pings. BackendError naming the address and the
   /// system's error when it cannot connect by then, or when the peer is no TCP store.
   TcpStoreClient(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout);
-  ~TcpStoreClient();
-  TcpStoreClient(const TcpStoreClient&) = delete;
-  TcpStoreClient& operator=(const TcpStoreClient&) = delete;
+  ~TcpStoreClient() override;
 
-  void set(std::string_view key, std::string_view value);
-  /// The value of `key`, which must exist (wait for it first).
-  [[nodiscard]] std::string get(std::string_view key);
-  /// Adds `delta` to the counter `key` (0 when absent); returns the new value.
-  std::int64_t add(std::string_view key, std::int64_t delta);
-  /// Whether every key exists now.
-  [[nodiscard]] bool check(const std::vector<std::string>& keys);
-  /// Waits until every key exists; false when `timeout` (zero: no limit) passed first.
-  /// After false the connection is closed: the store still holds the wait.
-  [[nodiscard]] bool wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout);
-
-  /// The address, for messages: "host:port".
-  [[nodiscard]] const std::string& address() const noexcept { return address_; }
+  void set(std::string_view key, std::string_view value) override;
+  [[nodiscard]] std::string get(std::string_view key) override;
+  std::int64_t add(std::string_view key, std::int64_t delta) override;
+  [[nodiscard]] bool check(const std::vector<std::string>& keys) override;
+  /// Past `timeout` the wait is cancelled as torch's client cancels it (cancel_wait, then
+  /// the server's answers read up to its WAIT_CANCELED), so the connection stays usable.
+  [[nodiscard]] bool wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
+  /// "host:port".
+  [[nodiscard]] std::string address() const override { return address_; }
 
  private:
   void send(std::string_view bytes);
@@ -54,7 +50,7 @@ class TcpStoreClient {
 
 /// A TCP store served by this process, in a thread of its own, for a launch with no
 /// launcher's store (a plain environment launch: rank 0 serves). It answers the requests
-/// TcpStoreClient makes (validate, ping, set, get, add, check, wait) in torch's protocol,
+/// TcpStoreClient makes (validate, ping, set, get, add, check, wait, cancel_wait) in torch's protocol,
 /// counters kept as decimal text as torch keeps them. A request it cannot serve closes
 /// that connection alone: another kind, a field over 64 MiB, an add to a value that is no
 /// counter or past 64 bits, or more unread bytes than one request (a peer that sends

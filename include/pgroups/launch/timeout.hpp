@@ -20,6 +20,17 @@ namespace pgroups {
 /// before a scheduler's own limit.
 inline constexpr std::chrono::milliseconds kDefaultTimeout = std::chrono::seconds(300);
 
+/// The fixed waits that no user's timeout governs, each declared once (Python binds them,
+/// `_pgroups.default_*_seconds`):
+/// - how long the rank that serves a store keeps serving for ranks that have not left,
+///   when the job's timeout is none (a rank that died must not keep it serving forever);
+inline constexpr std::chrono::milliseconds kStoreServingWhenUnlimited = std::chrono::seconds(30);
+/// - how often a client tries again to reach a store that does not listen yet, and how
+///   often a waiting loop over a store asks it again (Python's recovery);
+inline constexpr std::chrono::milliseconds kStoreRetryInterval = std::chrono::milliseconds(50);
+/// - the timeout of the store client a recovery heartbeat holds of its own.
+inline constexpr std::chrono::milliseconds kHeartbeatStoreTimeout = std::chrono::seconds(30);
+
 /// The longest timeout pgroups accepts, in every layer (ContextOptions::timeout,
 /// `--timeout`, PGROUPS_TIMEOUT, Python's `timeout=`): 1e9 seconds, about 31.7 years.
 /// Far enough from overflowing a steady_clock time point (nanoseconds in 64 bits, about

@@ -49,6 +49,7 @@ def main() -> int:
     parser.add_argument("--kill", type=int, required=True)
     parser.add_argument("--timeout", type=float, default=6.0)
     parser.add_argument("--no-heartbeat", action="store_true")
+    parser.add_argument("--recover-timeout", type=float, help="recover's timeout (0: none); default --timeout")
     args = parser.parse_args()
     store = TCPStore("127.0.0.1", args.port, is_master=False, timeout=datetime.timedelta(seconds=60))
     dist.init_process_group("gloo", store=PrefixStore(pgroups.torch.default_group_prefix(0), store), rank=args.rank,
@@ -67,7 +68,8 @@ def main() -> int:
     except RuntimeError:
         pass
     try:
-        outcome = pgroups.torch.recover(groups, store=store, step=7 + args.rank, timeout=args.timeout)
+        outcome = pgroups.torch.recover(groups, store=store, step=7 + args.rank,
+                                         timeout=args.timeout if args.recover_timeout is None else args.recover_timeout)
     except pgroups.Error as error:
         print(json.dumps({"rank": args.rank, "error": type(error).__name__, "message": str(error)}), flush=True)
         return 0

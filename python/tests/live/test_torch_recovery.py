@@ -21,8 +21,10 @@ WORKER = pathlib.Path(__file__).with_name("recovery_worker.py")
 CALLS_WORKER = pathlib.Path(__file__).with_name("recovery_calls_worker.py")
 
 
-def run(world, mesh, groups, kill, lazy=False, heartbeat=True, timeout=6.0):
+def run(world, mesh, groups, kill, lazy=False, heartbeat=True, timeout=6.0, recover_timeout=None):
     extra = ["--mesh", mesh, "--groups", groups] + ([] if heartbeat else ["--no-heartbeat"])
+    if recover_timeout is not None:
+        extra += ["--recover-timeout", str(recover_timeout)]
     return run_workers(WORKER, world, kill, timeout, extra, lazy)
 
 
@@ -68,6 +70,14 @@ def test_survivors_rebuild_every_kind_of_the_new_plan(lazy):
         # pair (pp and dp-pp are the whole new world, so its default group; dp has no peer).
         assert got["connected_peers"] == 1
     assert results[0]["generation"] == results[2]["generation"] == 1
+
+
+def test_a_recovery_with_no_timeout_decides_when_the_dead_ranks_heartbeat_stops():
+    # 0 means no limit, as everywhere in pgroups: the survivors decide by the heartbeats alone.
+    results, _ = run(4, "dp=2,pp=2", "dp,pp,dp-pp", kill=3, recover_timeout=0)
+    assert results[1]["fate"] == "spare"
+    assert [results[r]["fate"] for r in (0, 2)] == ["active", "active"]
+    assert results[0]["rank_map"] == [0, 2]
 
 
 def test_every_survivor_raises_the_same_error_when_no_layout_remains():
