@@ -409,7 +409,7 @@ Subcommand add_bench_command(CLI::App& parent) {
       ->check(CLI::IsMember({"mpi", "nccl", "gloo"}));
   app->add_option("--bootstrap", options->bootstrap,
                   "With --backend gloo: auto (the launcher's), mpi, pmix or env (docs/using/bootstrap.md)")
-      ->check(CLI::IsMember({"auto", "mpi", "pmix", "env"}));
+      ->check(CLI::IsMember(bootstrap_names()));
   // Each measurement (barrier, baselines, reductions) is the step `measure`.
   options->mpi.add_to(*app, {"measure", "finalize"});
   return {app, [options] { return run_bench(*options); }, [options] { return !options->model; }};

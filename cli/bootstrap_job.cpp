@@ -7,38 +7,16 @@
 #include <string>
 #include <vector>
 
-#include "pgroups/common/environment.hpp"
 #include "pgroups/common/error.hpp"
-#include "pgroups/launch/env_bootstrap.hpp"
-#include "pgroups/launch/pmix_bootstrap.hpp"
 #include "pgroups/launch/timeout.hpp"
-#include "pgroups/mpi/bootstrap.hpp"
 
 namespace pgroups::cli {
 
-BootstrapJob start_bootstrap(BootstrapKind requested, std::chrono::milliseconds timeout) {
-  BootstrapJob job;
-  switch (choose_bootstrap(requested, process_environment)) {
-    case BootstrapKind::mpi:
-      job.session = start_mpi(timeout);
-      job.bootstrap = std::make_unique<mpi::MpiBootstrap>(job.session->world());
-      break;
-    case BootstrapKind::pmix: job.bootstrap = make_pmix_bootstrap(); break;
-    case BootstrapKind::env:
-    case BootstrapKind::automatic:  // choose_bootstrap never answers these two
-    case BootstrapKind::callback: job.bootstrap = make_env_bootstrap(timeout); break;
-  }
-  return job;
-}
-
 int run_on_bootstrap(std::string_view bootstrap, std::optional<std::chrono::milliseconds> timeout,
                      const std::function<int(Bootstrap&, ContextOptions&)>& job) {
-  BootstrapJob started = start_bootstrap(parse_bootstrap(bootstrap), resolve_timeout(timeout));
+  const std::unique_ptr<Bootstrap> started = start_bootstrap(parse_bootstrap(bootstrap), resolve_timeout(timeout));
   ContextOptions options;
-  const int status = job(*started.bootstrap, options);
-  started.bootstrap.reset();
-  if (started.session) finish_job(*started.session, options, 0, 0);
-  return status;
+  return job(*started, options);
 }
 
 namespace {

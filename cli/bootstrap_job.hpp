@@ -1,8 +1,8 @@
 #pragma once
 // How the commands that run on a bootstrap (verify --backend gloo) start a job and settle
-// a local step's outcome: the bootstrap of --bootstrap (choose_bootstrap), MPI started
-// only for the MPI one. Every wait is the bootstrap's, bounded by the timeout, so no rank
-// is left waiting and no watchdog is needed.
+// a local step's outcome: the bootstrap of --bootstrap through launch's one door
+// (start_bootstrap; MPI's, registered by main, starts and ends MPI itself). Every wait is
+// the bootstrap's, bounded by the timeout, so no rank is left waiting.
 
 #include <chrono>
 #include <exception>
@@ -13,24 +13,12 @@
 
 #include "mpi_job.hpp"  // LocalFailure, print_job_error, exit_status_of
 #include "pgroups/launch/bootstrap.hpp"
-#include "pgroups/mpi/session.hpp"
 
 namespace pgroups::cli {
 
-struct BootstrapJob {
-  std::unique_ptr<mpi::Session> session;  // the MPI bootstrap's MPI; empty otherwise
-  std::unique_ptr<Bootstrap> bootstrap;   // destroyed before the session (declared after it)
-};
-
-/// The bootstrap `requested` resolves to in this process (choose_bootstrap over its
-/// environment): MPI started under a watchdog (start_mpi) with an mpi::MpiBootstrap of
-/// its world, PMIx's, or the environment's. Throws ConfigError (a kind not built, no
-/// launcher for it), TimeoutError and BackendError, on this rank.
-[[nodiscard]] BootstrapJob start_bootstrap(BootstrapKind requested, std::chrono::milliseconds timeout);
-
 /// A whole command on a bootstrap: starts the one `bootstrap` names (start_bootstrap), runs
-/// `job` on it with the command's ContextOptions, closes the bootstrap, then MPI where the
-/// bootstrap started it (finish_job); returns `job`'s status. Start-up errors are thrown.
+/// `job` on it with the command's ContextOptions, then closes the bootstrap (MPI's ends MPI
+/// where it started it); returns `job`'s status. Start-up errors are thrown.
 [[nodiscard]] int run_on_bootstrap(std::string_view bootstrap, std::optional<std::chrono::milliseconds> timeout,
                                    const std::function<int(Bootstrap&, ContextOptions&)>& job);
 

@@ -21,6 +21,9 @@
 #include "pgroups/common/error.hpp"
 #include "pgroups/launch/launcher.hpp"
 #include "subcommand.hpp"
+#ifdef PGROUPS_CLI_WITH_MPI
+#include "pgroups/mpi/bootstrap.hpp"
+#endif
 
 namespace {
 
@@ -67,6 +70,9 @@ int run(int argc, char** argv) {
   CLI::App app{"pgroups: process groups for hybrid-parallel training (data, pipeline, tensor 1d/2d/2.5d/3d, sequence)",
                "pgroups"};
   app.require_subcommand(1);
+#ifdef PGROUPS_CLI_WITH_MPI
+  pgroups::mpi::register_bootstrap();  // the MPI bootstrap behind launch's door (start_bootstrap)
+#endif
   std::vector<pgroups::cli::Subcommand> commands = {
       pgroups::cli::add_plan_command(app),   pgroups::cli::add_explain_command(app),
       pgroups::cli::add_place_command(app),  pgroups::cli::add_info_command(app),

@@ -10,7 +10,6 @@
 
 #include "output.hpp"
 #include "pgroups/common/error.hpp"
-#include "pgroups/launch/launcher.hpp"
 #include "pgroups/launch/timeout.hpp"
 #include "pgroups/mpi/check.hpp"
 #include "pgroups/mpi/session.hpp"
@@ -42,16 +41,7 @@ std::unique_ptr<mpi::Session> start_mpi(std::optional<std::chrono::milliseconds>
   // Read and checked before MPI_Init: a malformed PGROUPS_TIMEOUT is this rank's
   // ConfigError now, since a rank that waited in MPI_Init under some other timeout could
   // wait there for the rest of it (a launch whose other ranks never start MPI).
-  const std::chrono::milliseconds start_up_timeout = resolve_timeout(timeout);
-  const LauncherInfo launcher = detect_launcher();
-  const bool placed = launcher.rank && launcher.world_size && *launcher.world_size <= INT32_MAX;
-  const int rank = placed ? static_cast<int>(*launcher.rank) : -1;
-  const int size = placed ? static_cast<int>(*launcher.world_size) : 0;
-  mpi::Watchdog watchdog(mpi::Deadline(start_up_timeout), rank, size,
-                         [](const std::string& message) { mpi::end_process_on_timeout(message, false); });
-  const mpi::Watchdog::Guard guard =
-      watchdog.enter({"init", "the start of MPI (MPI_Init_thread), which every rank of the launch must call"});
-  return std::make_unique<mpi::Session>();
+  return mpi::start_session(resolve_timeout(timeout));
 }
 
 int exit_status_of(const std::exception& error) {

@@ -21,16 +21,10 @@
 
 namespace pgroups::cli {
 
-/// MPI's start (a Session: MPI_Init_thread) under a watchdog. MPI_Init waits for every
-/// rank of the launch, so a rank that never calls it (a command that needs no MPI started
-/// beside this one, a rank that died first) would keep this one waiting forever. The
-/// timeout is the job's (`timeout`: --timeout as given, else PGROUPS_TIMEOUT, else
-/// kDefaultTimeout), read before MPI_Init: a malformed PGROUPS_TIMEOUT throws its
-/// ConfigError on this rank (status 3, every rank of the launch reading the same
-/// environment), with no MPI call and no wait. Past the timeout, this rank prints the timeout
-/// message naming the step 'init' and ends the process with ExitCode::timeout, calling no
-/// MPI (none may be called while MPI_Init runs). The rank and size in the message are
-/// the launcher's, when it tells them.
+/// mpi::start_session with the job's timeout (`timeout`: --timeout as given, else
+/// PGROUPS_TIMEOUT, else kDefaultTimeout), read before MPI_Init: a malformed
+/// PGROUPS_TIMEOUT throws its ConfigError on this rank (status 3, every rank of the launch
+/// reading the same environment), with no MPI call and no wait.
 [[nodiscard]] std::unique_ptr<mpi::Session> start_mpi(std::optional<std::chrono::milliseconds> timeout);
 
 /// A local step's failure: the exit status and the message.

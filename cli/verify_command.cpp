@@ -265,7 +265,7 @@ Subcommand add_verify_command(CLI::App& parent) {
                   "How the ranks find each other: auto (the launcher's: torchrun's variables, else MPI, else PMIx), "
                   "mpi, pmix (srun --mpi=pmix, mpirun; no MPI_Init) or env (RANK, WORLD_SIZE, MASTER_ADDR, "
                   "MASTER_PORT: torchrun, Kubernetes, by hand); --backend mpi needs mpi")
-      ->check(CLI::IsMember({"auto", "mpi", "pmix", "env"}));
+      ->check(CLI::IsMember(bootstrap_names()));
   app->add_option("--format", options->format, "Output format; the same on every rank (agreed: status 7 otherwise)")
       ->check(CLI::IsMember({"text", "json"}));
   app->add_flag("--no-share", options->no_share,

@@ -1,6 +1,6 @@
 // bootstrap_groups: a job's groups with no MPI in it. The process finds the others through
-// whatever started it (choose_bootstrap: torchrun's variables, a PMIx server from srun or
-// mpirun, else MPI), builds every group of a tp=2,dp=2 mesh as a gloo context
+// whatever started it (launch's one door, start_bootstrap: torchrun's variables, a PMIx
+// server from srun or mpirun, else MPI), builds every group of a tp=2,dp=2 mesh as a gloo context
 // (ParallelContext on a Bootstrap, backend gloo), and all-reduces the global ranks over
 // its data-parallel group with gloo's own allreduce. Rank 0 prints one line per rank it
 // checked; the exit status is 0 only when every sum is the layout's.
@@ -13,7 +13,6 @@
 // The optional argument names the bootstrap (auto, mpi, pmix, env).
 #include <gloo/allreduce.h>
 #include <gloo/math.h>
-#include <mpi.h>
 
 #include <chrono>
 #include <cstdint>
@@ -23,11 +22,9 @@
 #include <string_view>
 #include <vector>
 
-#include "pgroups/common/environment.hpp"
 #include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
-#include "pgroups/launch/env_bootstrap.hpp"
-#include "pgroups/launch/pmix_bootstrap.hpp"
+#include "pgroups/launch/bootstrap.hpp"
 #include "pgroups/mpi/bootstrap.hpp"
 
 namespace {
@@ -67,20 +64,8 @@ int main(int argc, char** argv) {
   try {
     const pgroups::BootstrapKind requested =
         pgroups::parse_bootstrap(argc > 1 ? std::string_view(argv[1]) : std::string_view("auto"));
-    switch (pgroups::choose_bootstrap(requested, pgroups::process_environment)) {
-      case pgroups::BootstrapKind::pmix: return run(*pgroups::make_pmix_bootstrap());
-      case pgroups::BootstrapKind::env: return run(*pgroups::make_env_bootstrap(30s));
-      default: {  // MPI, started only here
-        MPI_Init(&argc, &argv);
-        int status = 0;
-        {
-          pgroups::mpi::MpiBootstrap bootstrap(pgroups::mpi::Communicator::borrow(MPI_COMM_WORLD));
-          status = run(bootstrap);
-        }
-        MPI_Finalize();
-        return status;
-      }
-    }
+    pgroups::mpi::register_bootstrap();  // so that auto and mpi may start MPI, which ends with the bootstrap
+    return run(*pgroups::start_bootstrap(requested, 30s));
   } catch (const pgroups::Error& error) {
     std::fprintf(stderr, "bootstrap_groups: %s\n", error.what());
     return static_cast<int>(error.exit_code());

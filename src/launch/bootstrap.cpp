@@ -3,9 +3,13 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
+#include "pgroups/launch/env_bootstrap.hpp"
 #include "pgroups/launch/env_launch.hpp"
 #include "pgroups/launch/pmix_bootstrap.hpp"
 
@@ -15,7 +19,53 @@ namespace {
 constexpr std::array<BootstrapKind, 4> kBootstraps = {BootstrapKind::automatic, BootstrapKind::mpi, BootstrapKind::pmix,
                                                       BootstrapKind::env};
 
+// The makers the rooms above registered, by kind.
+struct Makers {
+  std::mutex mutex;
+  std::map<BootstrapKind, BootstrapMaker> by_kind;
+};
+
+Makers& makers() {
+  static Makers registered;
+  return registered;
+}
+
+BootstrapMaker registered_maker(BootstrapKind kind) {
+  Makers& all = makers();
+  const std::lock_guard lock(all.mutex);
+  const auto found = all.by_kind.find(kind);
+  return found == all.by_kind.end() ? BootstrapMaker() : found->second;
+}
+
+std::string names_text() {
+  std::string text;
+  for (const BootstrapKind kind : kBootstraps) text += (text.empty() ? "" : ", ") + std::string(bootstrap_name(kind));
+  return text;
+}
+
 }  // namespace
+
+std::span<const BootstrapKind> named_bootstraps() noexcept { return kBootstraps; }
+
+std::vector<std::string> bootstrap_names() {
+  std::vector<std::string> names;
+  for (const BootstrapKind kind : kBootstraps) names.emplace_back(bootstrap_name(kind));
+  return names;
+}
+
+void register_bootstrap_maker(BootstrapKind kind, BootstrapMaker maker) {
+  Makers& all = makers();
+  const std::lock_guard lock(all.mutex);
+  all.by_kind[kind] = std::move(maker);
+}
+
+std::unique_ptr<Bootstrap> start_bootstrap(BootstrapKind requested, std::chrono::milliseconds timeout,
+                                           const EnvironmentLookup& lookup) {
+  const BootstrapKind kind = choose_bootstrap(requested, lookup);
+  if (kind == BootstrapKind::pmix) return make_pmix_bootstrap(lookup);
+  if (kind == BootstrapKind::env) return make_env_bootstrap(timeout, lookup);
+  return registered_maker(kind)(timeout);  // choose_bootstrap answers only kinds that are built
+}
 
 std::string_view bootstrap_name(BootstrapKind kind) noexcept {
   switch (kind) {
@@ -32,7 +82,7 @@ BootstrapKind parse_bootstrap(std::string_view text) {
   for (const BootstrapKind kind : kBootstraps) {
     if (bootstrap_name(kind) == text) return kind;
   }
-  throw ConfigError(fmt::format("bootstrap {} is unknown: it is one of auto, mpi, pmix, env", quoted_excerpt(text)));
+  throw ConfigError(fmt::format("bootstrap {} is unknown: it is one of {}", quoted_excerpt(text), names_text()));
 }
 
 std::vector<BootstrapKind> built_bootstraps() {
@@ -47,13 +97,14 @@ BootstrapKind choose_bootstrap(BootstrapKind requested, const EnvironmentLookup&
   if (requested == BootstrapKind::callback) {
     throw ConfigError(
         "bootstrap callback is a program's own (make_callback_bootstrap): it is made with the program's "
-        "callbacks, never chosen; choose one of auto, mpi, pmix, env");
+        "callbacks, never chosen; choose one of " +
+        names_text());
   }
   if (requested != BootstrapKind::automatic) {
     if (!bootstrap_built(requested)) {
       throw ConfigError(
           fmt::format("bootstrap {} is not built into this pgroups (configure again with it: "
-                      "libpmix-dev installed for pmix, -DPGROUPS_WITH_MPI=ON for mpi)",
+                      "libpmix-dev installed for pmix, -DPGROUPS_WITH_MPI=ON for mpi, whose front doors register it)",
                       bootstrap_name(requested)));
     }
     return requested;
@@ -92,12 +143,7 @@ bool bootstrap_built(BootstrapKind kind) noexcept {
     case BootstrapKind::automatic:
     case BootstrapKind::env:
     case BootstrapKind::callback: return true;
-    case BootstrapKind::mpi:
-#ifdef PGROUPS_LAUNCH_WITH_MPI
-      return true;
-#else
-      return false;
-#endif
+    case BootstrapKind::mpi: return static_cast<bool>(registered_maker(kind));
     case BootstrapKind::pmix:
 #ifdef PGROUPS_LAUNCH_WITH_PMIX
       return true;

@@ -5,7 +5,9 @@
 #include <cstdlib>
 
 #include "pgroups/common/error.hpp"
+#include "pgroups/launch/launcher.hpp"
 #include "pgroups/mpi/check.hpp"
+#include "pgroups/mpi/watchdog.hpp"
 
 namespace pgroups::mpi {
 namespace {
@@ -96,6 +98,18 @@ void Session::finalize() {
   if (!owns_ || mpi_state() == MpiState::finalized) return;
   owns_ = false;
   check(MPI_Finalize(), "MPI_Finalize");
+}
+
+std::unique_ptr<Session> start_session(std::chrono::milliseconds timeout) {
+  const LauncherInfo launcher = detect_launcher();
+  const bool placed = launcher.rank && launcher.world_size && *launcher.world_size <= INT32_MAX;
+  const int rank = placed ? static_cast<int>(*launcher.rank) : -1;
+  const int size = placed ? static_cast<int>(*launcher.world_size) : 0;
+  Watchdog watchdog(Deadline(timeout), rank, size,
+                    [](const std::string& message) { end_process_on_timeout(message, false); });
+  const Watchdog::Guard guard =
+      watchdog.enter({"init", "the start of MPI (MPI_Init_thread), which every rank of the launch must call"});
+  return std::make_unique<Session>();
 }
 
 void abort_job(MPI_Comm comm, int exit_code) noexcept {

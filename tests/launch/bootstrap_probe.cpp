@@ -78,11 +78,8 @@ int main(int argc, char** argv) {
 #else
       throw pgroups::ConfigError("bootstrap_probe was built without MPI");
 #endif
-    } else if (kind == pgroups::BootstrapKind::env) {
-      const std::unique_ptr<pgroups::Bootstrap> boot = pgroups::make_env_bootstrap(10s);
-      status = probe(*boot, stall);
-    } else {
-      const std::unique_ptr<pgroups::Bootstrap> boot = pgroups::make_pmix_bootstrap();
+    } else {  // launch's one door
+      const std::unique_ptr<pgroups::Bootstrap> boot = pgroups::start_bootstrap(kind, 10s);
       status = probe(*boot, stall);
     }
   } catch (const pgroups::Error& error) {

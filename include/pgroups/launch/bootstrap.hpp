@@ -12,6 +12,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,12 +30,19 @@ enum class BootstrapKind : std::uint8_t { automatic, mpi, pmix, env, callback };
 /// "auto", "mpi", "pmix", "env", "callback".
 [[nodiscard]] std::string_view bootstrap_name(BootstrapKind kind) noexcept;
 
+/// The kinds a user names (`--bootstrap`, Python's `bootstrap=`): auto, mpi, pmix, env.
+[[nodiscard]] std::span<const BootstrapKind> named_bootstraps() noexcept;
+
+/// Their names, in that order: the one list every option's choices come from.
+[[nodiscard]] std::vector<std::string> bootstrap_names();
+
 /// The kind named `text` (a name of bootstrap_name); ConfigError naming the text and the
 /// names otherwise.
 [[nodiscard]] BootstrapKind parse_bootstrap(std::string_view text);
 
-/// Whether this pgroups can make a bootstrap of `kind`: PMIx when it was built with
-/// PMIx (libpmix-dev), MPI when it was built with MPI; `automatic` and `env` always.
+/// Whether this process can make a bootstrap of `kind`: PMIx when pgroups was built with
+/// PMIx (libpmix-dev), MPI when the MPI room registered its maker (mpi::register_bootstrap,
+/// which every front door built with MPI calls); `automatic` and `env` always.
 [[nodiscard]] bool bootstrap_built(BootstrapKind kind) noexcept;
 
 /// The bootstraps built into this pgroups (bootstrap_built), `automatic` left out.
@@ -49,6 +59,22 @@ enum class BootstrapKind : std::uint8_t { automatic, mpi, pmix, env, callback };
 /// environment launch, the missing ones where RANK and MASTER_ADDR are set without the
 /// rest, and the launchers when none applies.
 [[nodiscard]] BootstrapKind choose_bootstrap(BootstrapKind requested, const EnvironmentLookup& lookup);
+
+class Bootstrap;
+
+/// What makes the bootstrap of one kind, given the resolved timeout. A room above launch
+/// registers its own (the MPI room: mpi::register_bootstrap), so that launch knows none.
+using BootstrapMaker = std::function<std::unique_ptr<Bootstrap>(std::chrono::milliseconds timeout)>;
+
+/// Registers `maker` for `kind` (replacing one registered before). Thread-safe.
+void register_bootstrap_maker(BootstrapKind kind, BootstrapMaker maker);
+
+/// The one door to a bootstrap: choose_bootstrap(requested, lookup), then that kind's
+/// maker (PMIx's, the environment's, or a registered one) with `timeout`, resolved
+/// (pgroups/launch/timeout.hpp). The errors of choose_bootstrap and of the maker, on this
+/// rank.
+[[nodiscard]] std::unique_ptr<Bootstrap> start_bootstrap(BootstrapKind requested, std::chrono::milliseconds timeout,
+                                                         const EnvironmentLookup& lookup = process_environment);
 
 /// One process's view of the job before its communicators. Not copyable; every method
 /// but the collectives is O(1) and never fails.

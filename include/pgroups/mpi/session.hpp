@@ -7,7 +7,9 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "pgroups/mpi/communicator.hpp"
@@ -72,6 +74,15 @@ class Session {
   bool owns_ = false;
   ThreadLevel provided_ = ThreadLevel::single;
 };
+
+/// MPI's start (a Session: MPI_Init_thread) under a watchdog. MPI_Init waits for every
+/// rank of the launch, so a rank that never calls it (a command that needs no MPI started
+/// beside this one, a rank that died first) would keep this one waiting forever. Past
+/// `timeout` (resolved before: a malformed PGROUPS_TIMEOUT must fail before MPI_Init;
+/// zero: none), this rank prints the timeout message naming the step 'init' and ends the
+/// process with ExitCode::timeout, calling no MPI (none may be called while MPI_Init
+/// runs). The rank and size in the message are the launcher's, when it tells them.
+[[nodiscard]] std::unique_ptr<Session> start_session(std::chrono::milliseconds timeout);
 
 /// Ends every process of `comm`'s job with `exit_code` (MPI_Abort): the way out when
 /// ranks have diverged and a collective MPI_Finalize could hang.
