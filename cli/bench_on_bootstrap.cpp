@@ -27,6 +27,7 @@
 #include "pgroups/context/parallel_context.hpp"
 #include "pgroups/gloo/gloo_groups.hpp"
 #include "pgroups/launch/timeout.hpp"
+#include "pgroups/report/plan_report.hpp"
 
 namespace pgroups::cli {
 namespace {
@@ -128,8 +129,11 @@ int bench_job(const BenchOnBootstrap& job, Bootstrap& bootstrap, ContextOptions&
     const Layout layout(*config);
     const std::string_view kind = bootstrap_name(bootstrap.kind());
     if (job.format == "json") {
-      nlohmann::json report = {
-          {"backend", "gloo"}, {"bootstrap", kind}, {"world_size", layout.world_size()}, {"repeats", job.repeats}};
+      nlohmann::json report = {{"schema_version", report::kSchemaVersion},
+                               {"backend", "gloo"},
+                               {"bootstrap", kind},
+                               {"world_size", layout.world_size()},
+                               {"repeats", job.repeats}};
       for (const GlooEntry& entry : entries) report["entries"][entry.name] = {{"median_s", entry.median()}};
       write_output(report.dump() + '\n');
     } else {
