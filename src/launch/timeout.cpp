@@ -11,7 +11,6 @@
 #include "pgroups/common/environment.hpp"
 #include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
-#include "pgroups/layout/agreement_record.hpp"
 
 namespace pgroups {
 
