@@ -319,7 +319,7 @@ int bench_job(const BenchOptions& options, ContextOptions& base, int rank, int s
   } catch (const std::exception& error) {
     failure = LocalFailure{exit_status_of(error), error.what()};
   }
-  if (auto status = settle(world, rank, failure, resolve_timeout(base.timeout))) return *status;
+  if (auto status = settle(world, rank, failure, options.mpi.in_effect)) return *status;
 
   const Layout layout(*config);
   // The context duplicates the world once: as the world kind where there is one
@@ -376,10 +376,11 @@ int run_bench(const BenchOptions& options) {
                     "which runs on every bootstrap",
                     options.backend, options.bootstrap));
   }
-  const std::unique_ptr<mpi::Session> session = start_mpi(options.mpi.timeout);
+  const std::unique_ptr<mpi::Session> session = mpi::start_session(options.mpi.in_effect);
   const int rank = session->world().rank();
   const int size = session->world().size();
   ContextOptions base;
+  base.timeout = options.mpi.in_effect;
   const int status = bench_job(options, base, rank, size);
   finish_job(*session, base, rank, size);
   return status;
@@ -412,7 +413,12 @@ Subcommand add_bench_command(CLI::App& parent) {
       ->check(CLI::IsMember(bootstrap_names()));
   // Each measurement (barrier, baselines, reductions) is the step `measure`.
   options->mpi.add_to(*app, {"measure", "finalize"});
-  return {app, [options] { return run_bench(*options); }, [options] { return !options->model; }};
+  return {app,
+          [options] {
+            if (!options->model) options->mpi.resolve();  // --model waits for no one
+            return run_bench(*options);
+          },
+          [options] { return !options->model; }};
 }
 
 }  // namespace pgroups::cli

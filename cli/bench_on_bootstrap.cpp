@@ -93,7 +93,7 @@ std::string bench_text(const std::vector<GlooEntry>& entries, const Layout& layo
 
 int bench_job(const BenchOnBootstrap& job, Bootstrap& bootstrap, ContextOptions& base) {
   const int rank = bootstrap.rank();
-  const std::chrono::milliseconds timeout = resolve_timeout(job.mpi->timeout);
+  const std::chrono::milliseconds timeout = job.mpi->in_effect;
   std::optional<ParallelConfig> config;
   std::optional<LocalFailure> failure;
   try {
@@ -147,7 +147,7 @@ int bench_job(const BenchOnBootstrap& job, Bootstrap& bootstrap, ContextOptions&
 }  // namespace
 
 int run_bench_on_bootstrap(const BenchOnBootstrap& job) {
-  return run_on_bootstrap(job.bootstrap, job.mpi->timeout, [&job](Bootstrap& bootstrap, ContextOptions& base) {
+  return run_on_bootstrap(job.bootstrap, job.mpi->in_effect, [&job](Bootstrap& bootstrap, ContextOptions& base) {
     return bench_job(job, bootstrap, base);
   });
 }

@@ -12,10 +12,11 @@
 
 namespace pgroups::cli {
 
-int run_on_bootstrap(std::string_view bootstrap, std::optional<std::chrono::milliseconds> timeout,
+int run_on_bootstrap(std::string_view bootstrap, std::chrono::milliseconds timeout,
                      const std::function<int(Bootstrap&, ContextOptions&)>& job) {
-  const std::unique_ptr<Bootstrap> started = start_bootstrap(parse_bootstrap(bootstrap), resolve_timeout(timeout));
+  const std::unique_ptr<Bootstrap> started = start_bootstrap(parse_bootstrap(bootstrap), timeout);
   ContextOptions options;
+  options.timeout = timeout;
   return job(*started, options);
 }
 

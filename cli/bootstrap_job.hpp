@@ -17,9 +17,10 @@
 namespace pgroups::cli {
 
 /// A whole command on a bootstrap: starts the one `bootstrap` names (start_bootstrap), runs
-/// `job` on it with the command's ContextOptions, then closes the bootstrap (MPI's ends MPI
+/// `job` on it with the command's ContextOptions (their timeout `timeout`, the one the
+/// command resolved), then closes the bootstrap (MPI's ends MPI
 /// where it started it); returns `job`'s status. Start-up errors are thrown.
-[[nodiscard]] int run_on_bootstrap(std::string_view bootstrap, std::optional<std::chrono::milliseconds> timeout,
+[[nodiscard]] int run_on_bootstrap(std::string_view bootstrap, std::chrono::milliseconds timeout,
                                    const std::function<int(Bootstrap&, ContextOptions&)>& job);
 
 /// Collective over the bootstrap: settle (mpi_job.hpp) on a bootstrap. When any rank

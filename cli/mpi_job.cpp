@@ -27,22 +27,15 @@ std::pair<int, int> status_range(MPI_Comm comm, int status, std::chrono::millise
   return {static_cast<int>(reduced[0]), static_cast<int>(-reduced[1])};
 }
 
-// The step before which the phase's fault, if any, strikes; then the phase's deadline
-// (MpiOptions::apply has resolved the timeout; resolve_timeout keeps the one rule for
-// options that were not).
+// The step before which the phase's fault, if any, strikes; then the phase's deadline, of
+// the timeout the command resolved.
 mpi::Deadline announce(const ContextOptions& options, const mpi::Step& step) {
   if (options.before_step) options.before_step(step.name);
-  return mpi::Deadline(resolve_timeout(options.timeout));
+  if (!options.timeout) throw StateError(fmt::format("the phase '{}' has no timeout resolved", step.name));
+  return mpi::Deadline(*options.timeout);
 }
 
 }  // namespace
-
-std::unique_ptr<mpi::Session> start_mpi(std::optional<std::chrono::milliseconds> timeout) {
-  // Read and checked before MPI_Init: a malformed PGROUPS_TIMEOUT is this rank's
-  // ConfigError now, since a rank that waited in MPI_Init under some other timeout could
-  // wait there for the rest of it (a launch whose other ranks never start MPI).
-  return mpi::start_session(resolve_timeout(timeout));
-}
 
 int exit_status_of(const std::exception& error) {
   if (const auto* known = dynamic_cast<const Error*>(&error)) return static_cast<int>(known->exit_code());

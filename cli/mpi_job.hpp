@@ -21,12 +21,6 @@
 
 namespace pgroups::cli {
 
-/// mpi::start_session with the job's timeout (`timeout`: --timeout as given, else
-/// PGROUPS_TIMEOUT, else kDefaultTimeout), read before MPI_Init: a malformed
-/// PGROUPS_TIMEOUT throws its ConfigError on this rank (status 3, every rank of the launch
-/// reading the same environment), with no MPI call and no wait.
-[[nodiscard]] std::unique_ptr<mpi::Session> start_mpi(std::optional<std::chrono::milliseconds> timeout);
-
 /// A local step's failure: the exit status and the message.
 struct LocalFailure {
   int code = 0;
@@ -58,9 +52,9 @@ void print_job_error(int rank, bool shared_by_all, const std::string& message);
 /// A phase of a job after group creation in which the ranks wait for each other (the
 /// checks, the gathering of results, each measurement, MPI_Finalize). On construction it
 /// runs the fault-injection hook for `step` (options.before_step, as the context does for
-/// its own steps), then arms a watchdog with options.timeout as resolve_timeout resolves
-/// it (MpiOptions::apply has; absent: PGROUPS_TIMEOUT, else kDefaultTimeout; zero: none),
-/// counted from there: when this rank is still blocked in the phase at the deadline, it
+/// its own steps), then arms a watchdog with options.timeout, which the command has
+/// resolved (MpiOptions::in_effect; zero: none; StateError when it has not), counted from
+/// there: when this rank is still blocked in the phase at the deadline, it
 /// prints the timeout message naming `step` and ends the process with ExitCode::timeout.
 /// Disarmed on destruction.
 class WatchedPhase {

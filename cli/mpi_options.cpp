@@ -81,8 +81,10 @@ void MpiOptions::add_to(CLI::App& app, std::vector<std::string> steps_after_crea
       ->group(kFaultGroup);
 }
 
+void MpiOptions::resolve() { in_effect = resolve_timeout(timeout); }
+
 void MpiOptions::apply(ContextOptions& options, const ParallelConfig& config, int rank, int size) const {
-  options.timeout = resolve_timeout(timeout);
+  options.timeout = in_effect;
   if (!stall_rank && !exit_rank) {
     if (!step.empty()) throw ConfigError("--inject-step needs --inject-stall-rank or --inject-exit-rank");
     return;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "pgroups/context/context_options.hpp"
+#include "pgroups/launch/timeout.hpp"
 #include "pgroups/layout/parallel_config.hpp"
 
 namespace pgroups::cli {
@@ -22,6 +23,9 @@ struct MpiOptions {
   /// usage error then); absent: PGROUPS_TIMEOUT, then the default
   /// (pgroups/launch/timeout.hpp), which resolve_timeout reads.
   std::optional<std::chrono::milliseconds> timeout;
+  /// The timeout in effect (zero: none), resolved once by resolve() when the command
+  /// starts; everything below the command line takes this value.
+  std::chrono::milliseconds in_effect = kDefaultTimeout;
   /// --inject-stall-rank R: rank R stops, sleeping until killed, just before a step.
   std::optional<int> stall_rank;
   /// --inject-exit-rank R: rank R exits at once with status 1 just before a step.
@@ -39,13 +43,17 @@ struct MpiOptions {
   /// is a usage error of the parse.
   void add_to(CLI::App& app, std::vector<std::string> steps_after_creation);
 
-  /// Fills what these options decide in `options`: the timeout in effect (resolved now,
-  /// so that a malformed PGROUPS_TIMEOUT is an error of this local step on the rank that
-  /// has it, not of the collective construction) and, on a rank named by an --inject-*
-  /// flag, the before_step hook that stalls or exits. Throws ConfigError when an
-  /// injected rank is outside the world of `size` ranks, when both faults name one rank,
-  /// when the step is not a step of `config` (an invalid `config` throws its own
-  /// ConfigError), or for a malformed PGROUPS_TIMEOUT.
+  /// The command line's one resolution of the timeout (resolve_timeout: --timeout, else
+  /// PGROUPS_TIMEOUT, else the default) into in_effect, called first by each command that
+  /// waits for other ranks, before MPI_Init or any bootstrap: a malformed PGROUPS_TIMEOUT
+  /// is then this rank's ConfigError (status 3), with no wait.
+  void resolve();
+
+  /// Fills what these options decide in `options`: the timeout in effect (in_effect) and,
+  /// on a rank named by an --inject-* flag, the before_step hook that stalls or exits.
+  /// Throws ConfigError when an injected rank is outside the world of `size` ranks, when
+  /// both faults name one rank, or when the step is not a step of `config` (an invalid
+  /// `config` throws its own ConfigError).
   void apply(ContextOptions& options, const ParallelConfig& config, int rank, int size) const;
 
  private:

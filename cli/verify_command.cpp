@@ -149,7 +149,7 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
   } catch (const std::exception& error) {
     failure = LocalFailure{exit_status_of(error), error.what()};
   }
-  if (auto status = settle(world, rank, failure, resolve_timeout(context_options.timeout))) return *status;
+  if (auto status = settle(world, rank, failure, options.mpi.in_effect)) return *status;
 
   // Step 2, collective: create. The constructor agrees on the configuration and on
   // agreed_settings first.
@@ -237,10 +237,11 @@ int run_verify(const VerifyOptions& options) {
                     "nccl, which run on every bootstrap, or --bootstrap mpi under an MPI launcher",
                     options.backend, options.bootstrap));
   }
-  const std::unique_ptr<mpi::Session> session = start_mpi(options.mpi.timeout);
+  const std::unique_ptr<mpi::Session> session = mpi::start_session(options.mpi.in_effect);
   const int rank = session->world().rank();
   const int size = session->world().size();
   ContextOptions context_options;
+  context_options.timeout = options.mpi.in_effect;
   const int status = verify_job(options, context_options, rank, size);
   finish_job(*session, context_options, rank, size);
   return status;
@@ -271,7 +272,12 @@ Subcommand add_verify_command(CLI::App& parent) {
   app->add_flag("--no-share", options->no_share,
                 "One communicator per kind, none shared (the same on every rank: agreed, status 7 otherwise)");
   options->mpi.add_to(*app, {"check", "destroy", "finalize"});
-  return {app, [options] { return run_verify(*options); }, [] { return true; }};
+  return {app,
+          [options] {
+            options->mpi.resolve();
+            return run_verify(*options);
+          },
+          [] { return true; }};
 }
 
 }  // namespace pgroups::cli

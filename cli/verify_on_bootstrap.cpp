@@ -188,7 +188,7 @@ ParallelConfig prepare(const VerifyOptions& options, ContextOptions& context_opt
 
 int verify_job(const VerifyOptions& options, Bootstrap& bootstrap, ContextOptions& context_options) {
   const int rank = bootstrap.rank();
-  const std::chrono::milliseconds timeout = resolve_timeout(options.mpi.timeout);
+  const std::chrono::milliseconds timeout = options.mpi.in_effect;
   std::optional<ParallelConfig> config;
   std::optional<LocalFailure> failure;
   try {
@@ -253,7 +253,7 @@ int verify_job(const VerifyOptions& options, Bootstrap& bootstrap, ContextOption
 }  // namespace
 
 int run_verify_on_bootstrap(const VerifyOptions& options) {
-  return run_on_bootstrap(options.bootstrap, options.mpi.timeout,
+  return run_on_bootstrap(options.bootstrap, options.mpi.in_effect,
                           [&options](Bootstrap& bootstrap, ContextOptions& context_options) {
                             return verify_job(options, bootstrap, context_options);
                           });

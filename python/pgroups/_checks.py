@@ -111,6 +111,16 @@ def timeout_seconds(timeout: Any) -> Optional[float]:
     return check_timeout("timeout", timeout)
 
 
+def carrying_timeout_seconds(timeout: Any) -> Optional[float]:
+    """The timeout under which a rank carries its error into a call's agreement: the call's
+    own when it is valid, else PGROUPS_TIMEOUT or the default (a bad timeout is the error
+    being carried, or beside it); None for no timeout."""
+    try:
+        return timeout_seconds(timeout)
+    except Exception:
+        return timeout_seconds(None)
+
+
 def check_token(name: str, value: Any) -> str:
     """One group token (a dimension name, a mode's value, or dimensions joined by '-' such as
     ``"tp-dp"``, which is one token): a non-empty ``str``."""

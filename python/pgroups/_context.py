@@ -6,7 +6,7 @@ import os
 from typing import Any, Dict, List, Optional, Union
 
 from . import _pgroups
-from ._checks import check_bool, check_int, check_timeout
+from ._checks import carrying_timeout_seconds, check_bool, check_int, timeout_seconds
 from ._modes import KindLike, ParallelMode, mode_value
 from ._plan import Plan, _checked_overrides, _path
 from ._renamed import renamed_keywords
@@ -86,11 +86,10 @@ class ParallelContext:
             from mpi4py import MPI
 
             comm = MPI.COMM_WORLD
-        checked_timeout: Optional[float] = None
         try:
-            if timeout is not None:
-                # None from the check is "no timeout", which the C++ layer reads as 0.
-                checked_timeout = check_timeout("timeout", timeout) or 0.0
+            # This front door's one resolution (the argument, else PGROUPS_TIMEOUT, else the
+            # default); None from it is "no timeout", which the C++ layer reads as 0.
+            checked_timeout = timeout_seconds(timeout) or 0.0
             overrides = _checked_overrides(pipeline, tensor, mode, depth, legacy_sequence_dp, seed, mesh, groups,
                                            rank_map=rank_map)
             if strategy is not None and not isinstance(strategy, str):
@@ -107,7 +106,7 @@ class ParallelContext:
             # Carried into the agreement, so that every rank raises it rather than this
             # one alone while the others wait for it.
             _pgroups.agree(comm, _pgroups.encode_error(type(error).__name__, str(error)), "configuration",
-                           checked_timeout)
+                           carrying_timeout_seconds(timeout) or 0.0)
             raise  # not reached: agree raises the carried error on every rank
         self._context = _pgroups.Context(settings, comm, strategy, checked_timeout, checked_device, checked_per_node,
                                          checked_share)

@@ -103,9 +103,10 @@ def record_text(record: bytes) -> str: ...
 def judge_records(records: Sequence[bytes], what: str = ...) -> None:
     """Every rank's record, by rank: returns when all are equal settings; raises the carried
     error of the lowest erring rank (its class) or MismatchError otherwise."""
-def agree(world: Any, record: bytes, what: str = ..., timeout: Optional[float] = ...) -> None:
+def agree(world: Any, record: bytes, what: str, timeout: float) -> None:
     """Present only when with_mpi is True: the duplicate and agreement steps of a context's
-    construction, collective over the mpi4py communicator `world`."""
+    construction, collective over the mpi4py communicator `world`, under the timeout the
+    Python front door resolved (seconds, 0 for none)."""
 def _time_gloo_groups(config: ParallelConfig, timeout: float) -> float: ...
 def _release_gloo_groups() -> float: ...
 def check_strategy(name: str) -> str:

@@ -18,7 +18,7 @@ import torch
 import torch.distributed as dist
 
 from . import _pgroups
-from ._checks import check_bool, check_token, timeout_seconds
+from ._checks import carrying_timeout_seconds, check_bool, check_token, timeout_seconds
 from ._modes import KindLike, ParallelMode, mode_value
 from ._plan import Plan
 from ._torch_agree import Watchdog, agree
@@ -200,11 +200,7 @@ def reject(error: BaseException, timeout: Any = None) -> NoReturn:
     """Raises ``error`` on every rank: this rank's check of a collective call failed, so it
     meets the other ranks at the call's agreement carrying it, rather than leaving them
     waiting. ``timeout`` is the call's (None: PGROUPS_TIMEOUT or the default)."""
-    try:
-        seconds = timeout_seconds(timeout)
-    except Exception:  # a bad timeout is the error being carried, or beside it
-        seconds = timeout_seconds(None)
-    agree_on([], error, seconds)
+    agree_on([], error, carrying_timeout_seconds(timeout))
     raise error  # not reached: the agreement raises the carried error on every rank
 
 

@@ -161,16 +161,15 @@ void bind_context(py::module_& m) {
   // before it could build the context meets the others' constructors with it.
   m.def(
       "agree",
-      [](const py::object& world, const py::bytes& record, const std::string& what,
-         std::optional<double> timeout_seconds) {
+      [](const py::object& world, const py::bytes& record, const std::string& what, double timeout_seconds) {
         const MPI_Comm comm = comm_of(world);
-        const std::chrono::milliseconds timeout = resolve_timeout(
-            timeout_seconds ? std::optional(timeout_from_seconds(*timeout_seconds, "timeout")) : std::nullopt);
+        // Resolved by the Python front door (0: none).
+        const std::chrono::milliseconds timeout = timeout_from_seconds(timeout_seconds, "timeout");
         const std::string text(record);
         py::gil_scoped_release release;
         mpi::agree(mpi::Communicator::borrow(comm), text, what, mpi::Deadline(timeout));
       },
-      py::arg("world"), py::arg("record"), py::arg("what") = "configuration", py::arg("timeout") = py::none());
+      py::arg("world"), py::arg("record"), py::arg("what"), py::arg("timeout"));
   // A strategy's name checked by the constructor's own parser, before the agreement, so
   // that a wrong name on one rank is carried like a wrong type.
   m.def(
