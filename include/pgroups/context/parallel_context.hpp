@@ -88,6 +88,7 @@ namespace detail {
 struct KindGroup;
 class LiveGroups;
 struct CreationRequest;
+class Transport;
 }  // namespace detail
 
 /// A neighbour in a group's ring (ParallelContext::next_rank / prev_rank): its rank in
@@ -377,6 +378,9 @@ class ParallelContext {
   friend class ProcessGroupInitializer;
   ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options,
                   const detail::CreationRequest& request);
+  // The one construction path of every constructor, over the MPI communicator's transport
+  // or the bootstrap's (src/context/transport.hpp).
+  void build(const ParallelConfig& config, detail::Transport& transport, const detail::CreationRequest& request);
 
   // What a query about one kind resolves to: the kind's communicators, or none for the
   // pipeline of a job without one (answered as a group of this rank alone).
