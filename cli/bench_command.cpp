@@ -158,7 +158,7 @@ nlohmann::json bench_json(const std::vector<Entry>& entries, std::int64_t w, std
     strategies[entry.name] = {{"min_s", entry.min()}, {"median_s", entry.median()}, {"call", entry.call}};
   }
   // "split" names the default strategy, whatever MPI call it uses underneath.
-  const std::string default_name(mpi::strategy_name(mpi::kDefaultCreationStrategy));
+  const std::string default_name(strategy_name(kDefaultCreationStrategy));
   strategies["split"] = strategies[default_name];
   strategies["split"]["strategy"] = default_name;
   const Entry& shared = find(entries, default_name);
@@ -183,7 +183,7 @@ nlohmann::json bench_json(const std::vector<Entry>& entries, std::int64_t w, std
 std::string bench_text(const std::vector<Entry>& entries, const Layout& layout, Backend backend, std::int64_t k,
                        int repeats) {
   const Entry& limit = find(entries, "limit");
-  const std::string default_name(mpi::strategy_name(mpi::kDefaultCreationStrategy));
+  const std::string default_name(strategy_name(kDefaultCreationStrategy));
   const Entry& chosen = find(entries, default_name);
   std::string out = fmt::format(
       "pgroups bench: {} (data {}), backend {}, K = {} communicators, {} repeats after a warm-up, slowest rank per "
@@ -326,14 +326,14 @@ int bench_job(const BenchOptions& options, ContextOptions& base, int rank, int s
   // (`global`), otherwise beside the kinds.
   const auto k = static_cast<std::int64_t>(layout.group_kinds().size()) + (layout.world_kind() ? 0 : 1);
   std::vector<Entry> entries;
-  for (CreationStrategy strategy : mpi::kAllCreationStrategies) {
-    entries.emplace_back(std::string(mpi::strategy_name(strategy)), std::string(call_of(strategy)), strategy);
+  for (CreationStrategy strategy : kAllCreationStrategies) {
+    entries.emplace_back(std::string(strategy_name(strategy)), std::string(call_of(strategy)), strategy);
   }
   // The default strategy with sharing off (one communicator per kind), against sharing on
   // in the same run.
   entries.emplace_back(std::string(kNoShareEntry),
-                       std::string(mpi::strategy_name(mpi::kDefaultCreationStrategy)) + ", sharing off",
-                       mpi::kDefaultCreationStrategy);
+                       std::string(strategy_name(kDefaultCreationStrategy)) + ", sharing off",
+                       kDefaultCreationStrategy);
   entries.back().share = false;
   entries.emplace_back("limit", fmt::format("{} x MPI_Comm_dup", k));
   entries.emplace_back("allreduce", fmt::format("{} x MPI_Allreduce(1 int)", k));

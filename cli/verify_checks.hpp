@@ -20,7 +20,7 @@ namespace pgroups::cli {
 
 struct VerifyOptions {
   PlanOptions plan;
-  std::string strategy{mpi::strategy_name(mpi::kDefaultCreationStrategy)};
+  std::string strategy{strategy_name(kDefaultCreationStrategy)};
   std::string backend = "mpi";
   std::string bootstrap = "auto";
   bool no_share = false;

@@ -121,8 +121,8 @@ struct PreparedJob {
 
 // Step 1, local: the configuration, and the options into `context_options`.
 PreparedJob prepare_job(const VerifyOptions& options, ContextOptions& context_options, int rank, int size) {
-  PreparedJob job{options.plan.resolve(size), mpi::parse_creation_strategy(options.strategy)};
-  if (const std::string warning = mpi::strategy_deprecation(options.strategy); !warning.empty() && rank == 0) {
+  PreparedJob job{options.plan.resolve(size), parse_creation_strategy(options.strategy)};
+  if (const std::string warning = strategy_deprecation(options.strategy); !warning.empty() && rank == 0) {
     fmt::print(stderr, "pgroups: warning: {}\n", warning);
   }
   // Checked here, where every rank settles its outcome, so that a rank without a GPU
@@ -192,7 +192,7 @@ int verify_job(const VerifyOptions& options, ContextOptions& context_options, in
     const LiveNodes nodes = gather_live_nodes(world);  // the job's nodes (node_report.hpp)
     if (rank == 0) {
       const report::VerifyRun run{.layout = context->layout(),
-                                  .strategy = mpi::strategy_name(job->strategy),
+                                  .strategy = strategy_name(job->strategy),
                                   .backend = backend_name(context->backend()),
                                   .share_communicators = context->options().share_communicators,
                                   .create_seconds = create_seconds,

@@ -179,7 +179,7 @@ ParallelConfig prepare(const VerifyOptions& options, ContextOptions& context_opt
   context_options.backend = parse_backend(options.backend);
   // A rank without a GPU ends the job here, with the others, before any NCCL call.
   require_backend_usable(context_options.backend);
-  context_options.strategy = mpi::parse_creation_strategy(options.strategy);
+  context_options.strategy = parse_creation_strategy(options.strategy);
   context_options.agreed_settings = agreed_settings(options);
   context_options.share_communicators = !options.no_share;
   options.mpi.apply(context_options, config, rank, size);

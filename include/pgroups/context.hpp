@@ -7,5 +7,6 @@
 #include "pgroups/context/context_options.hpp"  // IWYU pragma: export
 #include "pgroups/context/creation_steps.hpp"  // IWYU pragma: export
 #include "pgroups/context/group_handle.hpp"  // IWYU pragma: export
+#include "pgroups/context/mpi_comm.hpp"  // IWYU pragma: export
 #include "pgroups/context/parallel_context.hpp"  // IWYU pragma: export
 #include "pgroups/context/process_group_initializer.hpp"  // IWYU pragma: export

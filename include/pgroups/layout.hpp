@@ -5,6 +5,7 @@
 #include "pgroups/layout/agreement_record.hpp"  // IWYU pragma: export
 #include "pgroups/layout/cluster.hpp"  // IWYU pragma: export
 #include "pgroups/layout/communicator_sharing.hpp"  // IWYU pragma: export
+#include "pgroups/layout/creation_strategy.hpp"  // IWYU pragma: export
 #include "pgroups/layout/group_check.hpp"  // IWYU pragma: export
 #include "pgroups/layout/layout.hpp"  // IWYU pragma: export
 #include "pgroups/layout/locality.hpp"  // IWYU pragma: export

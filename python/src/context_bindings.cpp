@@ -62,8 +62,8 @@ class PyContext {
     const MPI_Comm comm = comm_of(world);
     ContextOptions options;
     if (strategy) {
-      options.strategy = mpi::parse_creation_strategy(*strategy);
-      if (const std::string warning = mpi::strategy_deprecation(*strategy); !warning.empty()) {
+      options.strategy = parse_creation_strategy(*strategy);
+      if (const std::string warning = strategy_deprecation(*strategy); !warning.empty()) {
         if (PyErr_WarnEx(PyExc_DeprecationWarning, warning.c_str(), 2) != 0) throw py::error_already_set();
       }
     }
@@ -174,7 +174,7 @@ void bind_context(py::module_& m) {
   // that a wrong name on one rank is carried like a wrong type.
   m.def(
       "check_strategy",
-      [](const std::string& name) { return std::string(mpi::strategy_name(mpi::parse_creation_strategy(name))); },
+      [](const std::string& name) { return std::string(strategy_name(parse_creation_strategy(name))); },
       py::arg("name"));
   py::class_<KindHandle>(m, "KindHandle")
       .def_property_readonly("name", &KindHandle::name)
@@ -195,7 +195,7 @@ void bind_context(py::module_& m) {
       .def_property_readonly("world", &PyContext::world)
       // A copy, so that a Plan over it neither keeps the context alive nor revalidates.
       .def("layout", [](PyContext& c) { return Layout(c.get().layout()); })
-      .def("strategy", [](PyContext& c) { return std::string(mpi::strategy_name(c.get().options().strategy)); })
+      .def("strategy", [](PyContext& c) { return std::string(strategy_name(c.get().options().strategy)); })
       .def("timeout_seconds",
            [](PyContext& c) {
              return c.get().options().timeout ? static_cast<double>(c.get().options().timeout->count()) / 1000.0 : 0.0;

@@ -22,7 +22,6 @@
 #include "pgroups/layout/communicator_sharing.hpp"
 #include "pgroups/layout/group_check.hpp"
 #include "pgroups/layout/layout.hpp"
-#include "pgroups/mpi/communicator.hpp"
 
 namespace pgroups::detail {
 

@@ -38,8 +38,8 @@ std::string_view library(Backend backend) noexcept {
 
 }  // namespace
 
-MPI_Comm GroupHandle::mpi() const {
-  if (const MPI_Comm* comm = std::get_if<MPI_Comm>(&comm_)) return *comm;
+MpiComm GroupHandle::mpi() const {
+  if (const MpiComm* comm = std::get_if<MpiComm>(&comm_)) return *comm;
   throw_wrong_kind(group_, backend(), Backend::mpi);
 }
 

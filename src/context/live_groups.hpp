@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "device_groups.hpp"
+#include "mpi_handle.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
-#include "pgroups/mpi/communicator.hpp"
 
 namespace gloo {
 class Context;
@@ -20,7 +20,7 @@ namespace pgroups::detail {
 
 /// One group kind's communicator, MPI or gloo; indexed by kind in LiveGroups::groups.
 struct KindGroup {
-  mpi::Communicator comm;  // null outside every group of a partial kind; borrowed when shared
+  MpiHandle comm;  // null outside every group of a partial kind; borrowed when shared
   // The gloo backend's context (a context built on a bootstrap); shared by the kinds that share it.
   std::shared_ptr<::gloo::Context> gloo;
   KindSharing sharing;
@@ -51,7 +51,7 @@ class LiveGroups {
   void destroy();
 
   // The duplicate of the world: `global`'s communicator and every kind's parent.
-  mpi::Communicator world;
+  MpiHandle world;
   // One entry per group kind of the layout, by kind index. A whole-world kind's entry
   // borrows `world`.
   std::vector<KindGroup> groups;

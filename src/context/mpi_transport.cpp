@@ -195,9 +195,28 @@ class MpiTransport final : public Transport {
   std::optional<Watchdog> watchdog_;
 };
 
+class TeardownGuard final : public StepGuard {
+ public:
+  TeardownGuard(const mpi::Deadline& deadline, int rank, int size)
+      : watchdog_(deadline, rank, size), guard_(watchdog_.enter_if_possible(kDestroyStep)) {}
+
+ private:
+  static constexpr mpi::Step kDestroyStep{"destroy", "the destruction of the context"};
+  Watchdog watchdog_;
+  Watchdog::Guard guard_;
+};
+
 }  // namespace
 
-std::unique_ptr<Transport> mpi_transport(MPI_Comm world) {
+std::unique_ptr<StepGuard> teardown_guard(std::chrono::milliseconds timeout, int rank, int size) noexcept {
+  try {
+    return std::make_unique<TeardownGuard>(mpi::is_running() ? mpi::Deadline(timeout) : mpi::Deadline(), rank, size);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+std::unique_ptr<Transport> mpi_transport(MpiComm world) {
   mpi::require_running("a ParallelContext cannot be built");
   return std::make_unique<MpiTransport>(world);
 }

@@ -20,11 +20,7 @@
 #include "pgroups/launch/timeout.hpp"
 #include "pgroups/layout/agreement_record.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
-#include "pgroups/mpi/deadline.hpp"
-#include "pgroups/mpi/session.hpp"
-#include "pgroups/mpi/strategy.hpp"
 #include "transport.hpp"
-#include "watchdog.hpp"
 
 namespace pgroups {
 namespace {
@@ -32,8 +28,6 @@ namespace {
 void announce(const ContextOptions& options, const CreationStep& step) {
   if (options.before_step) options.before_step(step.name);
 }
-
-constexpr mpi::Step kDestroyStep{"destroy", "the destruction of the context"};
 
 // The steps a context runs, and the kinds it creates, from a configuration checked
 // against the transport's world; the layout is made into `layout`. What an invalid
@@ -83,7 +77,7 @@ std::vector<detail::KindGroup> planned_groups(const Layout& layout, std::int64_t
 std::string agreement_text(const ParallelConfig& config, const ContextOptions& options,
                            std::string_view node_info_source) {
   std::string text = fmt::format("{} node_info={} backend={} strategy={}", config_setting_text(config),
-                                 node_info_source, backend_name(options.backend), mpi::strategy_name(options.strategy));
+                                 node_info_source, backend_name(options.backend), strategy_name(options.strategy));
   // Sharing decides which collectives run; only its non-default value is spelled out,
   // so that the texts of earlier versions stay as they were.
   if (!options.share_communicators) text += " communicators=separate";
@@ -99,16 +93,16 @@ std::string agreement_record(const ParallelConfig& config, const ContextOptions&
   std::vector<SettingField> fields = config_setting_fields(config);
   fields.emplace_back("node_info", std::string(node_info_source));
   fields.emplace_back("backend", std::string(backend_name(options.backend)));
-  fields.emplace_back("strategy", std::string(mpi::strategy_name(options.strategy)));
+  fields.emplace_back("strategy", std::string(strategy_name(options.strategy)));
   fields.emplace_back("settings", options.agreed_settings);
   fields.emplace_back("text", agreement_text(config, options, node_info_source));
   return encode_settings(fields);
 }
 
-ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options)
+ParallelContext::ParallelContext(const ParallelConfig& config, MpiComm world, ContextOptions options)
     : ParallelContext(config, world, std::move(options), detail::CreationRequest{}) {}
 
-ParallelContext::ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options,
+ParallelContext::ParallelContext(const ParallelConfig& config, MpiComm world, ContextOptions options,
                                  const detail::CreationRequest& request) {
   state_.options = std::move(options);
   build(config, *detail::mpi_transport(world), request);
@@ -225,12 +219,10 @@ bool LiveGroups::holds_nothing() const noexcept {
 }
 
 // MPI_Comm_free is collective in the standard, and an implementation may wait in it for
-// the other ranks; so freeing runs under a watchdog, as creation does. The deadline is
-// unlimited (no thread at all) when there is nothing to free or MPI is gone.
+// the other ranks; so freeing runs under the MPI transport's teardown guard, as creation
+// does.
 void LiveGroups::destroy() {
-  const mpi::Deadline deadline = holds_nothing() || !mpi::is_running() ? mpi::Deadline() : mpi::Deadline(timeout_);
-  Watchdog watchdog(deadline, rank_, world_size_);
-  const auto guard = watchdog.enter_if_possible(kDestroyStep);
+  const std::unique_ptr<StepGuard> guard = holds_nothing() ? nullptr : teardown_guard(timeout_, rank_, world_size_);
   // The NCCL communicators first: they were created after (and from) the MPI ones.
   std::exception_ptr device_failure;
   if (device_groups) {
@@ -255,7 +247,7 @@ void LiveGroups::destroy() {
   } catch (const BackendError& error) {
     if (!first_failure) first_failure = error;
   }
-  world = mpi::Communicator();
+  world = MpiHandle();
   gloo_world.reset();  // gloo's contexts close their connections alone, no collective
   if (device_failure) std::rethrow_exception(device_failure);
   if (first_failure) throw *first_failure;
@@ -263,18 +255,11 @@ void LiveGroups::destroy() {
 
 void LiveGroups::destroy_quietly() noexcept {
   if (holds_nothing()) return;
-  // Best effort: without a watchdog (no thread could be started), the handles are still
-  // freed.
-  std::optional<Watchdog> watchdog;
-  try {
-    watchdog.emplace(!mpi::is_running() ? mpi::Deadline() : mpi::Deadline(timeout_), rank_, world_size_);
-  } catch (...) {
-    watchdog.reset();
-  }
-  const auto guard = watchdog ? watchdog->enter_if_possible(kDestroyStep) : Watchdog::Guard(nullptr);
+  // Best effort: without a guard, the handles are still freed.
+  const std::unique_ptr<StepGuard> guard = teardown_guard(timeout_, rank_, world_size_);
   device_groups.reset();  // NCCL before MPI, as in destroy()
   while (!groups.empty()) groups.pop_back();
-  world = mpi::Communicator();
+  world = MpiHandle();
   gloo_world.reset();
 }
 

@@ -92,9 +92,15 @@ class Transport {
   virtual void finish(const Layout& layout, const std::vector<KindGroup>& created, LiveGroups& live) = 0;
 };
 
+/// The guard of a context's teardown, held while its communicators are freed: MPI's
+/// watchdog with `timeout` (MPI_Comm_free may wait for the other ranks; unlimited when MPI
+/// is not running), which names this rank (`rank` of `size`); null in a build without MPI,
+/// or where no guard can be had (freeing then goes on unguarded). Never throws.
+[[nodiscard]] std::unique_ptr<StepGuard> teardown_guard(std::chrono::milliseconds timeout, int rank, int size) noexcept;
+
 /// The transport over `world` (borrowed), for ParallelContext(config, MPI_Comm). StateError
 /// when MPI is not running; ConfigError in a build without MPI.
-[[nodiscard]] std::unique_ptr<Transport> mpi_transport(MPI_Comm world);
+[[nodiscard]] std::unique_ptr<Transport> mpi_transport(MpiComm world);
 
 /// The transport over `bootstrap`, which must outlive it.
 [[nodiscard]] std::unique_ptr<Transport> bootstrap_transport(Bootstrap& bootstrap);

@@ -27,7 +27,7 @@ TEST_P(VerifyGolden, JsonReportsTheGoldenGroupsAsLiveCommunicators) {
   const nlohmann::json report = nlohmann::json::parse(result.out);
   EXPECT_EQ(report.at("ok"), true);
   // "split", deprecated, names the default strategy; the report names the strategy itself.
-  EXPECT_EQ(report.at("strategy"), mpi::strategy_name(mpi::parse_creation_strategy(GetParam())));
+  EXPECT_EQ(report.at("strategy"), strategy_name(parse_creation_strategy(GetParam())));
   const bool deprecated = GetParam() == "split";
   EXPECT_EQ(result.err.find("pgroups: warning: strategy 'split' is deprecated") != std::string::npos, deprecated)
       << result.err;

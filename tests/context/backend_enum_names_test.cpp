@@ -15,11 +15,11 @@ namespace {
 using test::message_of;
 
 TEST(CliEnumNames, OutOfRangeStrategyIsAConfigError) {
-  EXPECT_EQ(message_of<ConfigError>([] { (void)mpi::strategy_name(static_cast<mpi::CreationStrategy>(200)); }),
+  EXPECT_EQ(message_of<ConfigError>([] { (void)strategy_name(static_cast<CreationStrategy>(200)); }),
             "CreationStrategy 200 is not a creation strategy: the strategies are 0 to 3 (comm_split, create_group, "
             "per_group, comm_create)");
-  for (mpi::CreationStrategy strategy : mpi::kAllCreationStrategies) {
-    EXPECT_EQ(mpi::parse_creation_strategy(mpi::strategy_name(strategy)), strategy);
+  for (CreationStrategy strategy : kAllCreationStrategies) {
+    EXPECT_EQ(parse_creation_strategy(strategy_name(strategy)), strategy);
   }
 }
 
@@ -30,11 +30,10 @@ TEST(CliEnumNames, OutOfRangeBackendIsAConfigError) {
 }
 
 TEST(CliEnumNames, UnknownStrategyTextIsEscapedAndCut) {
-  EXPECT_EQ(
-      message_of<ConfigError>([] { (void)mpi::parse_creation_strategy("per\x1b_group" + std::string(100, 'g')); }),
-      "unknown creation strategy 'per\\x1b_group" + std::string(30, 'g') +
-          "'...; the strategy must be one of create_group (the default), comm_split, per_group, "
-          "comm_create");
+  EXPECT_EQ(message_of<ConfigError>([] { (void)parse_creation_strategy("per\x1b_group" + std::string(100, 'g')); }),
+            "unknown creation strategy 'per\\x1b_group" + std::string(30, 'g') +
+                "'...; the strategy must be one of create_group (the default), comm_split, per_group, "
+                "comm_create");
 }
 
 }  // namespace

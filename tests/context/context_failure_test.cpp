@@ -12,6 +12,7 @@
 
 #include "mpi_test_support.hpp"
 #include "pgroups/context/parallel_context.hpp"
+#include "pgroups/mpi/communicator.hpp"
 
 namespace pgroups {
 namespace {

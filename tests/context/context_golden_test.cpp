@@ -51,12 +51,12 @@ TEST_P(LiveGolden, CommunicatorsHoldColossalGroupsAndLocalRanks) {
 
 std::string golden_case_name(const ::testing::TestParamInfo<GoldenCase>& param) {
   const std::string file = test::test_name({std::get<0>(param.param), param.index});
-  return file + "_" + std::string(mpi::strategy_name(std::get<1>(param.param)));
+  return file + "_" + std::string(strategy_name(std::get<1>(param.param)));
 }
 
 INSTANTIATE_TEST_SUITE_P(GoldenFiles, LiveGolden,
                          ::testing::Combine(::testing::ValuesIn(small_golden_files()),
-                                            ::testing::ValuesIn(mpi::kAllCreationStrategies)),
+                                            ::testing::ValuesIn(kAllCreationStrategies)),
                          golden_case_name);
 
 }  // namespace

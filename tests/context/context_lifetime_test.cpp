@@ -10,6 +10,7 @@
 #include "mpi_test_support.hpp"
 #include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
+#include "pgroups/mpi/communicator.hpp"
 #include "support/error_message.hpp"
 
 namespace pgroups {
@@ -40,8 +41,8 @@ TEST(ParallelContextLifetime, DestroyFreesEveryCommunicatorAndASecondDestroyIsHa
 
 TEST(ParallelContextLifetime, AHundredBuildAndDestroyCyclesLeakNothing) {
   const ParallelConfig config = test::richest_config();
-  for (CreationStrategy strategy : mpi::kAllCreationStrategies) {
-    SCOPED_TRACE(std::string(mpi::strategy_name(strategy)));
+  for (CreationStrategy strategy : kAllCreationStrategies) {
+    SCOPED_TRACE(std::string(strategy_name(strategy)));
     ContextOptions options;
     options.strategy = strategy;
     const std::int64_t before = Communicator::live_count();

@@ -73,12 +73,12 @@ std::vector<std::filesystem::path> small_golden_meshes() { return test::golden_f
 
 std::string mesh_case_name(const ::testing::TestParamInfo<MeshCase>& param) {
   const std::string file = test::test_name({std::get<0>(param.param), param.index});
-  return file + "_" + std::string(mpi::strategy_name(std::get<1>(param.param)));
+  return file + "_" + std::string(strategy_name(std::get<1>(param.param)));
 }
 
 INSTANTIATE_TEST_SUITE_P(GoldenMeshFiles, LiveGoldenMesh,
                          ::testing::Combine(::testing::ValuesIn(small_golden_meshes()),
-                                            ::testing::ValuesIn(mpi::kAllCreationStrategies)),
+                                            ::testing::ValuesIn(kAllCreationStrategies)),
                          mesh_case_name);
 
 // A pipeline over the whole world with Megatron's embedding groups: the first and last
@@ -130,10 +130,10 @@ TEST_P(EachStrategy, EmbeddingGroupsHoldTheEndStagesAndNonMembersGetNoCommunicat
 }
 
 std::string strategy_name_of(const ::testing::TestParamInfo<CreationStrategy>& param) {
-  return std::string(mpi::strategy_name(param.param));
+  return std::string(strategy_name(param.param));
 }
 
-INSTANTIATE_TEST_SUITE_P(Strategies, EachStrategy, ::testing::ValuesIn(mpi::kAllCreationStrategies), strategy_name_of);
+INSTANTIATE_TEST_SUITE_P(Strategies, EachStrategy, ::testing::ValuesIn(kAllCreationStrategies), strategy_name_of);
 
 TEST(ParallelContextMesh, AnUnknownKindNamesTheKindsAndTheClosest) {
   ParallelConfig config;

@@ -54,7 +54,7 @@ TEST(BackendNames, TheAgreementTextNamesTheBackendBeforeTheStrategy) {
   EXPECT_EQ(agreement_text(config, options),
             fmt::format("world_size=4 pipeline=1 tensor=1 mode=none depth=- legacy_sequence_dp=false seed=1024 "
                         "mesh=- node_info=shared_memory_split backend=nccl strategy={}",
-                        mpi::strategy_name(options.strategy)));
+                        strategy_name(options.strategy)));
 }
 
 TEST(GroupHandle, AnMpiHandleRefusesToBeReadAsNcclAndNamesItsBackend) {
@@ -117,7 +117,7 @@ TEST(ParallelContextBackend, ADifferentBackendOnOneRankIsAMismatchOnEveryRank) {
   } catch (const MismatchError& error) {
     message = error.what();
   }
-  const std::string_view strategy = mpi::strategy_name(ContextOptions{}.strategy);
+  const std::string_view strategy = strategy_name(ContextOptions{}.strategy);
   EXPECT_NE(message.find(fmt::format("backend=nccl strategy={}'", strategy)), std::string::npos) << message;
   EXPECT_NE(message.find(fmt::format("backend=mpi strategy={}'", strategy)), std::string::npos) << message;
   EXPECT_TRUE(test::same_everywhere(MPI_COMM_WORLD, static_cast<std::int64_t>(mpi::text_hash(message) >> 1)));

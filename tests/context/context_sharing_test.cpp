@@ -12,6 +12,7 @@
 #include "mpi_test_support.hpp"
 #include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
+#include "pgroups/mpi/communicator.hpp"
 #include "support/configs.hpp"
 
 namespace pgroups {
@@ -101,9 +102,9 @@ TEST_P(ContextSharing, SharingOffGivesEveryKindItsOwnCommunicator) {
   EXPECT_EQ(Communicator::live_count(), before);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryStrategy, ContextSharing, ::testing::ValuesIn(mpi::kAllCreationStrategies),
+INSTANTIATE_TEST_SUITE_P(EveryStrategy, ContextSharing, ::testing::ValuesIn(kAllCreationStrategies),
                          [](const ::testing::TestParamInfo<CreationStrategy>& strategy) {
-                           return std::string(mpi::strategy_name(strategy.param));
+                           return std::string(strategy_name(strategy.param));
                          });
 
 TEST(ContextSharingAgreement, RanksThatDisagreeOnSharingAllThrowMismatchError) {

@@ -13,16 +13,14 @@
 #include <string_view>
 
 #include "pgroups/context/backend.hpp"
-#include "pgroups/mpi/creation_strategy.hpp"
+#include "pgroups/layout/creation_strategy.hpp"
 
 namespace pgroups {
-
-using mpi::CreationStrategy;
 
 struct ContextOptions {
   /// How each group kind's communicator is created; every rank must pass the same one
   /// (checked with the configuration).
-  CreationStrategy strategy = mpi::kDefaultCreationStrategy;
+  CreationStrategy strategy = kDefaultCreationStrategy;
   /// This rank's device ordinal. When absent, ParallelContext::device() chooses one:
   /// global_rank % devices_per_node with the MPI backend, the node-local rank modulo the
   /// visible devices with NCCL (see there). May differ between ranks.

@@ -16,7 +16,7 @@
 #include <variant>
 
 #include "pgroups/context/backend.hpp"
-#include "pgroups/mpi/communicator.hpp"  // MPI_Comm, through the MPI backend
+#include "pgroups/context/mpi_comm.hpp"
 
 struct ncclComm;
 /// NCCL's opaque communicator handle (nccl.h: `typedef struct ncclComm* ncclComm_t`).
@@ -29,7 +29,7 @@ namespace pgroups {
 
 class GroupHandle {
  public:
-  GroupHandle(std::string_view group, MPI_Comm comm) : group_(group), comm_(std::in_place_type<MPI_Comm>, comm) {}
+  GroupHandle(std::string_view group, MpiComm comm) : group_(group), comm_(std::in_place_type<MpiComm>, comm) {}
   GroupHandle(std::string_view group, ncclComm_t comm) : group_(group), comm_(std::in_place_type<ncclComm_t>, comm) {}
   GroupHandle(std::string_view group, std::shared_ptr<::gloo::Context> context)
       : group_(group), comm_(std::in_place_type<GlooContext>, std::move(context)) {}
@@ -38,14 +38,14 @@ class GroupHandle {
   [[nodiscard]] const std::string& group() const noexcept { return group_; }
   /// Which kind of communicator the handle holds. O(1).
   [[nodiscard]] Backend backend() const noexcept {
-    if (std::holds_alternative<MPI_Comm>(comm_)) return Backend::mpi;
+    if (std::holds_alternative<MpiComm>(comm_)) return Backend::mpi;
     return std::holds_alternative<ncclComm_t>(comm_) ? Backend::nccl : Backend::gloo;
   }
 
   /// The MPI communicator. Valid until the context that handed it out is destroyed;
   /// the context owns it, so never free it. Throws StateError, naming the mode and the
   /// backend the handle has, when backend() is not Backend::mpi.
-  [[nodiscard]] MPI_Comm mpi() const;
+  [[nodiscard]] MpiComm mpi() const;
   /// The NCCL communicator, with the same lifetime and ownership. Throws StateError,
   /// naming the group and the backend the handle has, when backend() is not
   /// Backend::nccl.
@@ -61,7 +61,7 @@ class GroupHandle {
  private:
   std::string group_;
   using GlooContext = std::shared_ptr<::gloo::Context>;
-  std::variant<MPI_Comm, ncclComm_t, GlooContext> comm_;
+  std::variant<MpiComm, ncclComm_t, GlooContext> comm_;
 };
 
 }  // namespace pgroups

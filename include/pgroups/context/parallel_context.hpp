@@ -72,6 +72,7 @@
 #include "pgroups/context/backend.hpp"
 #include "pgroups/context/context_options.hpp"
 #include "pgroups/context/group_handle.hpp"
+#include "pgroups/context/mpi_comm.hpp"
 #include "pgroups/launch/bootstrap.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
 #include "pgroups/layout/group_check.hpp"
@@ -80,7 +81,6 @@
 #include "pgroups/layout/parallel_mode.hpp"
 #include "pgroups/layout/rank_view.hpp"
 #include "pgroups/layout/virtual_pipeline.hpp"
-#include "pgroups/mpi/communicator.hpp"
 
 namespace pgroups {
 
@@ -142,7 +142,7 @@ class ParallelContext {
   /// StateError, on this rank and before any collective, when MPI is not running (before
   /// MPI_Init or after MPI_Finalize). With a mesh, world_size 0 means "the communicator's
   /// size", which must then be the product of the mesh's sizes (ConfigError naming both).
-  ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options = {});
+  ParallelContext(const ParallelConfig& config, MpiComm world, ContextOptions options = {});
 
   /// Builds every group of `config` over `bootstrap` (pgroups/launch/bootstrap.hpp: MPI,
   /// PMIx, the environment's TCP store), so that a job with no MPI in it has its groups:
@@ -376,7 +376,7 @@ class ParallelContext {
   // The seed's initializers (process_group_initializer.hpp) build their groups through
   // this same construction, restricted to their kinds, and take the communicators over.
   friend class ProcessGroupInitializer;
-  ParallelContext(const ParallelConfig& config, MPI_Comm world, ContextOptions options,
+  ParallelContext(const ParallelConfig& config, MpiComm world, ContextOptions options,
                   const detail::CreationRequest& request);
   // The one construction path of every constructor, over the MPI communicator's transport
   // or the bootstrap's (src/context/transport.hpp).

@@ -34,6 +34,10 @@
 /// MPI_Init: ...", on this rank, before any collective). Nothing is half-built: whatever
 /// is thrown, every communicator created so far is freed.
 
+// The seed's classes build MPI communicators: a build without MPI (pgroups::context's
+// PGROUPS_CONTEXT_WITH_MPI=0) has none of them.
+#if !defined(PGROUPS_CONTEXT_WITH_MPI) || PGROUPS_CONTEXT_WITH_MPI
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -251,3 +255,5 @@ class Initializer_3D final : public MultiGroupInitializer {
 };
 
 }  // namespace pgroups
+
+#endif  // PGROUPS_CONTEXT_WITH_MPI
