@@ -67,7 +67,7 @@ endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/pgroups.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/pgroups.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/pgroups.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
-if(TARGET pgroups_context)
+if(TARGET pgroups_context AND TARGET pgroups_mpi)
   # MPI by the flags FindMPI found (any MPI implementation, whatever its own .pc is called).
   set(PGROUPS_PC_CONTEXT_CFLAGS "")
   foreach(dir IN LISTS MPI_CXX_INCLUDE_DIRS)

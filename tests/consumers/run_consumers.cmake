@@ -80,7 +80,7 @@ get_filename_component(libdir "${package_dir}/../.." ABSOLUTE)
 file(GLOB shared_libraries "${libdir}/libpgroups_layout.so*" "${libdir}/libpgroups_layout*.dylib")
 file(GLOB nccl_library "${libdir}/libpgroups_nccl.*")
 if(EXISTS "${prefix}/include/pgroups/context/parallel_context.hpp" AND EXISTS "${package_dir}/pgroupsTargets.cmake")
-  file(STRINGS "${package_dir}/pgroupsTargets.cmake" context_lines REGEX "pgroups::context")
+  file(STRINGS "${package_dir}/pgroupsTargets.cmake" context_lines REGEX "pgroups::mpi")
 endif()
 
 if(CASE STREQUAL "both")
