@@ -1,6 +1,7 @@
 #include "pgroups/launch/bootstrap.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 #include <map>
@@ -37,15 +38,9 @@ BootstrapMaker registered_maker(BootstrapKind kind) {
   return found == all.by_kind.end() ? BootstrapMaker() : found->second;
 }
 
-std::string names_text() {
-  std::string text;
-  for (const BootstrapKind kind : kBootstraps) text += (text.empty() ? "" : ", ") + std::string(bootstrap_name(kind));
-  return text;
-}
+std::string names_text() { return fmt::format("{}", fmt::join(bootstrap_names(), ", ")); }
 
 }  // namespace
-
-std::span<const BootstrapKind> named_bootstraps() noexcept { return kBootstraps; }
 
 std::vector<std::string> bootstrap_names() {
   std::vector<std::string> names;

@@ -103,9 +103,8 @@ class EnvBootstrap final : public Bootstrap {
     } else {
       store_.set(store_keys::bootstrap_host(rank_), this_host());
     }
-    const std::string first = store_keys::bootstrap_world(0);
-    if (!store_.wait({first}, timeout_)) {
-      const std::string rank0_key = store_keys::bootstrap_world(0);
+    const std::string rank0_key = store_keys::bootstrap_world(0);
+    if (!store_.wait({rank0_key}, timeout_)) {
       if (restart_scope_.check({rank0_key})) {
         const std::string size_of_rank0 = restart_scope_.get(rank0_key);
         if (size_of_rank0 != declared) {

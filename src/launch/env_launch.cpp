@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "pgroups/common/error.hpp"
-#include "pgroups/common/printable.hpp"
 
 namespace pgroups {
 namespace {

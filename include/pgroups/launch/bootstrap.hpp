@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,10 +29,8 @@ enum class BootstrapKind : std::uint8_t { automatic, mpi, pmix, env, callback };
 /// "auto", "mpi", "pmix", "env", "callback".
 [[nodiscard]] std::string_view bootstrap_name(BootstrapKind kind) noexcept;
 
-/// The kinds a user names (`--bootstrap`, Python's `bootstrap=`): auto, mpi, pmix, env.
-[[nodiscard]] std::span<const BootstrapKind> named_bootstraps() noexcept;
-
-/// Their names, in that order: the one list every option's choices come from.
+/// The names a user gives (`--bootstrap`): auto, mpi, pmix, env, the one list every
+/// option's choices and every message come from.
 [[nodiscard]] std::vector<std::string> bootstrap_names();
 
 /// The kind named `text` (a name of bootstrap_name); ConfigError naming the text and the
