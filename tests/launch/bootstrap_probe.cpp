@@ -38,10 +38,12 @@ int probe(pgroups::Bootstrap& boot, int stall) {
     std::this_thread::sleep_for(5s);
     return 0;
   }
-  const auto gathered = boot.all_gather(text_of(boot.rank()), 2s, "the probe's all-gather");
+  // 2 s where a rank stalls on purpose; otherwise room for a rank started late on a loaded machine.
+  const std::chrono::seconds limit = stall >= 0 ? 2s : 20s;
+  const auto gathered = boot.all_gather(text_of(boot.rank()), limit, "the probe's all-gather");
   bool ok = static_cast<int>(gathered.size()) == boot.size();
   for (int r = 0; ok && r < boot.size(); ++r) ok = gathered[static_cast<std::size_t>(r)] == text_of(r);
-  boot.barrier(2s, "the probe's barrier");
+  boot.barrier(limit, "the probe's barrier");
   const pgroups::LauncherInfo launcher = pgroups::detect_launcher();
   if (launcher.local_rank && launcher.local_size) {
     ok = ok && *launcher.local_rank == boot.local_rank() && *launcher.local_size == boot.local_size();

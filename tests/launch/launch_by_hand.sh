@@ -35,9 +35,14 @@ for port in random.sample(range(max(1024, low - 8192), low), 64):
         s.close()
 else:
     sys.exit("launch_by_hand.sh: no free port below the ephemeral range")
-s.listen()
-print(s.getsockname()[1], flush=True)
-if sys.argv[1] == "0": s.close()
+port = s.getsockname()[1]
+# Closed before the port is told: a rank that connected to this socket while it still
+# listened (seen once in a clean-clone CI run) would be reset when it closed.
+if sys.argv[1] == "0":
+    s.close()
+else:
+    s.listen()
+print(port, flush=True)
 time.sleep(60)
 ' "$port_in_use")
 holder=$!
