@@ -1,24 +1,29 @@
-// `pgroups bench`: the time to create every group of one configuration, with each
-// creation strategy and two baselines, measured side by side in one MPI job so that the
-// noise of the machine falls on all of them alike. `--model` instead prints the cost
-// model (calls and collectives per rank) from the layout alone, without MPI.
+// `pgroups bench`: the time to create every group of one configuration, measured side by
+// side in one job beside what the transport cannot go below, so that the noise of the
+// machine falls on all of them alike. Under MPI: each creation strategy, the default with
+// sharing off, and K MPI_Comm_dup and K one-integer all-reduces. On a bootstrap (--backend
+// gloo, or nccl beside gloo's CPU groups): the context, the same with sharing off (each
+// until every distinct group carried one all-gather: a lazily connected group cannot hide
+// its cost) and three of the bootstrap's all-gathers. Entries run round-robin after one
+// warm-up round, each from a barrier, timed as the slowest rank; destruction and the
+// gathering of the timings come after the clock stops. `--model` instead prints the cost
+// model (calls and collectives per rank) from the layout alone, with no other rank.
 
 #include <fmt/format.h>
-#include <mpi.h>
 
 #include <algorithm>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "bench_on_bootstrap.hpp"
 #include "integer_option.hpp"
+#include "job.hpp"
 #include "megatron_comparison.hpp"
-#include "mpi_job.hpp"
 #include "mpi_options.hpp"
 #include "output.hpp"
 #include "pgroups/common/error.hpp"
@@ -29,16 +34,12 @@
 #include "pgroups/launch/bootstrap.hpp"
 #include "pgroups/launch/timeout.hpp"
 #include "pgroups/layout/communicator_sharing.hpp"
-#include "pgroups/mpi/check.hpp"
-#include "pgroups/mpi/session.hpp"
 #include "pgroups/report/plan_report.hpp"
 #include "plan_options.hpp"
 #include "subcommand.hpp"
 
 namespace pgroups::cli {
 namespace {
-
-using mpi::check;
 
 struct BenchOptions {
   PlanOptions plan;
@@ -52,18 +53,21 @@ struct BenchOptions {
   MpiOptions mpi;  // --timeout and the --inject-* testing flags
 };
 
-// One measured entry: a strategy or a baseline, timed as the slowest rank per repeat.
+// One measured entry: a creation (a context with a strategy and sharing) or one of the
+// transport's floors, timed as the slowest rank per repeat.
 struct Entry {
-  Entry(std::string entry_name, std::string entry_call, std::optional<CreationStrategy> entry_strategy = std::nullopt)
-      : name(std::move(entry_name)), call(std::move(entry_call)), strategy(entry_strategy) {}
+  Entry(std::string entry_name, std::string entry_call, CreationStrategy entry_strategy, bool entry_share)
+      : name(std::move(entry_name)), call(std::move(entry_call)), strategy(entry_strategy), share(entry_share) {}
+  explicit Entry(Floor entry_floor) : name(entry_floor.name), call(entry_floor.call), floor(std::move(entry_floor)) {}
 
   std::string name;
   std::string call;
-  std::optional<CreationStrategy> strategy;  // none for the baselines
-  bool share = true;  // ContextOptions::share_communicators (`--no-share` measures it off)
+  CreationStrategy strategy = kDefaultCreationStrategy;
+  bool share = true;  // ContextOptions::share_communicators (`no_share` measures it off)
+  std::optional<Floor> floor;  // a floor, not a creation
   std::vector<double> seconds;
-  std::map<std::string, std::vector<double>> mode_seconds;  // strategies only, by group kind
-  std::vector<double> rest_seconds;  // strategies only: agreement, node query, bookkeeping
+  std::map<std::string, std::vector<double>> mode_seconds;  // creations only, by group kind
+  std::vector<double> rest_seconds;  // creations only: agreement, node query, bookkeeping
 
   [[nodiscard]] double min() const { return *std::min_element(seconds.begin(), seconds.end()); }
   [[nodiscard]] double median() const { return median_of(seconds); }
@@ -74,65 +78,75 @@ struct Entry {
   }
 };
 
-double slowest(MPI_Comm world, double local) {
-  double result = 0.0;
-  check(MPI_Allreduce(&local, &result, 1, MPI_DOUBLE, MPI_MAX, world), "MPI_Allreduce");
-  return result;
+// Each of `local` as the slowest rank's, in one gathering.
+std::vector<double> slowest(JobTransport& transport, const std::vector<double>& local) {
+  std::string text;
+  for (const double seconds : local) text += fmt::format("{:.9f} ", seconds);
+  std::vector<double> worst(local.size(), 0.0);
+  for (const std::string& from : transport.all_gather(text, "the timings")) {
+    std::size_t at = 0;
+    for (double& value : worst) {
+      std::size_t used = 0;
+      value = std::max(value, std::stod(from.substr(at), &used));
+      at += used;
+    }
+  }
+  return worst;
 }
 
-// Every entry starts from a barrier, and only the creation is timed: destruction and
-// the reduction of the timings come after the clock stops. Each wait is watched (the
-// context watches its own creation and destruction); a watchdog's thread starts before
-// the clock does, at the barrier, so that its start is never timed.
-void measure(Entry& entry, MPI_Comm world, const ParallelConfig& config, const ContextOptions& base, std::int64_t k,
-             bool keep, int rank, int size) {
+// A creation on this rank: the context's own seconds (after its start barrier, if any),
+// and on a bootstrap one all-gather per distinct CPU group, so that a lazily connected
+// group cannot hide its cost; the seconds of each kind and the rest, for the breakdown.
+std::vector<double> time_creation(const Entry& entry, JobTransport& transport, const ParallelConfig& config,
+                                  const ContextOptions& base, std::vector<std::string>& kinds) {
+  ContextOptions options = base;
+  options.strategy = entry.strategy;
+  options.share_communicators = entry.share;
+  CreatedContext created = transport.create(config, options);
+  ParallelContext& context = created.context;
+  double elapsed = created.seconds;
+  if (!transport.creates_mpi_groups()) {
+    const auto start = std::chrono::steady_clock::now();
+    std::set<const void*> carried;
+    for (const KindHandle& kind : context.kinds()) {
+      if (!context.is_member(kind)) continue;
+      const GroupHandle group = context.get_cpu_group(kind);
+      if (carried.insert(group.gloo().get()).second) (void)group.all_gather(context.global_rank());
+    }
+    elapsed += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  std::vector<double> seconds = {elapsed, elapsed};  // the whole, then the rest
+  kinds = context.kind_names();
+  for (const KindHandle& kind : context.kinds()) {
+    seconds.push_back(context.creation_seconds(kind));
+    seconds[1] -= seconds.back();
+  }
+  context.destroy();
+  return seconds;
+}
+
+// Every entry starts from a barrier. Each wait is guarded (the context guards its own
+// creation and destruction); a guard's thread starts before the clock does, at the
+// barrier, so that its start is never timed.
+void measure(Entry& entry, JobTransport& transport, const ParallelConfig& config, const ContextOptions& base,
+             bool keep) {
   const std::string description = fmt::format("the measurement of {}", entry.name);
-  const mpi::Step step{"measure", description};
-  if (entry.strategy) {
-    {
-      const WatchedPhase phase(base, rank, size, step);
-      check(MPI_Barrier(world), "MPI_Barrier");
-    }
-    const double start = MPI_Wtime();
-    ContextOptions context_options = base;
-    context_options.strategy = *entry.strategy;
-    context_options.share_communicators = entry.share;
-    ParallelContext context(config, world, context_options);
-    const double elapsed = MPI_Wtime() - start;
-    std::map<std::string, double> per_mode;
-    double rest = elapsed;
-    for (const std::string& mode : context.kind_names()) {
-      per_mode[mode] = context.creation_seconds(mode);
-      rest -= per_mode[mode];
-    }
-    context.destroy();
-    const WatchedPhase phase(base, rank, size, step);
-    const double total = slowest(world, elapsed);
-    const double slowest_rest = slowest(world, rest);
-    if (!keep) return;
-    entry.seconds.push_back(total);
-    entry.rest_seconds.push_back(slowest_rest);
-    for (const auto& [mode, seconds] : per_mode) entry.mode_seconds[mode].push_back(slowest(world, seconds));
-    return;
+  const JobStep step{"measure", description};
+  std::vector<double> local;
+  std::vector<std::string> kinds;
+  {
+    const auto guard = transport.enter(base, step);
+    transport.barrier(step);
+    if (entry.floor) local = {entry.floor->time()};
   }
-  const WatchedPhase phase(base, rank, size, step);
-  check(MPI_Barrier(world), "MPI_Barrier");
-  double elapsed = 0.0;
-  if (entry.name == "limit") {
-    std::vector<MPI_Comm> dups(static_cast<std::size_t>(k), MPI_COMM_NULL);
-    const double start = MPI_Wtime();
-    for (MPI_Comm& dup : dups) check(MPI_Comm_dup(world, &dup), "MPI_Comm_dup");
-    elapsed = MPI_Wtime() - start;
-    for (MPI_Comm& dup : dups) check(MPI_Comm_free(&dup), "MPI_Comm_free");
-  } else {
-    int in = 1;
-    int out = 0;
-    const double start = MPI_Wtime();
-    for (std::int64_t i = 0; i < k; ++i) check(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, world), "MPI_Allreduce");
-    elapsed = MPI_Wtime() - start;
-  }
-  const double total = slowest(world, elapsed);
-  if (keep) entry.seconds.push_back(total);
+  if (!entry.floor) local = time_creation(entry, transport, config, base, kinds);
+  const auto guard = transport.enter(base, step);
+  const std::vector<double> worst = slowest(transport, local);
+  if (!keep) return;
+  entry.seconds.push_back(worst[0]);
+  if (entry.floor) return;
+  entry.rest_seconds.push_back(worst[1]);
+  for (std::size_t k = 0; k < kinds.size(); ++k) entry.mode_seconds[kinds[k]].push_back(worst[2 + k]);
 }
 
 std::string_view call_of(CreationStrategy strategy) {
@@ -302,8 +316,72 @@ std::string agreed_settings(const BenchOptions& options) {
   return fmt::format("bench repeats={} format={}", options.repeats, options.format);
 }
 
-int bench_job(const BenchOptions& options, ContextOptions& base, int rank, int size) {
-  const MPI_Comm world = MPI_COMM_WORLD;
+// The creations a transport measures: under MPI each strategy, on a bootstrap the one
+// creation it has; then the default with sharing off, and the transport's floors.
+std::vector<Entry> entries_of(JobTransport& transport, std::int64_t communicators) {
+  std::vector<Entry> entries;
+  if (transport.creates_mpi_groups()) {
+    for (CreationStrategy strategy : kAllCreationStrategies) {
+      entries.emplace_back(std::string(strategy_name(strategy)), std::string(call_of(strategy)), strategy, true);
+    }
+    entries.emplace_back(std::string(kNoShareEntry),
+                         std::string(strategy_name(kDefaultCreationStrategy)) + ", sharing off",
+                         kDefaultCreationStrategy, false);
+  } else {
+    entries.emplace_back("gloo", "ParallelContext on the bootstrap, one all-gather per group", kDefaultCreationStrategy,
+                         true);
+    entries.emplace_back(std::string(kNoShareEntry), "the same, sharing off", kDefaultCreationStrategy, false);
+  }
+  for (Floor& floor : transport.floors(communicators)) entries.emplace_back(std::move(floor));
+  return entries;
+}
+
+// The report of a bench on a bootstrap: each entry against the exchange floor.
+std::string bootstrap_bench_text(const std::vector<Entry>& entries, const Layout& layout, Backend backend,
+                                 std::string_view bootstrap, int repeats) {
+  const double floor = entries.back().median();
+  std::string out = fmt::format("pgroups bench: {} on the {} bootstrap, backend {}; {} repeats after a warm-up\n",
+                                describe(layout.config()), bootstrap, backend_name(backend), repeats);
+  out += fmt::format("{:<10} {:<60} {:>9} {:>11} {:>10}\n", "entry", "call", "min (ms)", "median (ms)", "/ exchange");
+  for (const Entry& entry : entries) {
+    out += fmt::format("{:<10} {:<60} {:>9.3f} {:>11.3f} {:>9.2f}x\n", entry.name, entry.call, entry.min() * 1e3,
+                       entry.median() * 1e3, entry.median() / floor);
+  }
+  return out;
+}
+
+nlohmann::json bootstrap_bench_json(const std::vector<Entry>& entries, const Layout& layout, Backend backend,
+                                    std::string_view bootstrap, int repeats) {
+  nlohmann::json report = {{"schema_version", report::kSchemaVersion},
+                           {"backend", backend_name(backend)},
+                           {"bootstrap", bootstrap},
+                           {"world_size", layout.world_size()},
+                           {"repeats", repeats}};
+  for (const Entry& entry : entries) report["entries"][entry.name] = {{"median_s", entry.median()}};
+  return report;
+}
+
+// Rank 0's report.
+void write_bench_report(const BenchOptions& options, const std::vector<Entry>& entries, const Layout& layout,
+                        Backend backend, const JobTransport& transport, std::int64_t communicators) {
+  const bool json = options.format == "json";
+  if (!transport.creates_mpi_groups()) {
+    write_output(json ? bootstrap_bench_json(entries, layout, backend, transport.name(), options.repeats).dump() + '\n'
+                      : bootstrap_bench_text(entries, layout, backend, transport.name(), options.repeats));
+  } else if (json) {
+    nlohmann::json report = bench_json(entries, layout.world_size(), communicators, options.repeats, layout.config());
+    report["backend"] = backend_name(backend);
+    write_output(report.dump() + '\n');
+  } else {
+    write_output(bench_text(entries, layout, backend, communicators, options.repeats));
+  }
+}
+
+int bench_job(const BenchOptions& options, JobTransport& transport) {
+  const int rank = transport.rank();
+  const int size = transport.size();
+  ContextOptions base;
+  base.timeout = options.mpi.in_effect;
   std::optional<ParallelConfig> config;
   std::optional<LocalFailure> failure;
   try {
@@ -319,71 +397,45 @@ int bench_job(const BenchOptions& options, ContextOptions& base, int rank, int s
   } catch (const std::exception& error) {
     failure = LocalFailure{exit_status_of(error), error.what()};
   }
-  if (auto status = settle(world, rank, failure, options.mpi.in_effect)) return *status;
+  if (auto status = transport.settle(failure)) return *status;
 
   const Layout layout(*config);
   // The context duplicates the world once: as the world kind where there is one
   // (`global`), otherwise beside the kinds.
   const auto k = static_cast<std::int64_t>(layout.group_kinds().size()) + (layout.world_kind() ? 0 : 1);
-  std::vector<Entry> entries;
-  for (CreationStrategy strategy : kAllCreationStrategies) {
-    entries.emplace_back(std::string(strategy_name(strategy)), std::string(call_of(strategy)), strategy);
-  }
-  // The default strategy with sharing off (one communicator per kind), against sharing on
-  // in the same run.
-  entries.emplace_back(std::string(kNoShareEntry),
-                       std::string(strategy_name(kDefaultCreationStrategy)) + ", sharing off",
-                       kDefaultCreationStrategy);
-  entries.back().share = false;
-  entries.emplace_back("limit", fmt::format("{} x MPI_Comm_dup", k));
-  entries.emplace_back("allreduce", fmt::format("{} x MPI_Allreduce(1 int)", k));
-
+  std::vector<Entry> entries = entries_of(transport, k);
   try {
     // Round-robin over the entries, so that a slow moment of the machine hits one
     // repeat of each rather than every repeat of one. The first entry's context agrees
     // on the settings before any other collective of the measurements.
     for (int repeat = -1; repeat < options.repeats; ++repeat) {
-      for (Entry& entry : entries) measure(entry, world, *config, base, k, /*keep=*/repeat >= 0, rank, size);
+      for (Entry& entry : entries) measure(entry, transport, *config, base, /*keep=*/repeat >= 0);
     }
   } catch (const std::exception& error) {
-    return end_collective_step(world, rank, error);
+    return transport.end_step(error);
   }
+  // A failed write (full disk, closed pipe) fails rank 0 alone, after the ranks leave together.
+  std::optional<IoError> output_error;
   if (rank == 0) {
-    if (options.format == "json") {
-      nlohmann::json report = bench_json(entries, size, k, options.repeats, *config);
-      report["backend"] = backend_name(base.backend);
-      write_output(report.dump() + '\n');
-    } else {
-      write_output(bench_text(entries, layout, base.backend, k, options.repeats));
+    try {
+      write_bench_report(options, entries, layout, base.backend, transport, k);
+    } catch (const IoError& error) {
+      output_error = error;
     }
   }
-  return 0;
+  try {
+    transport.finish(base);
+  } catch (const std::exception& error) {
+    return transport.end_step(error);
+  }
+  return status_after_report(rank, output_error, 0);
 }
 
 int run_bench(const BenchOptions& options) {
   if (options.model) return run_model(options);
-  if (options.backend == "gloo") {
-    return run_bench_on_bootstrap({.plan = &options.plan,
-                                   .mpi = &options.mpi,
-                                   .repeats = options.repeats,
-                                   .format = options.format,
-                                   .bootstrap = options.bootstrap});
-  }
-  if (const BootstrapKind requested = parse_bootstrap(options.bootstrap);
-      requested != BootstrapKind::automatic && requested != BootstrapKind::mpi) {
-    throw ConfigError(
-        fmt::format("--backend {} needs the MPI bootstrap, not --bootstrap {}: use --backend gloo, "
-                    "which runs on every bootstrap",
-                    options.backend, options.bootstrap));
-  }
-  const std::unique_ptr<mpi::Session> session = mpi::start_session(options.mpi.in_effect);
-  const int rank = session->world().rank();
-  const int size = session->world().size();
-  ContextOptions base;
-  base.timeout = options.mpi.in_effect;
-  const int status = bench_job(options, base, rank, size);
-  finish_job(*session, base, rank, size);
-  return status;
+  const std::unique_ptr<JobTransport> transport =
+      job_transport(options.backend, options.bootstrap, options.mpi.in_effect);
+  return bench_job(options, *transport);
 }
 
 }  // namespace
@@ -405,11 +457,12 @@ Subcommand add_bench_command(CLI::App& parent) {
   options->max_world_option =
       add_integer_option(*app, "--max-world", options->max_world, "Largest world of the cost model (default 1048576)");
   app->add_option("--backend", options->backend,
-                  "mpi, nccl (each strategy's context also creates the NCCL world and one split per kind), or gloo "
-                  "(the gloo backend's creation on --bootstrap, beside the bootstrap's own all-gathers)")
+                  "mpi, nccl (each strategy's context also creates the NCCL world and one split per kind; on a "
+                  "bootstrap other than MPI's, beside gloo's CPU groups), or gloo (the gloo backend's creation on "
+                  "--bootstrap, beside the bootstrap's own all-gathers)")
       ->check(CLI::IsMember({"mpi", "nccl", "gloo"}));
   app->add_option("--bootstrap", options->bootstrap,
-                  "With --backend gloo: auto (the launcher's), mpi, pmix or env (docs/using/bootstrap.md)")
+                  "auto (the launcher's), mpi, pmix or env (docs/using/bootstrap.md); --backend mpi needs mpi")
       ->check(CLI::IsMember(bootstrap_names()));
   // Each measurement (barrier, baselines, reductions) is the step `measure`.
   options->mpi.add_to(*app, {"measure", "finalize"});

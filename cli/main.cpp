@@ -76,7 +76,7 @@ int run(int argc, char** argv) {
   std::vector<pgroups::cli::Subcommand> commands = {
       pgroups::cli::add_plan_command(app),   pgroups::cli::add_explain_command(app),
       pgroups::cli::add_place_command(app),  pgroups::cli::add_info_command(app),
-#ifdef PGROUPS_CLI_WITH_MPI
+#ifdef PGROUPS_CLI_WITH_JOBS
       pgroups::cli::add_verify_command(app), pgroups::cli::add_bench_command(app),
 #endif
   };

@@ -1,10 +1,8 @@
 #pragma once
-// How the MPI commands (verify, bench) end a job: no rank may be left waiting. A step
-// whose failure can differ between ranks is followed by an agreement on its outcome;
-// errors the context throws on every rank alike (ConfigError, MismatchError) make every
-// rank return; anything that can leave other ranks inside a collective ends the job.
-// Every wait has a deadline: the collectives after creation run in a WatchedPhase, and
-// so does MPI_Finalize (finish_job).
+// A job under MPI (job.hpp's JobTransport over MPI_COMM_WORLD, mpi_job_transport): the
+// one place in cli/ with raw MPI. MPI cannot cancel a blocking collective, so every wait
+// has a watchdog (WatchedPhase), a rank's own failure inside a collective step ends the
+// job (MPI_Abort), and the settle of a local step that times out does too.
 
 #include <mpi.h>
 
@@ -20,34 +18,6 @@
 #include "pgroups/mpi/watchdog.hpp"
 
 namespace pgroups::cli {
-
-/// A local step's failure: the exit status and the message.
-struct LocalFailure {
-  int code = 0;
-  std::string message;
-};
-
-/// The documented exit status of an exception (ExitCode of a pgroups::Error, internal
-/// otherwise).
-[[nodiscard]] int exit_status_of(const std::exception& error);
-
-/// Prints "pgroups: error: ..." once (rank 0) when every rank shares the message, or
-/// tagged with the rank when it is this rank's own.
-void print_job_error(int rank, bool shared_by_all, const std::string& message);
-
-/// Collective: every rank passes its own outcome of a local step. When any rank failed,
-/// each failed rank reports and all return the worst status, so that MPI_Finalize is
-/// reached everywhere; nothing when every rank succeeded. Waits for the other ranks at
-/// most `timeout` (zero: no limit); past it, this rank reports the timeout and ends the
-/// job with ExitCode::timeout.
-[[nodiscard]] std::optional<int> settle(MPI_Comm comm, int rank, const std::optional<LocalFailure>& failure,
-                                        std::chrono::milliseconds timeout);
-
-/// Handles an exception thrown by a collective step: ConfigError and MismatchError are
-/// raised on every rank alike, so rank 0 reports and the status is returned; any other
-/// error is reported by its rank and ends the job (MPI_Abort), since other ranks may be
-/// waiting inside a collective.
-[[nodiscard]] int end_collective_step(MPI_Comm comm, int rank, const std::exception& error);
 
 /// A phase of a job after group creation in which the ranks wait for each other (the
 /// checks, the gathering of results, each measurement, MPI_Finalize). On construction it
@@ -68,9 +38,5 @@ class WatchedPhase {
   mpi::Watchdog watchdog_;
   mpi::Watchdog::Guard guard_;
 };
-
-/// The last step of a job: MPI_Finalize, which waits for the other ranks, in a
-/// WatchedPhase named "finalize".
-void finish_job(mpi::Session& session, const ContextOptions& options, int rank, int size);
 
 }  // namespace pgroups::cli

@@ -23,7 +23,7 @@ Subcommand add_explain_command(CLI::App& parent);
 Subcommand add_place_command(CLI::App& parent);
 /// In every build; lives in pgroups_cli_info.
 Subcommand add_info_command(CLI::App& parent);
-/// Only in builds with MPI (PGROUPS_CLI_WITH_MPI); lives in pgroups_cli_mpi.
+/// In builds with the context (PGROUPS_CLI_WITH_JOBS), with or without MPI; live in pgroups_cli_jobs.
 Subcommand add_verify_command(CLI::App& parent);
 Subcommand add_bench_command(CLI::App& parent);
 

@@ -1,8 +1,6 @@
 #pragma once
-// What `pgroups verify` checks, whichever way the job started: its options, one rank's
-// observation of one kind's communicator, and the judgement of it against the layout.
-// The MPI path (verify_command.cpp) and the bootstrap path (verify_on_bootstrap.cpp)
-// observe through their own transport and judge alike.
+// What `pgroups verify` checks, whichever transport the job runs on: its options, one
+// rank's observation of one kind's communicator, and the judgement of it against the layout.
 
 #include <optional>
 #include <string>
@@ -11,7 +9,7 @@
 #include "mpi_options.hpp"
 #include "output.hpp"
 #include "pgroups/context/parallel_context.hpp"
-#include "pgroups/mpi/strategy.hpp"
+#include "pgroups/layout/creation_strategy.hpp"
 #include "pgroups/report/locality_report.hpp"
 #include "pgroups/report/verify_report.hpp"
 #include "plan_options.hpp"

@@ -1,250 +1,260 @@
-// `pgroups verify`: builds every communicator of a configuration under MPI, then checks
-// each one from the outside (MPI_Comm_size, MPI_Comm_rank and an MPI_Allgather of the
-// members' global ranks) against the layout. With `--backend nccl` it also builds the
-// NCCL communicators, and checks each with an ncclAllReduce of the members' global ranks
-// (verify_device.hpp). Rank 0 reports; every rank exits 0 only if every check passed on
-// every rank.
+// `pgroups verify`: builds every communicator of a configuration, then checks each one
+// from the outside (its size, this rank's rank in it and an all-gather of the members'
+// global ranks, through the group's own communicator: GroupHandle) against the layout.
+// With `--backend nccl` it also builds the NCCL communicators and checks each with an
+// ncclAllReduce of the members' global ranks (ParallelContext::check_device_groups). Every
+// rank's record (verify_record.hpp) reaches every rank, and rank 0 reports; every rank
+// exits 0 only if every check passed on every rank.
 //
-// No rank may be left waiting: each step whose failure can differ between ranks is
-// followed by an agreement on the outcome, the context's own errors (ConfigError,
-// MismatchError) are thrown on every rank alike, and a failure that can leave other
-// ranks inside a collective (an MPI error) ends the job with MPI_Abort. Every flag that
-// changes which collectives run (--format; the configuration, --strategy and --backend)
-// is agreed on by the context's one agreement, so ranks launched with different flags
-// end with a MismatchError (status 7) on every rank; --timeout and the --inject-* flags
-// are per rank and change no collective. Every wait after creation is watched
-// (WatchedPhase): a rank that never arrives ends the others with status 8.
+// One job on any transport (job.hpp: MPI's, or a bootstrap's with gloo's CPU groups). No
+// rank may be left waiting: each step whose failure can differ between ranks is followed
+// by an agreement on the outcome, the context's own errors (ConfigError, MismatchError)
+// are thrown on every rank alike, and every wait after creation is guarded or bounded: a
+// rank that never arrives ends the others with status 8. Every flag that changes which
+// collectives run (--format; the configuration, --strategy and --backend) is agreed on by
+// the context's one agreement, so ranks launched with different flags end with a
+// MismatchError (status 7) on every rank; --timeout and the --inject-* flags are per rank
+// and change no collective.
 
 #include <fmt/format.h>
-#include <mpi.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <exception>
+#include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "mpi_job.hpp"
+#include "job.hpp"
 #include "mpi_options.hpp"
-#include "node_report.hpp"
 #include "output.hpp"
-#include "pgroups/common/environment.hpp"
 #include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
+#include "pgroups/launch/launcher.hpp"
 #include "pgroups/launch/timeout.hpp"
-#include "pgroups/mpi/check.hpp"
-#include "pgroups/mpi/deadline.hpp"
-#include "pgroups/mpi/session.hpp"
 #include "pgroups/report/verify_report.hpp"
 #include "plan_options.hpp"
-#include "print_warnings.hpp"
 #include "subcommand.hpp"
 #include "verify_checks.hpp"
-#include "verify_device.hpp"
-#include "verify_on_bootstrap.hpp"
+#include "verify_record.hpp"
 
 namespace pgroups::cli {
 namespace {
 
-using mpi::check;
-
 Observation observe(const ParallelContext& context, const KindHandle& handle) {
   if (!context.is_member(handle)) return Observation{.rank = -1, .size = 0, .members = {}, .ok = true};
-  const MPI_Comm comm = context.get_cpu_group(handle).mpi();
-  Observation seen;
-  check(MPI_Comm_size(comm, &seen.size), "MPI_Comm_size");
-  check(MPI_Comm_rank(comm, &seen.rank), "MPI_Comm_rank");
-  seen.members.resize(static_cast<std::size_t>(seen.size));
-  const int me = static_cast<int>(context.global_rank());
-  check(MPI_Allgather(&me, 1, MPI_INT, seen.members.data(), 1, MPI_INT, comm), "MPI_Allgather");
+  const GroupHandle group = context.get_cpu_group(handle);
+  const std::vector<std::int64_t> members = group.all_gather(context.global_rank());
+  Observation seen{
+      .rank = group.rank(), .size = group.size(), .members = {members.begin(), members.end()}, .ok = false};
   return judged(context, handle, std::move(seen));
 }
 
-// Rank 0's picture of one group kind, from every rank's observation (shown by the report
-// layer, pgroups/report/verify_report.hpp).
-using KindReport = report::VerifyKindReport;
-
-KindReport gather_report(MPI_Comm world, int rank, int size, const ParallelContext& context, const KindHandle& handle,
-                         const Observation& seen, bool with_groups) {
-  KindReport report;
-  report.kind = handle.name();
-  const double seconds = context.creation_seconds(handle);
-  check(MPI_Reduce(&seconds, &report.create_seconds, 1, MPI_DOUBLE, MPI_MAX, 0, world), "MPI_Reduce");
-
-  const std::array<int, 3> mine = {seen.rank, seen.size, seen.ok ? 1 : 0};
-  std::vector<int> all(rank == 0 ? 3 * static_cast<std::size_t>(size) : 0);
-  check(MPI_Gather(mine.data(), 3, MPI_INT, all.data(), 3, MPI_INT, 0, world), "MPI_Gather");
-  if (rank == 0) {
-    for (int r = 0; r < size; ++r) {
-      const std::size_t at = 3 * static_cast<std::size_t>(r);
-      report.local_ranks.push_back(all[at]);
-      report.sizes.push_back(all[at + 1]);
-      report.ok = report.ok && all[at + 2] == 1;
+// With NCCL, every communicator all-reduces its members' global ranks (collective over the
+// world); a rank whose sum differs says so.
+std::vector<DeviceRecord> check_devices(ParallelContext& context) {
+  std::vector<DeviceRecord> records;
+  if (context.backend() != Backend::nccl) return records;
+  const std::vector<GroupCheck> checks = context.check_device_groups();
+  for (const KindHandle& handle : context.kinds()) {
+    const auto held = std::find_if(checks.begin(), checks.end(),
+                                   [&handle](const GroupCheck& check) { return check.kind == handle.name(); });
+    const bool member = held != checks.end();
+    if (member && !held->ok()) {
+      fmt::print(stderr,
+                 "pgroups verify: rank {}, group {}: ncclAllReduce of the global ranks gave {}; the layout's group "
+                 "sums to {}\n",
+                 context.global_rank(), handle.name(), held->actual, held->expected);
     }
+    records.push_back(
+        {member, member ? held->expected : 0, member ? held->actual : 0, context.device_creation_seconds(handle)});
   }
-  if (!with_groups) return report;
-
-  std::vector<int> offsets;
-  std::vector<int> members;
-  if (rank == 0) {
-    int total = 0;
-    for (int s : report.sizes) {
-      offsets.push_back(total);
-      total += s;
-    }
-    members.resize(static_cast<std::size_t>(total));
-  }
-  check(MPI_Gatherv(seen.members.data(), seen.size, MPI_INT, members.data(), report.sizes.data(), offsets.data(),
-                    MPI_INT, 0, world),
-        "MPI_Gatherv");
-  if (rank == 0) {
-    std::vector<std::vector<int>> by_rank;
-    for (std::size_t r = 0; r < report.sizes.size(); ++r) {
-      const auto first = members.begin() + offsets[r];
-      by_rank.emplace_back(first, first + report.sizes[r]);
-    }
-    report.groups = distinct_groups(by_rank);
-  }
-  return report;
+  return records;
 }
 
-// What step 1 of verify_job reads, locally, before any collective.
-struct PreparedJob {
-  ParallelConfig config;
-  CreationStrategy strategy;
-};
+// This rank's record; the members travel only where the report shows the groups (JSON).
+RankRecord my_record(ParallelContext& context, JobTransport& transport, double create_seconds, bool with_groups) {
+  RankRecord record;
+  record.create_seconds = create_seconds;
+  for (const KindHandle& handle : context.kinds()) {
+    record.kinds.push_back(observe(context, handle));
+    if (!with_groups) record.kinds.back().members.clear();
+    record.kind_seconds.push_back(context.creation_seconds(handle));
+  }
+  record.device = check_devices(context);
+  record.node = transport.node();
+  const LauncherInfo launcher = detect_launcher();
+  record.launcher_local_rank = launcher.local_rank ? *launcher.local_rank : -1;
+  record.topology_address = launcher.topology_address.value_or(std::string());
+  return record;
+}
+
+bool all_passed(const std::vector<RankRecord>& records) {
+  return std::all_of(records.begin(), records.end(), [](const RankRecord& record) {
+    return std::all_of(record.kinds.begin(), record.kinds.end(), [](const Observation& seen) { return seen.ok; }) &&
+           std::all_of(record.device.begin(), record.device.end(),
+                       [](const DeviceRecord& check) { return check.expected == check.actual; });
+  });
+}
+
+// The job's nodes from every rank's record: a node is named by its first rank.
+report::LiveNodes nodes_of(const std::vector<RankRecord>& records, const JobTransport& transport) {
+  report::LiveNodes nodes;
+  nodes.launcher = detect_launcher();
+  nodes.local_rank_source = transport.local_rank_source();
+  std::map<std::string, std::int64_t> first_rank;
+  for (std::size_t r = 0; r < records.size(); ++r) {
+    const auto [at, added] = first_rank.emplace(records[r].node.key, static_cast<std::int64_t>(r));
+    if (added) nodes.hosts.push_back(records[r].node.host);
+    nodes.node_of_rank.push_back(at->second);
+    nodes.local_rank_on_node.push_back(records[r].node.local_rank);
+    nodes.launcher_local_rank.push_back(records[r].launcher_local_rank);
+    nodes.topology_address.push_back(records[r].topology_address);
+  }
+  return nodes;
+}
+
+// Rank 0's picture of every kind, from every rank's record.
+std::vector<report::VerifyKindReport> kind_reports(const ParallelContext& context,
+                                                   const std::vector<RankRecord>& records, bool with_groups) {
+  std::vector<report::VerifyKindReport> reports;
+  const std::vector<KindHandle> handles = context.kinds();
+  for (std::size_t k = 0; k < handles.size(); ++k) {
+    report::VerifyKindReport report;
+    report.kind = handles[k].name();
+    std::vector<std::vector<int>> members;
+    for (const RankRecord& record : records) {
+      const Observation& seen = record.kinds[k];
+      report.local_ranks.push_back(seen.rank);
+      report.sizes.push_back(seen.size);
+      report.ok = report.ok && seen.ok;
+      members.push_back(seen.members);
+      report.create_seconds = std::max(report.create_seconds, record.kind_seconds[k]);
+    }
+    if (with_groups) report.groups = distinct_groups(members);
+    reports.push_back(std::move(report));
+  }
+  return reports;
+}
+
+// Rank 0's picture of every kind's NCCL communicators (empty without NCCL).
+std::vector<report::VerifyDeviceReport> device_reports(const ParallelContext& context,
+                                                       const std::vector<RankRecord>& records) {
+  std::vector<report::VerifyDeviceReport> reports;
+  if (context.backend() != Backend::nccl) return reports;
+  const std::vector<KindHandle> handles = context.kinds();
+  for (std::size_t k = 0; k < handles.size(); ++k) {
+    report::VerifyDeviceReport report;
+    report.kind = handles[k].name();
+    for (const RankRecord& record : records) {
+      const DeviceRecord& check = record.device[k];
+      report.create_seconds = std::max(report.create_seconds, check.create_seconds);
+      if (!check.member) continue;  // no member of the kind
+      report.expected.push_back(check.expected);
+      report.actual.push_back(check.actual);
+      report.ok = report.ok && check.expected == check.actual;
+    }
+    reports.push_back(std::move(report));
+  }
+  return reports;
+}
+
+// Rank 0's report; a failed write is its error alone, after every rank's checks.
+std::optional<IoError> write_report(const ParallelContext& context, const VerifyOptions& options,
+                                    const std::vector<RankRecord>& records, const JobTransport& transport) {
+  const bool json = options.format == "json";
+  double create_seconds = 0.0;
+  for (const RankRecord& record : records) create_seconds = std::max(create_seconds, record.create_seconds);
+  const report::VerifyRun run{
+      .layout = context.layout(),
+      .strategy = transport.creates_mpi_groups() ? std::string(strategy_name(context.options().strategy)) : "gloo",
+      .backend = backend_name(context.backend()),
+      .share_communicators = context.options().share_communicators,
+      .create_seconds = create_seconds,
+      .bill = context.communicator_bill(),
+      .kinds = kind_reports(context, records, json),
+      .device = device_reports(context, records),
+      .ok = all_passed(records)};
+  return write_verify_report(run, nodes_of(records, transport), json);
+}
 
 // Step 1, local: the configuration, and the options into `context_options`.
-PreparedJob prepare_job(const VerifyOptions& options, ContextOptions& context_options, int rank, int size) {
-  PreparedJob job{options.plan.resolve(size), parse_creation_strategy(options.strategy)};
+ParallelConfig prepare(const VerifyOptions& options, ContextOptions& context_options, int rank, int size) {
+  ParallelConfig config = options.plan.resolve(size);
   if (const std::string warning = strategy_deprecation(options.strategy); !warning.empty() && rank == 0) {
     fmt::print(stderr, "pgroups: warning: {}\n", warning);
   }
+  context_options.strategy = parse_creation_strategy(options.strategy);
   // Checked here, where every rank settles its outcome, so that a rank without a GPU
-  // ends the job with a clean status rather than through the constructor's MPI_Abort.
-  const Backend backend = parse_backend(options.backend);
-  require_backend_usable(backend);
-  context_options.strategy = job.strategy;
-  context_options.backend = backend;
+  // ends the job with a clean status before any NCCL call.
+  context_options.backend = parse_backend(options.backend);
+  require_backend_usable(context_options.backend);
   context_options.agreed_settings = agreed_settings(options);
   // Agreed on by the context itself (agreement_text), as it decides the collectives.
   context_options.share_communicators = !options.no_share;
-  options.mpi.apply(context_options, job.config, rank, size);
-  return job;
+  options.mpi.apply(context_options, config, rank, size);
+  return config;
 }
 
-int verify_job(const VerifyOptions& options, ContextOptions& context_options, int rank, int size) {
-  const MPI_Comm world = MPI_COMM_WORLD;
-  const mpi::Communicator world_comm = mpi::Communicator::borrow(world);
-
-  std::optional<PreparedJob> job;
+int verify_job(const VerifyOptions& options, JobTransport& transport) {
+  const int rank = transport.rank();
+  ContextOptions context_options;
+  context_options.timeout = options.mpi.in_effect;
+  std::optional<ParallelConfig> config;
   std::optional<LocalFailure> failure;
   try {
-    job = prepare_job(options, context_options, rank, size);
+    config = prepare(options, context_options, rank, transport.size());
   } catch (const std::exception& error) {
     failure = LocalFailure{exit_status_of(error), error.what()};
   }
-  if (auto status = settle(world, rank, failure, options.mpi.in_effect)) return *status;
+  if (auto status = transport.settle(failure)) return *status;
 
-  // Step 2, collective: create. The constructor agrees on the configuration and on
-  // agreed_settings first.
-  std::optional<ParallelContext> context;
-  double local_create_seconds = 0.0;
+  // Step 2, collective: create (the agreement comes first, inside the context).
+  std::optional<CreatedContext> created;
   try {
-    // Every rank waits here for the others, but not forever: a rank that never arrives
-    // fails the job with TimeoutError.
-    mpi::barrier_until(world_comm, mpi::Deadline(*context_options.timeout), {"start", "the start of group creation"});
-    const double start = MPI_Wtime();
-    context.emplace(job->config, world, context_options);
-    local_create_seconds = MPI_Wtime() - start;
+    created.emplace(transport.create(*config, context_options));
   } catch (const std::exception& error) {
-    return end_collective_step(world, rank, error);
+    return transport.end_step(error);
   }
+  ParallelContext& context = created->context;
 
-  // Step 3, collective: check each communicator, gather the picture on rank 0. Blocking
-  // collectives, watched: a rank that never arrives ends the others with status 8.
-  const bool json = options.format == "json";
-  int ok_everywhere = 0;
+  // Step 3, collective: check each group, then every rank's record to every rank.
+  bool ok = false;
   std::optional<IoError> output_error;
   try {
-    const WatchedPhase phase(context_options, rank, size, {"check", "the checks of the communicators"});
-    double create_seconds = 0.0;
-    check(MPI_Allreduce(&local_create_seconds, &create_seconds, 1, MPI_DOUBLE, MPI_MAX, world), "MPI_Allreduce");
-    std::vector<KindReport> reports;
-    int all_ok = 1;
-    for (const KindHandle& handle : context->kinds()) {
-      const Observation seen = observe(*context, handle);
-      all_ok = (all_ok == 1 && seen.ok) ? 1 : 0;
-      reports.push_back(gather_report(world, rank, size, *context, handle, seen, json));
+    const auto step = transport.enter(context_options, {"check", "the checks of the communicators"});
+    const RankRecord mine = my_record(context, transport, created->seconds, options.format == "json");
+    std::vector<RankRecord> records;
+    const std::vector<std::string> gathered = transport.all_gather(mine.encode(), "the gathering of the checks");
+    for (std::size_t r = 0; r < gathered.size(); ++r) {
+      records.push_back(RankRecord::decode(gathered[r], static_cast<int>(r)));
     }
-    std::vector<DeviceKindReport> device;
-    if (context->backend() == Backend::nccl) {
-      DeviceCheck checked = check_device_groups(world, rank, size, *context);
-      all_ok = (all_ok == 1 && checked.ok_here) ? 1 : 0;
-      device = std::move(checked.reports);
-    }
-    check(MPI_Allreduce(&all_ok, &ok_everywhere, 1, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
-    const LiveNodes nodes = gather_live_nodes(world);  // the job's nodes (node_report.hpp)
-    if (rank == 0) {
-      const report::VerifyRun run{.layout = context->layout(),
-                                  .strategy = strategy_name(job->strategy),
-                                  .backend = backend_name(context->backend()),
-                                  .share_communicators = context->options().share_communicators,
-                                  .create_seconds = create_seconds,
-                                  .bill = context->communicator_bill(),
-                                  .kinds = std::move(reports),
-                                  .device = std::move(device),
-                                  .ok = ok_everywhere == 1};
-      // A failed write (full disk, closed pipe) fails rank 0 alone, after the collective
-      // destruction, so that no rank is left waiting.
-      output_error = write_verify_report(run, nodes, json);
-    }
+    ok = all_passed(records);
+    // A failed write (full disk, closed pipe) fails rank 0 alone, after the collective
+    // destruction, so that no rank is left waiting.
+    if (rank == 0) output_error = write_report(context, options, records, transport);
   } catch (const std::exception& error) {
-    return end_collective_step(world, rank, error);
+    return transport.end_step(error);
   }
 
-  // Step 4, collective: free the communicators (destroy() watches itself).
+  // Step 4, collective: free the communicators (destroy() guards itself), then leave together.
   try {
     if (context_options.before_step) context_options.before_step("destroy");
-    context->destroy();
+    context.destroy();
+    transport.finish(context_options);
   } catch (const std::exception& error) {
-    return end_collective_step(world, rank, error);
+    return transport.end_step(error);
   }
-  if (output_error) {
-    print_job_error(rank, true, output_error->what());
-    return static_cast<int>(output_error->exit_code());
-  }
-  return ok_everywhere == 1 ? 0 : static_cast<int>(ExitCode::verify_failed);
+  return status_after_report(rank, output_error, ok ? 0 : static_cast<int>(ExitCode::verify_failed));
 }
 
 int run_verify(const VerifyOptions& options) {
-  // gloo runs on any bootstrap, NCCL on any with gloo's CPU groups beside it; MPI on MPI's alone.
-  if (options.backend == "gloo") return run_verify_on_bootstrap(options);
-  const BootstrapKind requested = parse_bootstrap(options.bootstrap);
-  if (options.backend == "nccl" && requested != BootstrapKind::mpi &&
-      choose_bootstrap(requested, process_environment) != BootstrapKind::mpi) {
-    require_backend_built(Backend::gloo);  // its CPU groups, which verify checks
-    return run_verify_on_bootstrap(options);
-  }
-  if (requested != BootstrapKind::automatic && requested != BootstrapKind::mpi) {
-    throw ConfigError(
-        fmt::format("--backend {} needs the MPI bootstrap, not --bootstrap {}: use --backend gloo or "
-                    "nccl, which run on every bootstrap, or --bootstrap mpi under an MPI launcher",
-                    options.backend, options.bootstrap));
-  }
-  const std::unique_ptr<mpi::Session> session = mpi::start_session(options.mpi.in_effect);
-  const int rank = session->world().rank();
-  const int size = session->world().size();
-  ContextOptions context_options;
-  context_options.timeout = options.mpi.in_effect;
-  const int status = verify_job(options, context_options, rank, size);
-  finish_job(*session, context_options, rank, size);
-  return status;
+  const std::unique_ptr<JobTransport> transport =
+      job_transport(options.backend, options.bootstrap, options.mpi.in_effect);
+  return verify_job(options, *transport);
 }
 
 }  // namespace

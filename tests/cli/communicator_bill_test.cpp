@@ -49,7 +49,7 @@ TEST(CommunicatorBillCli, NoShareCountsOneCommunicatorPerKindOfSeveralRanks) {
   EXPECT_EQ(nlohmann::json::parse(result.out).at("communicators").at("created"), 9);  // the duplicate and 8 kinds
 }
 
-#ifdef PGROUPS_TEST_CLI_WITH_MPI  // bench is part of the MPI build
+#ifdef PGROUPS_TEST_CLI_WITH_JOBS  // bench is built with the context
 TEST(CommunicatorBillCli, BenchModelComparesWithMegatronAtAThousandRanks) {
   const auto result = run_command(fmt::format("{} bench --model --tensor 2 --max-world 4 --format json", PGROUPS_CLI));
   ASSERT_EQ(result.status, 0) << result.err;

@@ -46,7 +46,7 @@ std::vector<IntegerOption> integer_options() {
       {"--dp", "--dp", "explain -w 8 -r 0"},
       {"--pp", "--pp", "plan -w 8"},
   };
-#ifdef PGROUPS_TEST_CLI_WITH_MPI
+#ifdef PGROUPS_TEST_CLI_WITH_JOBS
   for (const std::string command : {"verify", "bench --model"}) {
     options.push_back({"--pipeline", "--pipeline", command});
     options.push_back({"--tensor", "--tensor", command});
@@ -143,8 +143,8 @@ INSTANTIATE_TEST_SUITE_P(CliEveryOption, CliIntegerOptionValue, ::testing::Value
                          });
 
 TEST(CliIntegerOptions, ThirtyTwoBitOptionsRejectValuesBeyondTheirTypeInsteadOfClamping) {
-#ifndef PGROUPS_TEST_CLI_WITH_MPI
-  GTEST_SKIP() << "bench and verify are built with MPI only";
+#ifndef PGROUPS_TEST_CLI_WITH_JOBS
+  GTEST_SKIP() << "bench and verify are built with the context only";
 #else
   const auto repeats = run_command(fmt::format("{} bench --model --repeats 2147483648", PGROUPS_CLI));
   EXPECT_EQ(repeats.status, 2);

@@ -26,7 +26,7 @@ constexpr const char* kOpenMpiOfFour = "OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_S
 
 TEST(LauncherRefusal, EveryCommandThatNeedsNoMpiRefusesAsOneOfSeveralRanks) {
   for (const std::string command : {"plan -w 8", "explain -w 8 --rank 0", "info", "plan --help", "--help"
-#ifdef PGROUPS_TEST_CLI_WITH_MPI
+#ifdef PGROUPS_TEST_CLI_WITH_JOBS
                                     ,
                                     "bench --model --max-world 8", "verify --help"
 #endif

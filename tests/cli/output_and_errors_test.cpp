@@ -45,9 +45,11 @@ std::vector<std::string> printing_commands() {
       "info --format json",
       "plan --help",
   };
-#ifdef PGROUPS_TEST_CLI_WITH_MPI
+#ifdef PGROUPS_TEST_CLI_WITH_JOBS
   commands.push_back("bench --model -p 2 -t 2");
   commands.push_back("bench --model -p 2 -t 2 --format json");
+#endif
+#ifdef PGROUPS_TEST_CLI_WITH_MPI
   // Without mpirun: a singleton MPI job of one rank.
   commands.push_back("verify");
   commands.push_back("verify --format json");
@@ -139,8 +141,8 @@ TEST(CliSilentDefaults, AnEmptyConfigPathIsAnError) {
 }
 
 TEST(CliCheckedArithmetic, CostModelOfHugeWorldsIsAConfigErrorNotAnOverflow) {
-#ifndef PGROUPS_TEST_CLI_WITH_MPI
-  GTEST_SKIP() << "bench is built with MPI only";
+#ifndef PGROUPS_TEST_CLI_WITH_JOBS
+  GTEST_SKIP() << "bench is built with the context only";
 #else
   // Worlds double up to --max-world: the last ones have more groups than 64 bits count.
   const auto result = run_command(fmt::format("{} bench --model --max-world 9223372036854775807", pgroups_cli()));

@@ -1,4 +1,4 @@
-// settle_on over a program's own bootstrap (make_callback_bootstrap): the statuses every
+// A job's settle over a program's own bootstrap (make_callback_bootstrap): the statuses every
 // rank sent decide the job's; one that is not an exit code is a backend failure said by
 // name, never a crash of the rank that reads it.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/bootstrap_job.hpp"
+#include "cli/job.hpp"
 #include "pgroups/common/error.hpp"
 #include "pgroups/launch/callback_bootstrap.hpp"
 
@@ -14,32 +14,34 @@ namespace pgroups::cli {
 namespace {
 
 // Rank 0 of a job whose other ranks sent `others`.
-std::unique_ptr<Bootstrap> rank0_hearing(std::vector<std::string> others) {
+std::unique_ptr<JobTransport> rank0_hearing(std::vector<std::string> others) {
   BootstrapCallbacks callbacks;
   callbacks.all_gather = [others](std::string_view mine, std::chrono::milliseconds) {
     std::vector<std::string> all{std::string(mine)};
     all.insert(all.end(), others.begin(), others.end());
     return all;
   };
-  return make_callback_bootstrap(0, static_cast<int>(others.size()) + 1, 0, 1, std::move(callbacks));
+  return bootstrap_job_transport(
+      make_callback_bootstrap(0, static_cast<int>(others.size()) + 1, 0, 1, std::move(callbacks)),
+      std::chrono::seconds(1));
 }
 
 TEST(SettleOnBootstrap, EveryRankSucceededIsNoStatus) {
-  auto bootstrap = rank0_hearing({"0", "0"});
-  EXPECT_EQ(settle_on(*bootstrap, std::nullopt, std::chrono::seconds(1)), std::nullopt);
+  auto job = rank0_hearing({"0", "0"});
+  EXPECT_EQ(job->settle(std::nullopt), std::nullopt);
 }
 
 TEST(SettleOnBootstrap, TheWorstStatusOfAnyRankIsTheJobs) {
-  auto bootstrap = rank0_hearing({"3", "8"});
-  EXPECT_EQ(settle_on(*bootstrap, std::nullopt, std::chrono::seconds(1)), 8);
+  auto job = rank0_hearing({"3", "8"});
+  EXPECT_EQ(job->settle(std::nullopt), 8);
 }
 
 TEST(SettleOnBootstrap, AStatusThatIsNotAnExitCodeIsABackendFailureNamingTheRankAndWhatItSent) {
   for (const std::string& hostile : {std::string("hello"), std::string(""), std::string("-4"), std::string("7x"),
                                      std::string("99999999999999999999")}) {
-    auto bootstrap = rank0_hearing({"0", hostile});
+    auto job = rank0_hearing({"0", hostile});
     testing::internal::CaptureStderr();
-    const auto status = settle_on(*bootstrap, std::nullopt, std::chrono::seconds(1));
+    const auto status = job->settle(std::nullopt);
     const std::string said = testing::internal::GetCapturedStderr();
     EXPECT_EQ(status, static_cast<int>(ExitCode::backend)) << hostile;
     EXPECT_NE(said.find("rank 2 sent '" + hostile + "' where its exit status belongs"), std::string::npos) << said;

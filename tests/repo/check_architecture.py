@@ -84,6 +84,24 @@ def violations(root, layers, extra_files=()):
     return problems
 
 
+# A call such as MPI_Allgather( outside comments and string literals.
+MPI_CALL = re.compile(r"\bMPI_[A-Z][A-Za-z_]*\s*\(")
+CODE_ONLY = re.compile(r'//[^\n]*|"(?:\\.|[^"\\])*"')
+
+
+def raw_mpi_in_cli(root):
+    """The CLI's raw MPI lives in its MPI transport (cli/mpi_job.*) alone."""
+    problems = []
+    for path in sorted((root / "cli").glob("*.[ch]pp")):
+        if path.stem == "mpi_job":
+            continue
+        code = CODE_ONLY.sub("", path.read_text(errors="replace"))
+        if "<mpi.h>" in code or MPI_CALL.search(code):
+            problems.append(f"cli/{path.name} calls MPI itself: the CLI's raw MPI belongs in cli/mpi_job.cpp, "
+                            "its JobTransport")
+    return problems
+
+
 def unnamed_modules(root, text):
     return [f"python/pgroups/{p.name} is not named in {DOC.name}"
             for p in sorted((root / "python" / "pgroups").glob("*.py")) if p.name not in text]
@@ -99,9 +117,14 @@ def main():
         probe = pathlib.Path(sys.argv[sys.argv.index("--self-test") + 1])
         probe.write_text('#include "pgroups/layout/layout.hpp"\n')
         caught = violations(ROOT, layers, [("launch", probe)])
+        # And a CLI file beside the MPI transport that calls MPI (a root of its own).
+        (probe.parent / "cli").mkdir(exist_ok=True)
+        (probe.parent / "cli" / "probe.cpp").write_text('void f() { MPI_Barrier(MPI_COMM_WORLD); }  // "MPI_x("\n')
+        caught += raw_mpi_in_cli(probe.parent)
         print("\n".join(caught))
-        return 0 if any("the launch layer includes pgroups/layout/layout.hpp" in c for c in caught) else 1
-    problems = violations(ROOT, layers) + unnamed_modules(ROOT, text)
+        return 0 if (any("the launch layer includes pgroups/layout/layout.hpp" in c for c in caught) and
+                     any("cli/probe.cpp calls MPI itself" in c for c in caught)) else 1
+    problems = violations(ROOT, layers) + unnamed_modules(ROOT, text) + raw_mpi_in_cli(ROOT)
     print("\n".join(problems) if problems else f"{len(layers)} layers include only what {DOC.name} allows, and it "
           "names every Python module")
     return 1 if problems else 0

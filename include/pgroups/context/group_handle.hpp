@@ -10,10 +10,12 @@
 /// forward-declared exactly as nccl.h declares it, so the two can be included together
 /// and the header compiles in builds without NCCL; ::gloo::Context is declared.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "pgroups/context/backend.hpp"
 #include "pgroups/context/mpi_comm.hpp"
@@ -55,6 +57,19 @@ class GroupHandle {
   /// temporary's); use it while the context that handed it out lives. Throws StateError,
   /// naming the group and the backend the handle has, when backend() is not Backend::gloo.
   [[nodiscard]] std::shared_ptr<::gloo::Context> gloo() const;
+
+  /// This rank's rank in the group and the group's size, asked of the communicator itself
+  /// (MPI_Comm_rank and MPI_Comm_size, or the gloo context's), not of the layout: what a
+  /// check of the groups compares with the layout, whatever the backend. StateError for an
+  /// NCCL handle (a device communicator: get_cpu_group has the group's CPU side);
+  /// BackendError when MPI fails.
+  [[nodiscard]] int rank() const;
+  [[nodiscard]] int size() const;
+  /// Collective over the group: every member's `value`, by rank in the group, through the
+  /// group's own communicator (MPI_Allgather, which MPI cannot bound: a caller that must
+  /// not hang watches it; gloo's all-gather, bounded by the context's timeout, TimeoutError).
+  /// StateError for an NCCL handle; BackendError when the library fails.
+  [[nodiscard]] std::vector<std::int64_t> all_gather(std::int64_t value) const;
 
   friend bool operator==(const GroupHandle&, const GroupHandle&) = default;
 
