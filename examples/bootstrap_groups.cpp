@@ -25,7 +25,9 @@
 #include "pgroups/common/error.hpp"
 #include "pgroups/context/parallel_context.hpp"
 #include "pgroups/launch/bootstrap.hpp"
+#if PGROUPS_CONTEXT_WITH_MPI
 #include "pgroups/mpi/bootstrap.hpp"
+#endif
 
 namespace {
 
@@ -64,7 +66,9 @@ int main(int argc, char** argv) {
   try {
     const pgroups::BootstrapKind requested =
         pgroups::parse_bootstrap(argc > 1 ? std::string_view(argv[1]) : std::string_view("auto"));
+#if PGROUPS_CONTEXT_WITH_MPI
     pgroups::mpi::register_bootstrap();  // so that auto and mpi may start MPI, which ends with the bootstrap
+#endif
     return run(*pgroups::start_bootstrap(requested, 30s));
   } catch (const pgroups::Error& error) {
     std::fprintf(stderr, "bootstrap_groups: %s\n", error.what());

@@ -2,7 +2,8 @@
 Megatron-style named meshes), computed by the C++ library.
 
 Pure layout, no MPI needed: :class:`Plan`, :class:`Mesh`, :class:`ParallelMode`.
-Live groups on MPI (mpi4py): :class:`ParallelContext`.
+Live groups: :class:`ParallelContext`, on MPI (mpi4py) or, with ``backend="gloo"``, on any
+bootstrap (:func:`start_bootstrap`; its groups are :class:`Group` objects).
 torch.distributed groups: ``import pgroups.torch`` and ``import pgroups.colossal``
 (Colossal-AI's ``Initializer_*`` classes).
 
@@ -10,7 +11,8 @@ Every error pgroups raises is a :class:`pgroups.Error`: ConfigError, ParseError,
 BackendError, MismatchError, TimeoutError, StateError, each with the C++ message.
 """
 
-from ._context import ParallelContext
+from . import _pgroups
+from ._context import ParallelContext, start_bootstrap
 from ._modes import ParallelMode
 from ._pgroups import (
     BackendError,
@@ -27,6 +29,9 @@ from ._placement import Placement, place
 from ._plan import Mesh, Plan
 from ._recovery import Recovery
 
+#: A kind's group of a context over a bootstrap (rank, size, members, all_gather).
+Group = getattr(_pgroups, "Group", None)
+
 __all__ = [
     "__version__",
     "BackendError",
@@ -35,6 +40,7 @@ __all__ = [
     "IoError",
     "Mesh",
     "MismatchError",
+    "Group",
     "ParallelContext",
     "ParallelMode",
     "ParseError",
@@ -44,6 +50,7 @@ __all__ = [
     "StateError",
     "TimeoutError",
     "place",
+    "start_bootstrap",
 ]
 
 Error.__doc__ = "Root of every error pgroups raises (C++ pgroups::Error)."

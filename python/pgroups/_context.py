@@ -1,4 +1,5 @@
-"""ParallelContext: the live process groups of a job on MPI, through mpi4py."""
+"""ParallelContext: the live process groups of a job, on MPI through mpi4py, or on any
+bootstrap (torchrun's store, PMIx, MPI, processes started by hand) with gloo's groups."""
 
 from __future__ import annotations
 
@@ -14,6 +15,29 @@ from ._renamed import renamed_keywords
 #: A group kind of one live context, looked up once (:meth:`ParallelContext.kind`).
 KindHandle = getattr(_pgroups, "KindHandle", None)
 KindOrHandle = Union[KindLike, Any]
+
+
+#: The backends a context is built with: MPI's over an mpi4py communicator, the others over
+#: a bootstrap.
+BACKENDS = ("mpi", "gloo", "nccl")
+
+#: The bootstraps this process started by name, kept for its life: an environment
+#: bootstrap's keys follow one sequence per process, so a second one would read the first's.
+_started: Dict[str, Any] = {}
+
+
+def start_bootstrap(kind: str = "auto", timeout: Any = None) -> Any:
+    """The bootstrap ``kind`` names (``"auto"``, ``"mpi"``, ``"pmix"`` or ``"env"``), started
+    through the C++ library's one door once per process and kept: ``rank``, ``size``,
+    ``local_rank``, ``local_size``, ``all_gather(bytes, timeout, what)`` and ``barrier``.
+    ``timeout`` bounds its start (seconds; default ``PGROUPS_TIMEOUT`` or 300, 0 = none).
+    ConfigError for an unknown name or a launch whose variables it refuses; TimeoutError
+    when rank 0 (or the store) never comes."""
+    if not isinstance(kind, str):
+        raise TypeError(f"bootstrap must be a name such as 'auto' or a started bootstrap, not {kind!r}")
+    if kind not in _started:
+        _started[kind] = _pgroups.start_bootstrap(kind, timeout_seconds(timeout) or 0.0)
+    return _started[kind]
 
 
 def _kind_arg(kind: KindOrHandle) -> Any:
@@ -56,6 +80,17 @@ class ParallelContext:
     groups share one communicator, a whole-world kind is the world's duplicate, a kind of
     one-rank groups gets a local one (docs/using/context.md); ``communicators()`` gives the bill.
     Operations on two kinds that share a communicator are ordered on it.
+
+    ``backend="gloo"`` (or ``"nccl"``, with gloo's groups as its CPU groups) builds the
+    groups over ``bootstrap`` instead, with no MPI in the job unless the bootstrap is MPI's:
+    a name (``"auto"``, the default, lets the launcher choose; ``"mpi"``, ``"pmix"``,
+    ``"env"``), started once per process (:func:`pgroups.start_bootstrap`), or a started
+    bootstrap. ``comm`` and ``strategy`` are then refused. ``get_group`` / ``get_cpu_group``
+    return :class:`pgroups.Group` objects: ``name``, ``backend``, ``members`` (global
+    ranks), and, through the group's own gloo context, ``rank``, ``size`` and
+    ``all_gather(value)`` (every member's integer, by rank in the group; bounded by the
+    timeout). An error a rank hits before the construction is carried to every rank as over
+    MPI.
     """
 
     def __init__(
@@ -77,11 +112,22 @@ class ParallelContext:
         groups: Optional[List[str]] = None,
         share_communicators: bool = True,
         rank_map: Any = None,
+        backend: str = "mpi",
+        bootstrap: Any = "auto",
     ) -> None:
+        if backend in BACKENDS[1:]:
+            self._build_on_bootstrap(backend, bootstrap, comm, strategy, timeout, device, devices_per_node,
+                                     share_communicators, config,
+                                     lambda: _checked_overrides(pipeline, tensor, mode, depth, legacy_sequence_dp,
+                                                                seed, mesh, groups, rank_map=rank_map))
+            return
+        if backend != "mpi":
+            raise _pgroups.ConfigError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
         if not getattr(_pgroups, "with_mpi", False):
             raise _pgroups.ConfigError(
-                "pgroups.ParallelContext needs MPI: this build of the module has no MPI backend "
-                "(configure with PGROUPS_WITH_MPI=ON and python3-mpi4py installed)")
+                "pgroups.ParallelContext with backend 'mpi' needs MPI: this build of the module has no MPI "
+                "backend (configure with PGROUPS_WITH_MPI=ON and python3-mpi4py installed); backend='gloo' "
+                "runs on any bootstrap without it")
         if comm is None:
             from mpi4py import MPI
 
@@ -113,6 +159,32 @@ class ParallelContext:
         # The context's own Layout (world size resolved), copied: no second merge or validation.
         self._plan = Plan.from_layout(self._context.layout())
 
+    def _build_on_bootstrap(self, backend: str, bootstrap: Any, comm: Any, strategy: Any, timeout: Any,
+                            device: Any, devices_per_node: Any, share_communicators: Any, config: Any,
+                            overrides: Any) -> None:
+        """The context over a bootstrap (launch's one door); an error before it is carried
+        into the construction's agreement, so that every rank raises it."""
+        started = start_bootstrap(bootstrap, timeout) if isinstance(bootstrap, str) else bootstrap
+        if not isinstance(started, _pgroups.Bootstrap):
+            raise TypeError(f"bootstrap must be a name such as 'auto' or a started bootstrap, not {bootstrap!r}")
+        try:
+            if comm is not None or strategy is not None:
+                raise _pgroups.ConfigError(f"backend {backend!r} is built over a bootstrap: comm and strategy "
+                                           "belong to backend 'mpi'")
+            checked_timeout = timeout_seconds(timeout) or 0.0
+            checked_device = check_int("device", device, minimum=0, allow_none=True)
+            checked_per_node = check_int("devices_per_node", devices_per_node, minimum=0)
+            checked_share = check_bool("share_communicators", share_communicators)
+            settings = _pgroups.resolve_config(None if config is None else _path("config", config), overrides())
+        except Exception as error:  # carried as over MPI: every rank raises it
+            records = started.all_gather(_pgroups.encode_error(type(error).__name__, str(error)),
+                                         carrying_timeout_seconds(timeout) or 0.0, "the configuration agreement")
+            _pgroups.judge_records(records, "configuration")
+            raise  # not reached: the judgement raises the carried error on every rank
+        self._context = _pgroups.Context.on_bootstrap(settings, started, backend, checked_timeout, checked_device,
+                                                      checked_per_node, checked_share)
+        self._plan = Plan.from_layout(self._context.layout())
+
     # The plan and sizes ---------------------------------------------------------------
     @property
     def plan(self) -> Plan:
@@ -137,7 +209,18 @@ class ParallelContext:
 
     @property
     def strategy(self) -> str:
-        return self._context.strategy()
+        """The creation strategy over MPI; "gloo" for a context over a bootstrap."""
+        return self._context.strategy() if self._context.bootstrap is None else "gloo"
+
+    @property
+    def backend(self) -> str:
+        """"mpi", "gloo" or "nccl"."""
+        return self._context.backend()
+
+    @property
+    def bootstrap(self) -> Any:
+        """The bootstrap the context was built over (None over an mpi4py communicator)."""
+        return self._context.bootstrap
 
     @property
     def share_communicators(self) -> bool:
@@ -202,12 +285,14 @@ class ParallelContext:
 
     @renamed_keywords(mode="kind")
     def get_group(self, kind: KindOrHandle) -> Any:
-        """The kind's communicator, an ``mpi4py.MPI.Intracomm`` on the context's handle."""
+        """The kind's communicator, an ``mpi4py.MPI.Intracomm`` on the context's handle;
+        over a bootstrap a :class:`pgroups.Group`."""
         return self._context.get_group(_kind_arg(kind))
 
     @renamed_keywords(mode="kind")
     def get_cpu_group(self, kind: KindOrHandle) -> Any:
-        """The kind's communicator for host traffic (the same as get_group on MPI)."""
+        """The kind's communicator for host traffic (the same as get_group on MPI; the gloo
+        Group beside NCCL's)."""
         return self._context.get_cpu_group(_kind_arg(kind))
 
     @renamed_keywords(mode="kind")
