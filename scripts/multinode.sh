@@ -2,7 +2,7 @@
 # A real multi-node run on one machine (docs/reference/topology.md): builds NODES "nodes" from
 # Linux network namespaces, each with its own address (10.77.0.0/24, which exists only
 # inside these namespaces), its own hostname (a UTS namespace) and its own Open MPI
-# daemon, joined by veth pairs on a bridge in a hub namespace. Open MPI starts its
+# daemon, joined on a bridge by the one harness of such nodes (scripts/netns-nodes.sh). Open MPI starts its
 # daemons through a launch agent that enters the node's namespaces (in place of ssh),
 # talks TCP between nodes and shared memory within one.
 #
@@ -22,6 +22,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+source scripts/netns-nodes.sh
 pgroups=$(realpath "${1:-build/cli/pgroups}")
 nodes=${PGROUPS_MULTINODE_NODES:-2}
 ranks=${PGROUPS_MULTINODE_RANKS:-4}
@@ -43,47 +44,19 @@ tag="pgmn$$"
 # Every process of this run carries the tag in its environment, so that the final check
 # judges this run's processes only, while other jobs run pgroups on the machine.
 export PGROUPS_MULTINODE_TAG=$tag
-hub="${tag}-hub"
 work=$(mktemp -d "/tmp/${tag}.XXXXXX")
-ns() { echo "${tag}-$1"; }
+ns() { netns_node "$tag" "$1"; }
 
 cleanup() {
   set +e
-  for ((i = 0; i < nodes; i++)); do
-    local pids
-    pids=$(ip netns pids "$(ns "$i")" 2>/dev/null)
-    [[ -n $pids ]] && kill -9 $pids 2>/dev/null
-    ip netns del "$(ns "$i")" 2>/dev/null
-    rm -rf "/etc/netns/$(ns "$i")"
-  done
-  ip netns del "$hub" 2>/dev/null
+  netns_nodes_down "$tag" "$nodes"
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-# The network: a bridge in the hub namespace, one veth pair per node.
-ip netns add "$hub" 2>/dev/null || skip "cannot create network namespaces here (ip netns add failed)"
-ip -n "$hub" link set lo up
-ip -n "$hub" link add br0 type bridge
-ip -n "$hub" link set br0 up
-hosts=""
-for ((i = 0; i < nodes; i++)); do hosts+="10.77.0.$((i + 1)) node$i"$'\n'; done
-for ((i = 0; i < nodes; i++)); do
-  name=$(ns "$i")
-  ip netns add "$name"
-  ip -n "$name" link set lo up
-  ip link add "${tag}n$i" netns "$name" type veth peer name "${tag}h$i" netns "$hub"
-  ip -n "$name" link set "${tag}n$i" name eth0
-  ip -n "$name" addr add "10.77.0.$((i + 1))/24" dev eth0
-  ip -n "$name" link set eth0 up
-  ip -n "$hub" link set "${tag}h$i" master br0 up
-  # A dead peer must be noticed in seconds, not after the default 15 minutes of
-  # retransmissions (per-namespace setting; the host's own stays untouched).
-  ip netns exec "$name" sysctl -qw net.ipv4.tcp_retries2=4 2>/dev/null || true
-  # `ip netns exec` shows /etc/netns/NAME/hosts as /etc/hosts: the nodes know each other.
-  mkdir -p "/etc/netns/$name"
-  printf '127.0.0.1 localhost\n%s' "$hosts" >"/etc/netns/$name/hosts"
-done
+# The network: node i at 10.77.0.(i + 1), on the harness's bridge.
+netns_nodes_probe "$tag" || skip "cannot create network namespaces here (ip netns add failed)"
+netns_nodes_up "$tag" "$nodes" 10.77.0 1
 
 # The launch agent, called by mpirun as `agent HOST COMMAND...` (like ssh): runs the
 # command in that node's network namespace and a UTS namespace with its hostname.
@@ -91,7 +64,7 @@ cat >"$work/agent" <<EOF
 #!/bin/sh
 host=\$1; shift
 case \$host in node[0-9]*) index=\${host#node} ;; *) echo "agent: unknown host \$host" >&2; exit 255 ;; esac
-exec ip netns exec "${tag}-\$index" unshare --uts sh -c "hostname \$host; \$*"
+exec ip netns exec "$(netns_node "$tag" "")\$index" unshare --uts sh -c "hostname \$host; \$*"
 EOF
 chmod +x "$work/agent"
 for ((i = 0; i < nodes; i++)); do echo "node$i slots=$ranks"; done >"$work/hostfile"
@@ -226,7 +199,7 @@ grep -qs "injected fault: rank $stalled stalls" "$errors/rank.$stalled" || { tai
 # Every rank began creation before rank $stalled got this far (the steps before 'data'
 # are collective), so each one's deadline is at most --timeout from now.
 held=$(date +%s.%N)
-ip -n "$hub" link set "${tag}h$last" down
+netns_cut_link "$tag" "$last"
 cut=$(date +%s.%N)
 step "link of node$last is down $(python3 -c "print(f'{$cut - $start:.1f}')") s after launch"
 

@@ -2,7 +2,8 @@
 # A real Slurm on this machine (Debian's slurm-wlm and munge), for the tests and to try
 # pgroups as a Slurm user would: slurmctld in this network namespace, and NODES compute
 # nodes, each a `slurmd -N nodeI` in a network namespace of its own (its own address on a
-# bridge, 10.78.0.0/24, and its own host name), with a two-level switch tree in
+# bridge, 10.78.0.0/24, by the one harness of such nodes, scripts/netns-nodes.sh, and its
+# own host name), with a two-level switch tree in
 # topology.conf: two nodes under each leaf switch (one each for fewer than four nodes),
 # every leaf under one spine. So `srun -N 2` crosses nodes, and every task gets
 # SLURM_TOPOLOGY_ADDR (spine.leafK.nodeI).
@@ -13,7 +14,7 @@
 # What the machine needs, found when this was first tried here:
 #  - each slurmd enters its namespace with `nsenter --net` (`ip netns exec` remounts /sys,
 #    which slurmd refuses), in a mount and UTS namespace of its own;
-#  - SlurmctldHost is this machine's host name, with the bridge's address;
+#  - SlurmctldHost is this machine's host name, with its address on the bridge (10.78.0.1);
 #  - PMIx gets a temporary directory per node (mpi.conf's PMIxCliTmpDirBase, bound to a
 #    folder of the node's own in its mount namespace), or the nodes' PMIx servers collide.
 # Each node declares CPUS CPUs (SlurmdParameters=config_overrides), more than the machine
@@ -21,6 +22,7 @@
 # the namespaces; `start` stops what it started when a step fails. Exits 77 (skipped)
 # with a message where the machine does not allow it (not root, no Slurm, no namespaces).
 set -euo pipefail
+source "$(dirname "$0")/netns-nodes.sh"
 
 action=${1:-}
 dir=${2:-}
@@ -31,8 +33,8 @@ cpus=${4:-8}
   exit 2
 }
 
-bridge=pgslurm0
-ns() { echo "pgslurm-node$1"; }
+tag=pgsl
+ns() { netns_node "$tag" "$1"; }
 log() { echo "slurm-cluster: $*" >&2; }
 skip() {
   log "SKIPPED: $*"
@@ -45,16 +47,10 @@ stop_cluster() {
     [[ -f $pidfile ]] && kill "$(cat "$pidfile")" 2>/dev/null
   done
   sleep 0.5
-  for ((i = 0; i < 16; i++)); do
-    local pids
-    pids=$(ip netns pids "$(ns "$i")" 2>/dev/null)
-    [[ -n $pids ]] && kill -9 $pids 2>/dev/null
-    ip netns del "$(ns "$i")" 2>/dev/null
-  done
+  netns_nodes_down "$tag" 16
   for pidfile in "$dir"/run/*.pid; do
     [[ -f $pidfile ]] && kill -9 "$(cat "$pidfile")" 2>/dev/null
   done
-  ip link del "$bridge" 2>/dev/null
   rm -rf "$dir"/run
   return 0
 }
@@ -69,27 +65,16 @@ for tool in slurmctld slurmd srun munged ip nsenter unshare; do
   command -v "$tool" >/dev/null || skip "$tool is not installed (Debian: slurm-wlm, munge, iproute2)"
 done
 [[ -r /etc/munge/munge.key ]] || skip "munge has no key (/etc/munge/munge.key)"
-ip netns add pgslurm-probe 2>/dev/null || skip "network namespaces are refused here"
-ip netns del pgslurm-probe
+netns_nodes_probe "$tag" || skip "network namespaces are refused here"
 
 trap 'log "start failed; stopping"; stop_cluster' ERR
 mkdir -p "$dir"/{etc,run,log,spool/ctld,pmix}
 host=$(hostname)
 conf=$dir/etc/slurm.conf
 
-# The bridge, in this namespace, and each node's end of it.
-ip link add "$bridge" type bridge
-ip addr add 10.78.0.1/24 dev "$bridge"
-ip link set "$bridge" up
-for ((i = 0; i < nodes; i++)); do
-  ip netns add "$(ns "$i")"
-  ip link add "pgsl$i" type veth peer name eth0 netns "$(ns "$i")"
-  ip link set "pgsl$i" master "$bridge" up
-  ip -n "$(ns "$i")" addr add "10.78.0.$((10 + i))/24" dev eth0
-  ip -n "$(ns "$i")" link set eth0 up
-  ip -n "$(ns "$i")" link set lo up
-  mkdir -p "$dir/spool/node$i" "$dir/pmix/node$i"
-done
+# Node i at 10.78.0.(10 + i), this namespace (slurmctld's) at 10.78.0.1 on their bridge.
+netns_nodes_up "$tag" "$nodes" 10.78.0 10 1
+for ((i = 0; i < nodes; i++)); do mkdir -p "$dir/spool/node$i" "$dir/pmix/node$i"; done
 
 cat >"$conf" <<EOF
 ClusterName=pgroups

@@ -37,35 +37,20 @@ expect "$work/standalone.log" "losses match the reference after the restart"
 grep "first step after the restart" "$work/standalone.log" | head -1
 
 # The two nodes: network namespaces on a bridge (10.79.0.0/24, each node its own address
-# and eth0, gloo over it) where this machine allows them, else two agents on this host.
-bridge=pgtr$$
-node() { echo "pgtr$$-node$1"; }
-nodes_down() {
-  for i in 0 1; do
-    ip netns pids "$(node "$i")" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
-    ip netns del "$(node "$i")" 2>/dev/null || true
-  done
-  ip link del "$bridge" 2>/dev/null || true
-}
+# and eth0, gloo over it; the one harness of such nodes, scripts/netns-nodes.sh) where this
+# machine allows them, else two agents on this host.
+source "$(dirname "$0")/../../../scripts/netns-nodes.sh"
+tag=pgtr$$
 host=127.0.0.1
 run_on=(env env)
 addresses=(127.0.0.1 127.0.0.1)
-if [[ $(id -u) -eq 0 ]] && ip netns add "$(node 0)" 2>/dev/null; then
-  trap 'nodes_down; rm -rf "$work"' EXIT
-  ip netns add "$(node 1)"
-  ip link add "$bridge" type bridge
-  ip link set "$bridge" up
-  for i in 0 1; do
-    ip link add "pgtr$$v$i" type veth peer name eth0 netns "$(node "$i")"
-    ip link set "pgtr$$v$i" master "$bridge" up
-    ip -n "$(node "$i")" addr add "10.79.0.$((10 + i))/24" dev eth0
-    ip -n "$(node "$i")" link set eth0 up
-    ip -n "$(node "$i")" link set lo up
-  done
+if [[ $(id -u) -eq 0 ]] && netns_nodes_probe "$tag"; then
+  trap 'netns_nodes_down "$tag" 2; rm -rf "$work"' EXIT
+  netns_nodes_up "$tag" 2 10.79.0 10
   host=10.79.0.10
   addresses=(10.79.0.10 10.79.0.11)
-  run_on=("nsenter --net=/var/run/netns/$(node 0) env GLOO_SOCKET_IFNAME=eth0"
-          "nsenter --net=/var/run/netns/$(node 1) env GLOO_SOCKET_IFNAME=eth0")
+  run_on=("nsenter --net=/var/run/netns/$(netns_node "$tag" 0) env GLOO_SOCKET_IFNAME=eth0"
+          "nsenter --net=/var/run/netns/$(netns_node "$tag" 1) env GLOO_SOCKET_IFNAME=eth0")
   echo "elastic run on two network-namespace nodes, 10.79.0.10 and 10.79.0.11"
 else
   echo "elastic run as two agents on this host (no network namespaces here)"
