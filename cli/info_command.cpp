@@ -62,6 +62,7 @@ struct BuildInfo {
   std::string compiler = PGROUPS_CXX_COMPILER;
   std::optional<MpiInfo> mpi;    // absent: not built
   std::optional<NcclInfo> nccl;  // absent: not built
+  bool gloo = false;             // built (gloo's library has no version to ask)
   std::optional<CudaInfo> cuda;  // absent: built without CUDA
   std::string host;
   LauncherInfo launcher;
@@ -89,6 +90,9 @@ BuildInfo gather() {
       ask([] { return std::string(bootstrap_name(choose_bootstrap(BootstrapKind::automatic, process_environment))); });
 #ifdef PGROUPS_INFO_WITH_MPI
   info.mpi = MpiInfo{ask(mpi::library_version), mpi::has_ulfm(), ask(mpi::standard_version)};
+#endif
+#ifdef PGROUPS_INFO_WITH_GLOO
+  info.gloo = true;
 #endif
 #ifdef PGROUPS_HAVE_NCCL
   info.nccl = NcclInfo{ask(nccl::nccl_version), nccl::nccl_compile_version(), nccl::split_available()};
@@ -154,7 +158,7 @@ nlohmann::json info_json(const BuildInfo& info) {
   return {{"version", info.version},
           {"build_type", info.build_type},
           {"compiler", info.compiler},
-          {"backends", {{"mpi", std::move(mpi)}, {"nccl", std::move(nccl)}}},
+          {"backends", {{"mpi", std::move(mpi)}, {"nccl", std::move(nccl)}, {"gloo", {{"built", info.gloo}}}}},
           {"cuda", std::move(cuda)},
           {"visible_gpus", info.cuda ? nlohmann::json(info.cuda->visible_gpus) : nlohmann::json()},
           {"host", info.host},
@@ -165,8 +169,11 @@ nlohmann::json info_json(const BuildInfo& info) {
 std::string info_text(const BuildInfo& info) {
   std::string out = fmt::format("pgroups {}\n", info.version);
   out += fmt::format("  {:<10} {}, {}\n", "build:", info.build_type, info.compiler);
-  std::string backends = info.mpi ? "mpi" : "";
-  if (info.nccl) backends += backends.empty() ? "nccl" : ", nccl";
+  std::vector<std::string_view> built_backends;
+  if (info.mpi) built_backends.emplace_back("mpi");
+  if (info.nccl) built_backends.emplace_back("nccl");
+  if (info.gloo) built_backends.emplace_back("gloo");
+  const std::string backends = fmt::format("{}", fmt::join(built_backends, ", "));
   out += fmt::format("  {:<10} {}\n",
                      "backends:", backends.empty() ? "none (the plan and explain commands only)" : backends);
   out += fmt::format("  {:<10} {}\n", "mpi:",
@@ -181,6 +188,9 @@ std::string info_text(const BuildInfo& info) {
                         info.nccl->split ? "yes" : "no")
           : std::string(
                 "not built (install NCCL with scripts/install-nccl.sh, then configure with -DPGROUPS_WITH_NCCL=ON)"));
+  out += fmt::format("  {:<10} {}\n", "gloo:",
+                     info.gloo ? "built (CPU groups over TCP, on every bootstrap)"
+                               : "not built (install libgloo-dev, then configure with -DPGROUPS_WITH_GLOO=ON)");
   if (info.cuda) {
     out += fmt::format("  {:<10} runtime {}, driver {}\n",
                        "cuda:", info.cuda->runtime.empty() ? "unknown" : info.cuda->runtime,
@@ -205,7 +215,7 @@ std::string info_text(const BuildInfo& info) {
 Subcommand add_info_command(CLI::App& parent) {
   auto format = std::make_shared<std::string>("text");
   CLI::App* app = parent.add_subcommand(
-      "info", "Show the version, build, backends (MPI, NCCL) with their library versions, CUDA and visible GPUs");
+      "info", "Show the version, build, backends (MPI, NCCL, gloo) with their library versions, CUDA and visible GPUs");
   app->add_option("--format", *format, "Output format")->check(CLI::IsMember({"text", "json"}));
   return {app, [format] {
             const BuildInfo info = gather();

@@ -34,6 +34,11 @@ void apply_unit_levels(Cluster& cluster, const std::vector<UnitLevel>& levels, b
                                        level.unit_names[u], quoted_excerpt(host)));
         }
         auto& unit = units[static_cast<std::size_t>(at->second)];
+        // This unit's index is the next of `sizes`: a host it already holds is named twice here.
+        if (unit == static_cast<std::int64_t>(sizes.size())) {
+          throw ParseError(fmt::format("{}: host {} is named twice in {} of level {}", level.where,
+                                       quoted_excerpt(host), level.unit_names[u], level.name));
+        }
         if (unit >= 0) {
           throw ParseError(fmt::format("{}: host {} is in two units of level {} ({} and {})", level.where,
                                        quoted_excerpt(host), level.name,

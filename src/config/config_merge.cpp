@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "pgroups/common/error.hpp"
+#include "pgroups/layout/rank_map.hpp"
 
 namespace pgroups {
 namespace {
@@ -54,7 +55,10 @@ ParallelConfig merge_config(ParallelConfig base, const ConfigOverrides& override
   if (overrides.legacy_sequence_dp) base.legacy_sequence_dp = *overrides.legacy_sequence_dp;
   if (overrides.seed) base.seed = *overrides.seed;
   if (overrides.gpus_per_node) base.gpus_per_node = *overrides.gpus_per_node;
-  if (overrides.rank_map) base.rank_map = *overrides.rank_map;
+  if (overrides.rank_map) {
+    if (overrides.rank_map->empty()) throw ConfigError(fmt::format("rank_map {}", kEmptyRankMap));
+    base.rank_map = *overrides.rank_map;
+  }
   if (overrides.mesh) {
     std::vector<std::string> groups = base.mesh ? std::move(base.mesh->groups) : std::vector<std::string>{};
     base.mesh = MeshConfig{*overrides.mesh, std::move(groups)};

@@ -11,6 +11,7 @@
 #include "../common/did_you_mean.hpp"
 #include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
+#include "pgroups/layout/rank_map.hpp"
 #include "table_reader.hpp"
 
 namespace pgroups::detail {
@@ -159,6 +160,7 @@ class ParallelTableReader : public TableReader {
                                        "file (give a larger map by --rank-map FILE)",
                                        value.integer, kMaxRankMapEntries));
     }
+    if (value.entries.empty()) fail(value.position, fmt::format("parallel.rank_map {}", kEmptyRankMap));
     std::vector<std::int64_t> map;
     map.reserve(value.entries.size());
     for (std::size_t i = 0; i < value.entries.size(); ++i) {

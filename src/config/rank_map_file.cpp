@@ -13,6 +13,7 @@
 #include "format_readers.hpp"
 #include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
+#include "pgroups/layout/rank_map.hpp"
 
 namespace pgroups {
 namespace {
@@ -81,6 +82,7 @@ std::vector<std::int64_t> parse_rank_map(std::string_view text, std::string_view
                     "that runs mesh rank r",
                     source, found(*list)));
   }
+  if (list->empty()) throw ParseError(fmt::format("{}: rank_map {}", source, kEmptyRankMap));
   std::vector<std::int64_t> map;
   map.reserve(list->size());
   for (std::size_t i = 0; i < list->size(); ++i) {

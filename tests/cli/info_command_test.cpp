@@ -41,8 +41,20 @@ TEST(InfoCommand, TextNamesTheVersionTheBuildAndEachBackendWithItsLibraryVersion
             std::string::npos)
       << out;
 #endif
+  // Every backend built, gloo included, in one line.
+  std::string backends;
+#ifdef PGROUPS_TEST_WITH_MPI
+  backends += "mpi";
+#endif
 #ifdef PGROUPS_HAVE_NCCL
-  EXPECT_NE(out.find("\n  backends:  mpi, nccl\n"), std::string::npos) << out;
+  backends += backends.empty() ? "nccl" : ", nccl";
+#endif
+#ifdef PGROUPS_TEST_WITH_GLOO
+  backends += backends.empty() ? "gloo" : ", gloo";
+  EXPECT_NE(out.find("\n  gloo:      built (CPU groups over TCP, on every bootstrap)\n"), std::string::npos) << out;
+#endif
+  if (!backends.empty()) EXPECT_NE(out.find("\n  backends:  " + backends + "\n"), std::string::npos) << out;
+#ifdef PGROUPS_HAVE_NCCL
   EXPECT_TRUE(std::regex_search(out, std::regex("\n  nccl: +2\\.[0-9]+\\.[0-9]+ \\(compiled against 2\\.[0-9]+")))
       << out;
   EXPECT_NE(out.find(fmt::format("\n  nccl:      {} (compiled against {}; ncclCommSplit {})\n", nccl::nccl_version(),
@@ -84,6 +96,11 @@ TEST(InfoCommand, JsonReportsTheSameFactsAsTheLibraries) {
 #else
   EXPECT_EQ(backends.at("nccl"), nlohmann::json({{"built", false}}));
   EXPECT_TRUE(json.at("visible_gpus").is_null());
+#endif
+#ifdef PGROUPS_TEST_WITH_GLOO
+  EXPECT_EQ(backends.at("gloo"), nlohmann::json({{"built", true}}));
+#else
+  EXPECT_EQ(backends.at("gloo"), nlohmann::json({{"built", false}}));
 #endif
 }
 

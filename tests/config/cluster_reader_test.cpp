@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "pgroups/common/error.hpp"
+#include "pgroups/config/config_merge.hpp"
 #include "pgroups/config/rank_map_file.hpp"
 #include "support/error_message.hpp"
 
@@ -116,6 +117,13 @@ TEST(ClusterTable, EachBadFieldNamesTheLineAndTheField) {
   EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = [\"a\", \"b\"]\nlevels = [{name = \"s\", nodes = "
                           "[[\"a\", \"b\"], [\"b\"]]}]\n"),
             "c.toml:4:32: cluster.levels[0].nodes: host 'b' is in two units of level s (unit 0 and unit 1)");
+  // Twice in one unit, the first or a later one (it crashed place: that unit was not counted yet).
+  EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = [\"a\", \"b\"]\nlevels = [{name = \"s\", nodes = "
+                          "[[\"a\", \"a\"], [\"b\"]]}]\n"),
+            "c.toml:4:32: cluster.levels[0].nodes: host 'a' is named twice in unit 0 of level s");
+  EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = [\"a\", \"b\"]\nlevels = [{name = \"s\", nodes = "
+                          "[[\"a\"], [\"b\", \"b\"]]}]\n"),
+            "c.toml:4:32: cluster.levels[0].nodes: host 'b' is named twice in unit 1 of level s");
   EXPECT_EQ(cluster_error("[cluster]\ngpus_per_node = 4\nnodes = 2\ntraffic = {tp = \"a\"}\n"),
             "c.toml:4:17: cluster.traffic.tp must be a number, found string \"a\"");
   EXPECT_EQ(cluster_error(R"({"cluster": {"gpus_per_node": 4, "nodes": 2, "levels": [3]}})", ConfigFormat::json),
@@ -163,6 +171,15 @@ TEST(SlurmTopology, TreeLeavesAreSwitch1AndTheirParentsSwitch2) {
   EXPECT_EQ(c.node_order, (std::vector<std::int64_t>{0, 2, 1, 3}));
   const Cluster costed = parse_slurm_topology(kTree, "topology.conf", {"gpu1", "gpu2"}, 4, {{"switch1", 7}});
   EXPECT_EQ(costed.node_count, 2);
+}
+
+TEST(SlurmTopology, AHostNamedTwiceInOneSwitchIsAParseErrorNotACrash) {
+  for (const char* tree : {"SwitchName=s1 Nodes=gpu1,gpu1,gpu2\nSwitchName=top Switches=s1\n",
+                           "SwitchName=s1 Nodes=gpu[1-2],gpu2\nSwitchName=top Switches=s1\n"}) {
+    const std::string message =
+        message_of<ParseError>([tree] { (void)parse_slurm_topology(tree, "topology.conf", {"gpu1", "gpu2"}, 4); });
+    EXPECT_NE(message.find("is named twice in switch s1"), std::string::npos) << message;
+  }
 }
 
 TEST(SlurmTopology, BlocksAreLevelBlock) {
@@ -225,6 +242,29 @@ TEST(RankMapInConfig, IsReadFromTheParallelTableOfEveryFormat) {
       "<config>:2:16: parallel.rank_map[1] must be an integer, found string \"1\"");
   EXPECT_EQ(message_of<ParseError>([] { (void)parse_config("[parallel]\nrank_map = 3\n", ConfigFormat::toml); }),
             "<config>:2:12: parallel.rank_map must be an array of integers, found integer 3");
+}
+
+// An empty map given outright is refused by every reader, never read as no map.
+TEST(RankMapInConfig, AnEmptyMapIsRefusedByEveryReaderNotTakenForNone) {
+  const std::string rule = " is empty: a rank map lists the launcher rank of every mesh rank";
+  const auto says = [&rule](const std::string& message, const std::string& what) {
+    return message.find(what + rule) != std::string::npos;
+  };
+  EXPECT_TRUE(
+      says(message_of<ParseError>([] { (void)parse_config("[parallel]\nrank_map = []\n", ConfigFormat::toml); }),
+           "<config>:2:12: parallel.rank_map"));
+  EXPECT_TRUE(
+      says(message_of<ParseError>([] { (void)parse_config(R"({"parallel": {"rank_map": []}})", ConfigFormat::json); }),
+           "parallel.rank_map"));
+  EXPECT_TRUE(
+      says(message_of<ParseError>([] { (void)parse_config("parallel = dict(rank_map=[])\n", ConfigFormat::python); }),
+           "parallel.rank_map"));
+  EXPECT_TRUE(
+      says(message_of<ParseError>([] { (void)parse_rank_map(R"({"rank_map": []})", "m.json"); }), "m.json: rank_map"));
+  ConfigOverrides overrides;
+  overrides.rank_map = std::vector<std::int64_t>{};
+  EXPECT_TRUE(
+      says(message_of<ConfigError>([&overrides] { (void)merge_config(ParallelConfig{}, overrides); }), "rank_map"));
 }
 
 TEST(RankMapFile, TakesAListOrPlacesJson) {

@@ -46,7 +46,8 @@ struct ConfigOverrides {
 
 /// `base` (a file's configuration, or the defaults) with every given override applied.
 /// Throws ConfigError "world size N is invalid: it must be a positive integer" for a given
-/// world size below 1, and for groups without any mesh (neither `base`'s nor `overrides`'),
+/// world size below 1, "rank_map is empty: ..." (kEmptyRankMap) for an empty rank map given
+/// outright, and for groups without any mesh (neither `base`'s nor `overrides`'),
 /// naming the first token and how to give one: `how_to_give_a_mesh` is the caller's own
 /// spelling ("--mesh NAME=SIZE,... or --order with sizes", "mesh="); and, with a
 /// `rest_dimension`, for a world size the other dimensions' product does not divide,

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pgroups {
@@ -53,6 +54,13 @@ class RankMap {
 };
 
 /// Whether `map` is empty or the identity permutation; O(size).
+/// What every reader of a rank map (a configuration file, a rank map file, the overrides of
+/// the CLI and of Python) says of an empty one given outright, after naming it: an empty map
+/// is refused, never read as no map.
+inline constexpr std::string_view kEmptyRankMap =
+    "is empty: a rank map lists the launcher rank of every mesh rank; leave it out where mesh rank r runs on "
+    "launcher rank r";
+
 [[nodiscard]] bool is_identity_map(std::span<const std::int64_t> map) noexcept;
 
 /// "[3, 0, 1, 2]", cut after `limit` entries ("[3, 0, 1, ... 1021 more]") for messages.

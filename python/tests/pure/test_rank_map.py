@@ -47,6 +47,15 @@ def test_bad_maps_are_the_cpp_errors():
         mesh_plan(rank_map=3)
 
 
+def test_an_empty_map_given_outright_is_refused_never_taken_for_no_map(tmp_path):
+    with pytest.raises(pgroups.ConfigError, match=r"^rank_map is empty: a rank map lists the launcher rank of every"):
+        mesh_plan(rank_map=[])
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"rank_map": []}))
+    with pytest.raises(pgroups.ParseError, match=r"empty.json: rank_map is empty"):
+        mesh_plan(rank_map=path)
+
+
 def test_presets_and_config_files_take_a_map(tmp_path):
     assert Plan(8, pipeline=2, tensor=2, rank_map=SWAP).group_of(0, "tensor") == [0, 2]
     config = tmp_path / "c.toml"
