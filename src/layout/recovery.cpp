@@ -286,11 +286,30 @@ std::int64_t Recovery::renumbered_count() const {
     }
     return moved;
   }
-  const std::int64_t first_dropped = dropped_.empty() ? old_size : dropped_.front();
-  // Below the first dropped replica coordinates stay; slower dimensions keep their strides
-  // only when the dimension keeps its size.
-  const std::int64_t unchanged =
-      first_dropped * (surviving_ + added_ == old_size ? replica_size_ : old_.mesh().stride(shrink_));
+  // A survivor at old coordinate c keeps coordinate c - b (b: the dropped replicas below c),
+  // its faster coordinates f and its slower ones p, while the slower strides follow the
+  // dimension's size: old rank f + c*s + p*old_size*s, new f + (c-b)*s + p*new_size*s. They
+  // are equal exactly when b == p * growth: with no growth, for every p of a replica with
+  // nothing dropped below it; otherwise for the one p = b / growth, where that is a slower
+  // coordinate (joiners that grow the dimension make it one for replicas above a gap).
+  // b is constant between dropped replicas: O(|dropped|), whatever the world size.
+  const std::int64_t stride = old_.mesh().stride(shrink_);
+  const std::int64_t slower = replica_size_ / stride;  // the combinations of the slower coordinates
+  const std::int64_t growth = new_.mesh().dims()[shrink_].size - old_size;
+  std::int64_t unchanged = 0;
+  std::size_t below = 0;  // dropped replicas below the new coordinates [from, to)
+  for (std::int64_t from = 0; from < surviving_;) {
+    while (below < dropped_shifted_.size() && dropped_shifted_[below] <= from) ++below;
+    const std::int64_t to =
+        below < dropped_shifted_.size() ? std::min(dropped_shifted_[below], surviving_) : surviving_;
+    const auto b = static_cast<std::int64_t>(below);
+    if (growth == 0) {
+      unchanged += b == 0 ? (to - from) * replica_size_ : 0;
+    } else if (b % growth == 0 && b / growth >= 0 && b / growth < slower) {
+      unchanged += (to - from) * stride;
+    }
+    from = to;
+  }
   return surviving_ * replica_size_ - unchanged;
 }
 

@@ -457,5 +457,36 @@ TEST(Recovery, AnswersAtOnceAtTwoToTheFortyRanks) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
 }
 
+// renumbered_count() is the number of survivors whose rank changes, counted one by one here
+// over every new rank: with joiners that grow the dimension too, where a replica above a gap
+// can keep its rank by the slower stride's growth.
+TEST(Recovery, RenumberedCountIsTheSurvivorsWhoseRankChangesWithJoinersToo) {
+  struct Case {
+    const char* mesh;
+    std::vector<std::int64_t> lost;
+    std::int64_t joiners;
+    const char* shrink;
+  };
+  const std::vector<Case> cases = {
+      {"dp=4,pp=2", {0}, 2, "dp"},          {"dp=4,pp=2", {0}, 4, "dp"},        {"tp=2,dp=4,pp=3", {2}, 4, "dp"},
+      {"tp=2,dp=4,pp=3", {0, 13}, 8, "dp"}, {"dp=8,pp=4", {1, 3}, 6, "dp"},     {"tp=2,dp=4,pp=2", {3}, 6, "dp"},
+      {"tp=2,dp=4,pp=2", {}, 4, "dp"},      {"dp=6,tp=2", {4}, 0, "dp"},        {"tp=2,pp=3,dp=4", {7}, 2, "pp"},
+      {"dp=3,pp=2,cp=2", {0, 5}, 9, "dp"},  {"dp=5,pp=3", {0, 1, 2}, 10, "dp"},
+  };
+  for (const Case& c : cases) {
+    const Layout layout = mesh_layout(c.mesh);
+    std::vector<std::int64_t> joining;
+    for (std::int64_t id = 0; id < c.joiners; ++id) joining.push_back(layout.world_size() + id);
+    const Recovery recovery(layout, RecoveryRequest{c.lost, joining, c.shrink});
+    std::int64_t moved = 0;
+    for (std::int64_t r = 0; r < recovery.layout().world_size(); ++r) {
+      const std::int64_t old = recovery.old_rank(r);
+      moved += old < layout.world_size() && old != r ? 1 : 0;
+    }
+    EXPECT_EQ(recovery.renumbered_count(), moved)
+        << c.mesh << " lost " << c.lost.size() << " joiners " << c.joiners << " shrink " << c.shrink;
+  }
+}
+
 }  // namespace
 }  // namespace pgroups

@@ -107,8 +107,9 @@ class Recovery {
 
   /// The surviving old ranks whose new rank differs from their old one (their shrinking
   /// coordinate or the stride of a slower dimension changed, or, under an old rank map,
-  /// their launcher rank is not their new mesh rank). O(1) without an old rank map;
-  /// O(new W * dimensions) with one (the map itself holds W entries).
+  /// their launcher rank is not their new mesh rank), counted entry by entry, joiners that
+  /// grow the dimension included. O(|lost|) without an old rank map; O(new W * dimensions)
+  /// with one (the map itself holds W entries).
   [[nodiscard]] std::int64_t renumbered_count() const;
 
   /// The old rank (or joining id) that runs `new_rank`. ConfigError for a rank outside
