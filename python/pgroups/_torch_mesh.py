@@ -271,17 +271,20 @@ def _flatten_kinds(mesh: Any, groups: TorchGroups, layout: torch.Tensor, names: 
         if run is not None:
             first, end = run
             sub = mesh[names[first:end]]
-            flat = DeviceMesh(mesh._device_type, _layout=type(sub._layout)([sub._layout.collapse()]),
-                              _rank_map=mesh._rank_map, mesh_dim_names=(kind,), _root_mesh=mesh,
-                              _init_backend=False)
             group = groups.get_group(kind)
-            flat._dim_group_names = [group.group_name]
             mesh._pg_registry[group.group_name] = group
             # Under the kind's name, the other spellings pgroups takes for it (its dimensions
             # joined by '-' slowest or fastest first: "dp-tp" is "tp-dp"), and the name torch's
             # own _flatten() gives these dimensions ("dp_tp" for mesh["dp", "tp"]._flatten()),
-            # so that each reaches this group and torch creates no second one.
+            # so that each reaches this group and torch creates no second one. Each name has a
+            # flattened mesh of its own name: torch finds a flattened dimension by looking its
+            # name up in that mesh's mesh_dim_names (mesh["dp_tp"] after _flatten()).
             dim_names = names[first:end]
-            mesh._flatten_mapping[kind] = flat
-            for alias in ("_".join(dim_names), "-".join(dim_names), "-".join(reversed(dim_names))):
-                mesh._flatten_mapping.setdefault(alias, flat)
+            for name in (kind, "_".join(dim_names), "-".join(dim_names), "-".join(reversed(dim_names))):
+                if name in mesh._flatten_mapping:
+                    continue
+                flat = DeviceMesh(mesh._device_type, _layout=type(sub._layout)([sub._layout.collapse()]),
+                                  _rank_map=mesh._rank_map, mesh_dim_names=(name,), _root_mesh=mesh,
+                                  _init_backend=False)
+                flat._dim_group_names = [group.group_name]
+                mesh._flatten_mapping[name] = flat

@@ -44,6 +44,12 @@ with warnings.catch_warnings():
     assert mesh["dp", "tp"]._flatten("tp-dp").get_group() is groups.get_group("tp-dp")
     # pgroups' other spelling of the kind reaches it too.
     assert mesh["dp", "tp"]._flatten("dp-tp").get_group() is groups.get_group("tp-dp")
+    # torch's idiom: _flatten(), then the flattened dimension by the name it was given.
+    assert mesh["dp", "tp"]._flatten().mesh_dim_names == ("dp_tp",)
+# (Slicing a flattened dimension from the root mesh warns of its deprecation in torch itself.)
+for name in ("dp_tp", "tp-dp", "dp-tp"):
+    assert mesh[name].mesh_dim_names == (name,), name
+    assert mesh[name].get_group() is groups.get_group("tp-dp"), name
 assert live_groups() == held, "_flatten() created a second group"
 
 # DTensor on the mesh: a tensor sharded over tp, gathered back.
