@@ -13,7 +13,10 @@ void connect_gloo_kinds(std::vector<KindGroup>& created, std::shared_ptr<::gloo:
                         std::int64_t global_rank, Bootstrap& bootstrap, std::chrono::milliseconds timeout) {
   // The groups to connect, one per distinct partition: the world first when a kind is the
   // whole world (a mesh's kinds often are not: then no rank pays its W - 1 pairs), then
-  // each kind that owns its communicator, then, once, this rank alone.
+  // each kind that owns its communicator, then, once, this rank alone. The entries are
+  // exchanged by position, so their list has the same shape on every rank, whatever this
+  // rank is a member of: a kind's entry is empty where the rank has no group of it (a
+  // partial kind such as pos_embd), and the entry of the rank alone is always the last.
   std::vector<std::vector<std::int64_t>> groups(1);
   const bool world_used = std::any_of(created.begin(), created.end(),
                                       [](const KindGroup& entry) { return entry.sharing.source == CommSource::world; });
@@ -22,19 +25,20 @@ void connect_gloo_kinds(std::vector<KindGroup>& created, std::shared_ptr<::gloo:
     std::iota(groups[0].begin(), groups[0].end(), std::int64_t{0});
   }
   std::vector<std::optional<std::size_t>> entry_of(created.size());
-  std::optional<std::size_t> alone;
+  bool alone_used = false;
   for (std::size_t kind = 0; kind < created.size(); ++kind) {
     const KindGroup& entry = created[kind];
     if (entry.sharing.source == CommSource::own) {
       entry_of[kind] = groups.size();
       groups.push_back(entry.member ? layout.group_of(global_rank, kind) : std::vector<std::int64_t>{});
     } else if (entry.sharing.source == CommSource::singleton && entry.member) {
-      if (!alone) {
-        alone = groups.size();
-        groups.push_back({global_rank});
-      }
-      entry_of[kind] = alone;
+      alone_used = true;
     }
+  }
+  const std::size_t alone = groups.size();
+  groups.push_back(alone_used ? std::vector<std::int64_t>{global_rank} : std::vector<std::int64_t>{});
+  for (std::size_t kind = 0; kind < created.size(); ++kind) {
+    if (created[kind].sharing.source == CommSource::singleton && created[kind].member) entry_of[kind] = alone;
   }
 
   const std::vector<std::shared_ptr<::gloo::Context>> contexts =
