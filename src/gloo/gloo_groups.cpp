@@ -8,6 +8,11 @@
 #include <gloo/transport/context.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
 #include <cstring>
 #include <exception>
 #include <optional>
@@ -16,6 +21,7 @@
 #include <utility>
 
 #include "pgroups/common/error.hpp"
+#include "pgroups/common/printable.hpp"
 #include "pgroups/launch/timeout.hpp"
 
 namespace pgroups::gloo {
@@ -83,6 +89,26 @@ std::vector<std::vector<std::vector<char>>> decode_addresses(std::string_view by
   return decoded;
 }
 
+// Without GLOO_SOCKET_IFNAME gloo takes the address of this machine's host name, and where
+// the name does not resolve it ends the process (a segmentation fault inside its device):
+// asked here first, so that the rank says what to set instead.
+void require_host_address() {
+  std::array<char, 256> name{};
+  if (::gethostname(name.data(), name.size() - 1) != 0) name[0] = '\0';
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int status = ::getaddrinfo(name.data(), nullptr, &hints, &found);
+  if (found != nullptr) ::freeaddrinfo(found);
+  if (status != 0 || found == nullptr) {
+    throw BackendError(fmt::format(
+        "gloo cannot open its TCP device: this host's name {} does not resolve ({}); set GLOO_SOCKET_IFNAME to the "
+        "network interface the ranks reach each other on (e.g. eth0), or give the name an address (/etc/hosts)",
+        quoted_excerpt(name.data()), status != 0 ? ::gai_strerror(status) : "no address"));
+  }
+}
+
 std::int64_t position_of(const std::vector<std::int64_t>& members, std::int64_t rank) {
   for (std::size_t i = 0; i < members.size(); ++i) {
     if (members[i] == rank) return static_cast<std::int64_t>(i);
@@ -96,6 +122,7 @@ std::shared_ptr<::gloo::transport::Device> open_device(const EnvironmentLookup& 
   ::gloo::transport::tcp::attr attr;
   const std::optional<std::string> iface = environment_text(lookup, "GLOO_SOCKET_IFNAME");
   if (iface && !iface->empty()) attr.iface = *iface;
+  if (attr.iface.empty()) require_host_address();
   try {
     return ::gloo::transport::tcp::CreateDevice(attr);
   } catch (const std::exception& error) {
