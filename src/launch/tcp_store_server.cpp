@@ -231,25 +231,38 @@ bool write_some(Connection& c) {
 
 }  // namespace
 
-TcpStoreServer::TcpStoreServer(std::uint16_t port) {
-  // IPv6 with IPv4 mapped, as torch's server listens, so that "localhost" reaches it either way.
-  listener_ = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+TcpStoreServer::TcpStoreServer(std::uint16_t port, bool ipv6) {
+  // IPv6 with IPv4 mapped, as torch's server listens, so that "localhost" reaches it either
+  // way; IPv4 alone where the host has no IPv6 (the socket is refused).
+  listener_ = ipv6 ? ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0) : -1;
+  const bool v6 = listener_ >= 0;
+  if (!v6) listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (listener_ < 0) throw BackendError(fmt::format("cannot open the TCP store's socket: {}", std::strerror(errno)));
-  const int off = 0;
-  ::setsockopt(listener_, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
-  sockaddr_in6 address{};
-  address.sin6_family = AF_INET6;
-  address.sin6_addr = in6addr_any;
-  address.sin6_port = htons(port);
-  if (::bind(listener_, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
-      ::listen(listener_, 1024) != 0) {
+  sockaddr_storage address{};
+  socklen_t length = 0;
+  if (v6) {
+    const int off = 0;
+    ::setsockopt(listener_, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
+    auto& in6 = reinterpret_cast<sockaddr_in6&>(address);
+    in6.sin6_family = AF_INET6;
+    in6.sin6_addr = in6addr_any;
+    in6.sin6_port = htons(port);
+    length = sizeof in6;
+  } else {
+    auto& in4 = reinterpret_cast<sockaddr_in&>(address);
+    in4.sin_family = AF_INET;
+    in4.sin_addr.s_addr = htonl(INADDR_ANY);
+    in4.sin_port = htons(port);
+    length = sizeof in4;
+  }
+  if (::bind(listener_, reinterpret_cast<const sockaddr*>(&address), length) != 0 || ::listen(listener_, 1024) != 0) {
     const std::string error = std::strerror(errno);
     ::close(listener_);
     throw BackendError(fmt::format("cannot serve the TCP store on port {}: {}", port, error));
   }
-  socklen_t length = sizeof address;
   ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
-  port_ = ntohs(address.sin6_port);
+  port_ = ntohs(v6 ? reinterpret_cast<const sockaddr_in6&>(address).sin6_port
+                   : reinterpret_cast<const sockaddr_in&>(address).sin_port);
   if (::pipe2(wake_, O_CLOEXEC) != 0) {
     ::close(listener_);
     throw BackendError(fmt::format("cannot make the TCP store's pipe: {}", std::strerror(errno)));

@@ -99,6 +99,17 @@ TEST(TcpStore, ItsClientSetsGetsAddsChecksAndWaits) {
   EXPECT_FALSE(client.wait({"absent"}, std::chrono::milliseconds(100)));
 }
 
+// What a host without IPv6 gets (its IPv6 socket refused): the server on IPv4 alone, which
+// "localhost" still reaches (the client tries each of the name's addresses).
+TEST(TcpStore, AServerOnIpv4AloneServesClientsOfLocalhostAsOnAHostWithoutIpv6) {
+  TcpStoreServer server(0, /*ipv6=*/false);
+  for (const char* host : {"127.0.0.1", "localhost"}) {
+    TcpStoreClient client(host, server.port(), 10s);
+    client.set(host, "served");
+    EXPECT_EQ(client.get(host), "served") << host;
+  }
+}
+
 TEST(TcpStore, ATimedOutWaitIsCancelledAndTheSameConnectionServesTheNextRequests) {
   TcpStoreServer server(0);
   TcpStoreClient waiter("127.0.0.1", server.port(), 10s);

@@ -57,9 +57,11 @@ class TcpStoreClient final : public Store {
 /// without reading the answers). Whether torch's own clients can use it is not tested yet. Not copyable.
 class TcpStoreServer {
  public:
-  /// Listens on `port` (0: a free one) on every IPv4 and IPv6 address. BackendError naming
-  /// the port and the system's error when it cannot (a port already in use).
-  explicit TcpStoreServer(std::uint16_t port);
+  /// Listens on `port` (0: a free one) on every IPv4 and IPv6 address, or, on a host
+  /// without IPv6 (a kernel booted with ipv6.disable=1: no IPv6 socket) or with `ipv6`
+  /// false, on every IPv4 address, as torch's server does. BackendError naming the port and
+  /// the system's error when it cannot (a port already in use).
+  explicit TcpStoreServer(std::uint16_t port, bool ipv6 = true);
   /// Stops serving and closes every connection.
   ~TcpStoreServer();
   TcpStoreServer(const TcpStoreServer&) = delete;
