@@ -1,13 +1,16 @@
 #include "pgroups/launch/tcp_store.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -40,7 +43,46 @@ std::string keys_request(Query query, const std::vector<std::string>& keys) {
   return request;
 }
 
-int connect_once(const std::string& host, std::uint16_t port, std::string& error) {
+// One connection to `address`, waiting for it until `deadline` at the latest (where
+// `limited`): a host that drops packets would otherwise hold connect for the kernel's SYN
+// retries, minutes past the caller's timeout. -1 with `error` set when it fails.
+int connect_by(const addrinfo& address, Clock::time_point deadline, bool limited, std::string& error) {
+  const int fd = ::socket(address.ai_family, address.ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, address.ai_protocol);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return -1;
+  }
+  int failure = ::connect(fd, address.ai_addr, address.ai_addrlen) == 0 ? 0 : errno;
+  while (failure == EINPROGRESS || failure == EINTR) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (limited && left <= 0) {
+      failure = ETIMEDOUT;
+      break;
+    }
+    pollfd ready{fd, POLLOUT, 0};
+    const int polled = ::poll(&ready, 1, limited ? static_cast<int>(std::min<std::int64_t>(left, 1000)) : 1000);
+    if (polled < 0 && errno != EINTR) {
+      failure = errno;
+    } else if (polled > 0) {
+      socklen_t length = sizeof failure;
+      if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &length) != 0) failure = errno;
+    }
+  }
+  if (failure != 0) {
+    error = failure == ETIMEDOUT ? std::string("no answer before the timeout (a host that drops packets?)")
+                                 : std::string(std::strerror(failure));
+    ::close(fd);
+    return -1;
+  }
+  // The client's own reads and writes are bounded by poll and SO_SNDTIMEO: blocking again.
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+int connect_once(const std::string& host, std::uint16_t port, Clock::time_point deadline, bool limited,
+                 std::string& error) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -50,19 +92,9 @@ int connect_once(const std::string& host, std::uint16_t port, std::string& error
     return -1;
   }
   int fd = -1;
-  for (addrinfo* at = found; at != nullptr; at = at->ai_next) {
-    fd = ::socket(at->ai_family, at->ai_socktype | SOCK_CLOEXEC, at->ai_protocol);
-    if (fd < 0) continue;
-    if (::connect(fd, at->ai_addr, at->ai_addrlen) == 0) break;
-    error = std::strerror(errno);
-    ::close(fd);
-    fd = -1;
-  }
+  for (const addrinfo* at = found; at != nullptr && fd < 0; at = at->ai_next)
+    fd = connect_by(*at, deadline, limited, error);
   ::freeaddrinfo(found);
-  if (fd >= 0) {
-    const int one = 1;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  }
   return fd;
 }
 
@@ -73,12 +105,20 @@ TcpStoreClient::TcpStoreClient(const std::string& host, std::uint16_t port, std:
   const Clock::time_point deadline = deadline_after(Clock::now(), timeout);
   std::string error;
   // The store may not listen yet (its rank starts it as the others start): retry.
-  while ((socket_ = connect_once(host, port, error)) < 0) {
+  while ((socket_ = connect_once(host, port, deadline, is_limited(timeout), error)) < 0) {
     if (is_limited(timeout) && Clock::now() >= deadline) {
       throw BackendError(
           fmt::format("cannot reach the TCP store at {} within {}: {}", address_, seconds_text(timeout), error));
     }
     std::this_thread::sleep_for(kStoreRetryInterval);
+  }
+  if (is_limited(timeout)) {
+    // A peer that stops reading cannot hold a write past the timeout either.
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+    const timeval limit{
+        static_cast<time_t>(seconds.count()),
+        static_cast<suseconds_t>(std::chrono::duration_cast<std::chrono::microseconds>(timeout - seconds).count())};
+    ::setsockopt(socket_, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
   }
   std::string request;
   append(request, Query::validate);
@@ -88,10 +128,14 @@ TcpStoreClient::TcpStoreClient(const std::string& host, std::uint16_t port, std:
   append(request, nonce);
   send(request);
   std::uint32_t echoed = 0;
-  if (!receive(&echoed, sizeof echoed, deadline, is_limited(timeout)) || echoed != nonce) {
+  const bool answered = receive(&echoed, sizeof echoed, deadline, is_limited(timeout));
+  if (!answered || echoed != nonce) {
     ::close(socket_);
     socket_ = -1;
-    throw BackendError(fmt::format("{} answered no TCP store's ping: it is no torch TCP store", address_));
+    throw BackendError(answered ? fmt::format("{} answered no TCP store's ping: it is no torch TCP store", address_)
+                                : fmt::format("the TCP store at {} took the connection but did not answer its ping "
+                                              "within {}",
+                                              address_, seconds_text(timeout)));
   }
 }
 
@@ -105,7 +149,10 @@ void TcpStoreClient::send(std::string_view bytes) {
     const ssize_t sent = ::send(socket_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     if (sent < 0) {
       if (errno == EINTR) continue;
-      throw BackendError(fmt::format("sending to the TCP store at {} failed: {}", address_, std::strerror(errno)));
+      throw BackendError(fmt::format("sending to the TCP store at {} failed: {}", address_,
+                                     errno == EAGAIN || errno == EWOULDBLOCK
+                                         ? fmt::format("it took nothing within {}", seconds_text(timeout_))
+                                         : std::string(std::strerror(errno))));
     }
     bytes.remove_prefix(static_cast<std::size_t>(sent));
   }

@@ -13,7 +13,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <vector>
 
+#include "pgroups/common/error.hpp"
 #include "pgroups/launch/tcp_store.hpp"
 
 namespace pgroups {
@@ -97,6 +100,37 @@ TEST(TcpStore, ItsClientSetsGetsAddsChecksAndWaits) {
   EXPECT_FALSE(client.check({"a", "absent"}));
   EXPECT_TRUE(client.wait({"a"}, 1s));
   EXPECT_FALSE(client.wait({"absent"}, std::chrono::milliseconds(100)));
+}
+
+// A store whose host drops the connection's packets: a listener whose backlog is full
+// drops every new SYN, as a firewall that drops does. The client's connect ends within its
+// timeout and a second, not after the kernel's SYN retries (minutes).
+TEST(TcpStore, AConnectToAHostThatDropsPacketsEndsWithinTheTimeout) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(listener, 0), 0);
+  socklen_t length = sizeof address;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+  std::vector<int> fillers;  // never accepted: the backlog stays full
+  for (int i = 0; i < 3; ++i) {
+    fillers.push_back(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0));
+    (void)::connect(fillers.back(), reinterpret_cast<const sockaddr*>(&address), sizeof address);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const auto start = std::chrono::steady_clock::now();
+  std::string message;
+  try {
+    TcpStoreClient client("127.0.0.1", ntohs(address.sin_port), 2s);
+  } catch (const BackendError& error) {
+    message = error.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+  EXPECT_NE(message.find("within 2 s"), std::string::npos) << message;
+  for (const int fd : fillers) ::close(fd);
+  ::close(listener);
 }
 
 // What a host without IPv6 gets (its IPv6 socket refused): the server on IPv4 alone, which
