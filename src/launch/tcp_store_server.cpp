@@ -34,6 +34,13 @@ using store_protocol::Query;
 // answer before the next, so more is a peer that sends without reading (behind a wait, say).
 constexpr std::size_t kLongestUnread = 2 * kLongestField + 64;
 
+// The most answer bytes a connection may owe before the server stops reading its requests
+// (a small get of a large value, repeated without reading the answers, would otherwise grow
+// the serving rank's memory without end), and the most bytes all connections may hold
+// together before it stops reading any: every peer's share of the serving rank is bounded.
+constexpr std::size_t kMostOwed = std::size_t{16} << 20;
+constexpr std::size_t kMostBuffered = std::size_t{256} << 20;
+
 // A connection's unread bytes, read field by field; `ok` turns false when the request is
 // not whole yet (nothing is consumed then).
 class Reader {
@@ -77,7 +84,8 @@ class KeyValues {
   // Handles every whole request at the head of `c.in`; false when the connection must close.
   bool handle(Connection& c) {
     // A connection behind a wait reads nothing but the wait's cancel_wait.
-    while (!c.in.empty() && (c.waiting_for.empty() || static_cast<Query>(c.in.front()) == Query::cancel_wait)) {
+    while (!c.in.empty() && c.out.size() < kMostOwed &&
+           (c.waiting_for.empty() || static_cast<Query>(c.in.front()) == Query::cancel_wait)) {
       Reader reader(c.in);
       const auto query = reader.value<std::uint8_t>();
       if (!query) return true;
@@ -281,6 +289,7 @@ TcpStoreServer::~TcpStoreServer() {
 }
 
 void TcpStoreServer::serve() {
+  int reserve = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // a descriptor kept for refusing a peer
   KeyValues store;
   std::vector<Connection> connections;
   std::vector<pollfd> polled;
@@ -288,16 +297,28 @@ void TcpStoreServer::serve() {
     polled.clear();
     polled.push_back({wake_[0], POLLIN, 0});
     polled.push_back({listener_, POLLIN, 0});
+    std::size_t buffered = 0;
+    for (const Connection& c : connections) buffered += c.in.size() + c.out.size();
     for (const Connection& c : connections) {
-      polled.push_back({c.fd, static_cast<short>(POLLIN | (c.out.empty() ? 0 : POLLOUT)), 0});
+      // A peer that owes reading its answers, or all together past the total, are not read.
+      const bool read = buffered < kMostBuffered && c.out.size() < kMostOwed;
+      polled.push_back({c.fd, static_cast<short>((read ? POLLIN : 0) | (c.out.empty() ? 0 : POLLOUT)), 0});
     }
     if (::poll(polled.data(), polled.size(), -1) < 0 && errno != EINTR) break;
     if (polled[0].revents != 0) break;
     if ((polled[1].revents & POLLIN) != 0) {
-      for (int fd; (fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0;) {
+      int fd = -1;
+      while ((fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
         const int one = 1;
         ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         connections.push_back(Connection{fd, {}, {}, {}, false});
+      }
+      if ((errno == EMFILE || errno == ENFILE) && reserve >= 0) {
+        // Out of descriptors: the waiting peer is taken and closed at once (it may retry),
+        // since one left waiting would keep the listener ready and this loop spinning.
+        ::close(reserve);
+        if ((fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC)) >= 0) ::close(fd);
+        reserve = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
       }
     }
     // The connections polled, not those just accepted (the next round polls them).
@@ -333,6 +354,7 @@ void TcpStoreServer::serve() {
     std::erase_if(connections, [](const Connection& c) { return c.closing; });
   }
   for (const Connection& c : connections) ::close(c.fd);
+  if (reserve >= 0) ::close(reserve);
 }
 
 }  // namespace pgroups

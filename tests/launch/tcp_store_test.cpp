@@ -11,6 +11,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -25,6 +28,7 @@ namespace {
 using std::chrono_literals::operator""s;
 
 constexpr std::uint8_t kSet = 1;
+constexpr std::uint8_t kGet = 3;
 constexpr std::uint8_t kAdd = 4;
 constexpr std::uint8_t kWait = 6;
 
@@ -131,6 +135,37 @@ TEST(TcpStore, AConnectToAHostThatDropsPacketsEndsWithinTheTimeout) {
   EXPECT_NE(message.find("within 2 s"), std::string::npos) << message;
   for (const int fd : fillers) ::close(fd);
   ::close(listener);
+}
+
+// This process's resident memory, in MiB.
+double resident_mib() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0;
+  long resident = 0;
+  statm >> pages >> resident;
+  return static_cast<double>(resident) * static_cast<double>(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+// Clients that send small requests for a large answer and never read: the serving rank's
+// memory stays bounded (16 MiB owed per peer, 256 MiB in all; unbounded it would hold
+// 8 x 40 x 8 MiB = 2.5 GiB), and a client that reads is still served meanwhile.
+TEST(TcpStore, ClientsThatAskForLargeAnswersAndNeverReadCannotGrowTheServersMemory) {
+  TcpStoreServer server(0);
+  TcpStoreClient reader("127.0.0.1", server.port(), 30s);
+  reader.set("big", std::string(std::size_t{8} << 20, 'x'));
+  const double before = resident_mib();
+  std::vector<std::unique_ptr<RawPeer>> hostile;
+  for (int c = 0; c < 8; ++c) {
+    hostile.push_back(std::make_unique<RawPeer>(server.port()));
+    for (int i = 0; i < 40; ++i) hostile.back()->query(kGet).field("/big");  // the client's key, as torch stores it
+    ASSERT_TRUE(hostile.back()->send());
+  }
+  std::this_thread::sleep_for(1s);
+  reader.set("after", "1");
+  EXPECT_EQ(reader.get("after"), "1");
+  const double grown = resident_mib() - before;
+  EXPECT_LT(grown, 600.0) << "the server holds " << grown << " MiB more for peers that never read";
+  std::printf("server memory under 8 clients that never read: +%.0f MiB\n", grown);
 }
 
 // What a host without IPv6 gets (its IPv6 socket refused): the server on IPv4 alone, which
