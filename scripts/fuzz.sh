@@ -33,13 +33,32 @@ for f in "$corpus"/toml/*; do { printf '\x00'; cat "$f"; } >"$corpus/layout/t_$(
 for f in "$corpus"/json/*; do { printf '\x01'; cat "$f"; } >"$corpus/layout/j_$(basename "$f")"; done
 for f in "$corpus"/python/*; do { printf '\x02'; cat "$f"; } >"$corpus/layout/p_$(basename "$f")"; done
 
+# The store server's seeds: requests of torch's protocol (query byte, 64-bit lengths).
+mkdir -p "$corpus/store"
+python3 - "$corpus/store" <<'PY'
+import struct, sys
+out = sys.argv[1]
+field = lambda b: struct.pack("<Q", len(b)) + b
+validate = b"\x00" + struct.pack("<I", 0x3C85F7CE) + b"\x0d" + struct.pack("<I", 7)
+seeds = {
+    "ping": validate,
+    "set_get": validate + b"\x01" + field(b"/k") + field(b"v") + b"\x03" + field(b"/k"),
+    "add": b"\x04" + field(b"/n") + struct.pack("<q", 5) + b"\x04" + field(b"/n") + struct.pack("<q", -7),
+    "check": b"\x05" + struct.pack("<Q", 2) + field(b"/k") + field(b"/absent"),
+    "wait_cancel": b"\x06" + struct.pack("<Q", 1) + field(b"/absent") + b"\x0c",
+}
+for name, data in seeds.items():
+    open(f"{out}/{name}", "wb").write(data)
+PY
+
 status=0
-for target in toml_reader json_reader python_reader layout; do
+for target in toml_reader json_reader python_reader layout store_server; do
   case $target in
     toml_reader) seeds=$corpus/toml ;;
     json_reader) seeds=$corpus/json ;;
     python_reader) seeds=$corpus/python ;;
     layout) seeds=$corpus/layout ;;
+    store_server) seeds=$corpus/store ;;
   esac
   log="$build/fuzz_$target.log"
   if "$build/fuzz/fuzz_$target" "$seeds" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \

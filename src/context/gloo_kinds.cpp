@@ -42,7 +42,7 @@ void connect_gloo_kinds(std::vector<KindGroup>& created, std::shared_ptr<::gloo:
   }
 
   const std::vector<std::shared_ptr<::gloo::Context>> contexts =
-      gloo::connect_groups(bootstrap, gloo::open_device(process_environment), groups, timeout);
+      gloo::connect_groups(bootstrap, process_environment, groups, timeout);
   world = contexts[0];
   for (std::size_t kind = 0; kind < created.size(); ++kind) {
     if (entry_of[kind]) created[kind].gloo = contexts[*entry_of[kind]];

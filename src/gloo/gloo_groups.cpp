@@ -22,6 +22,7 @@
 
 #include "pgroups/common/error.hpp"
 #include "pgroups/common/printable.hpp"
+#include "pgroups/launch/outcome.hpp"
 #include "pgroups/launch/timeout.hpp"
 
 namespace pgroups::gloo {
@@ -56,6 +57,10 @@ class ConnectedContext final : public ::gloo::Context {
   }
   throw BackendError(fmt::format("gloo failed during {}: {}", what, message));
 }
+
+// The first byte of a rank's part of the exchange.
+constexpr char kAddresses = 'A';
+constexpr char kFailed = 'F';
 
 // One rank's addresses: per group entry, the count of its pairs, then each pair's
 // address (towards the members in local-rank order, itself left out), length-prefixed.
@@ -133,15 +138,19 @@ std::shared_ptr<::gloo::transport::Device> open_device(const EnvironmentLookup& 
   }
 }
 
-std::vector<std::shared_ptr<::gloo::Context>> connect_groups(Bootstrap& bootstrap,
-                                                             const std::shared_ptr<::gloo::transport::Device>& device,
+std::vector<std::shared_ptr<::gloo::Context>> connect_groups(Bootstrap& bootstrap, const EnvironmentLookup& lookup,
                                                              const std::vector<std::vector<std::int64_t>>& groups,
                                                              std::chrono::milliseconds timeout) {
   const std::int64_t me = bootstrap.rank();
   const std::chrono::milliseconds limit = wait_limit(timeout);
   std::vector<std::shared_ptr<ConnectedContext>> contexts(groups.size());
-  std::string mine;
+  // This rank's part of the exchange: kAddresses then its pairs' addresses, or, where its
+  // own preparation failed (its device, its pairs), kFailed then the message, so that the
+  // others learn it in the same exchange instead of waiting for it until the timeout.
+  std::string mine(1, kAddresses);
+  std::exception_ptr failure;
   try {
+    const std::shared_ptr<::gloo::transport::Device> device = open_device(lookup);
     for (std::size_t entry = 0; entry < groups.size(); ++entry) {
       const std::vector<std::int64_t>& members = groups[entry];
       const std::int64_t position = position_of(members, me);
@@ -160,10 +169,24 @@ std::vector<std::shared_ptr<::gloo::Context>> connect_groups(Bootstrap& bootstra
       }
     }
   } catch (const ::gloo::Exception& error) {
-    rethrow_as_pgroups(error, timeout, kConnectStep);
+    failure =
+        std::make_exception_ptr(BackendError(fmt::format("gloo failed during {}: {}", kConnectStep, error.what())));
+  } catch (const Error&) {
+    failure = std::current_exception();
   }
+  if (failure) mine = std::string(1, kFailed) + message_of(failure);
 
   const std::vector<std::string> everyone = bootstrap.all_gather(mine, timeout, "the exchange of gloo addresses");
+  std::vector<int> failed;
+  for (std::size_t r = 0; r < everyone.size(); ++r) {
+    if (everyone[r].empty() || everyone[r].front() != kAddresses) failed.push_back(static_cast<int>(r));
+  }
+  if (failure) std::rethrow_exception(failure);
+  if (!failed.empty()) {
+    const std::string& first = everyone[static_cast<std::size_t>(failed.front())];
+    throw BackendError(
+        failed_elsewhere(kConnectStep, failed, first.empty() ? std::string_view() : std::string_view(first).substr(1)));
+  }
   std::vector<std::vector<std::vector<std::vector<char>>>> decoded(everyone.size());
   try {
     for (std::size_t entry = 0; entry < groups.size(); ++entry) {
@@ -173,7 +196,9 @@ std::vector<std::shared_ptr<::gloo::Context>> connect_groups(Bootstrap& bootstra
       for (std::int64_t peer = 0; peer < static_cast<std::int64_t>(members.size()); ++peer) {
         if (peer == position) continue;
         const auto source = static_cast<std::size_t>(members[static_cast<std::size_t>(peer)]);
-        if (decoded[source].empty()) decoded[source] = decode_addresses(everyone.at(source), groups.size());
+        if (decoded[source].empty()) {
+          decoded[source] = decode_addresses(std::string_view(everyone.at(source)).substr(1), groups.size());
+        }
         // The peer listed its pairs in local-rank order without itself.
         const auto index = static_cast<std::size_t>(position < peer ? position : position - 1);
         const auto& addresses = decoded[source][entry];

@@ -44,9 +44,13 @@ namespace pgroups::gloo {
 /// barrier). Precondition: every entry that is not empty holds this rank once.
 /// Throws TimeoutError naming the step when a rank has not arrived or connected within
 /// `timeout`, BackendError when the transport fails; whatever was connected is closed.
+/// The device is this process's (open_device(lookup)). A rank whose own part fails (its
+/// device, its pairs) throws its error, and every other rank learns it in the same exchange
+/// of addresses, throwing BackendError "<step> failed on rank(s) ...; rank r: <message>"
+/// (failed_elsewhere) at once rather than waiting for it until the timeout.
 [[nodiscard]] std::vector<std::shared_ptr<::gloo::Context>> connect_groups(
-    Bootstrap& bootstrap, const std::shared_ptr<::gloo::transport::Device>& device,
-    const std::vector<std::vector<std::int64_t>>& groups, std::chrono::milliseconds timeout);
+    Bootstrap& bootstrap, const EnvironmentLookup& lookup, const std::vector<std::vector<std::int64_t>>& groups,
+    std::chrono::milliseconds timeout);
 
 /// The context's own view of its group: this rank's rank in it and the number of
 /// members, as gloo holds them (what a check compares with the layout). O(1).
