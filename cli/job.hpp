@@ -8,7 +8,7 @@
 //
 // A JobTransport is how a job reaches the other ranks. On a bootstrap (launch's one door,
 // start_bootstrap) every wait is bounded by the timeout, so a failure is returned and no
-// step needs a guard. Under MPI (mpi_job.hpp, the one place in cli/ with raw MPI) a
+// step needs a guard. Under MPI (mpi_job.cpp, the one place in cli/ with raw MPI) a
 // blocking collective cannot be cancelled: a watchdog guards each step, and a rank's own
 // failure inside a collective step ends the job (MPI_Abort). Which transport a pair of
 // backend and bootstrap runs on is one rule, job_transport().
