@@ -170,7 +170,7 @@ std::optional<IoError> write_report(const ParallelContext& context, const Verify
   for (const RankRecord& record : records) create_seconds = std::max(create_seconds, record.create_seconds);
   const report::VerifyRun run{
       .layout = context.layout(),
-      .strategy = transport.creates_mpi_groups() ? std::string(strategy_name(context.options().strategy)) : "gloo",
+      .strategy = transport.creates_mpi_groups() ? strategy_name(context.options().strategy) : std::string_view("gloo"),
       .backend = backend_name(context.backend()),
       .share_communicators = context.options().share_communicators,
       .create_seconds = create_seconds,
