@@ -199,6 +199,11 @@ grep -qs "injected fault: rank $stalled stalls" "$errors/rank.$stalled" || { tai
 # Every rank began creation before rank $stalled got this far (the steps before 'data'
 # are collective), so each one's deadline is at most --timeout from now.
 held=$(date +%s.%N)
+# The other ranks finish the steps they can and come to wait (2 s, as a slow sanitizer
+# build needs) before the link goes down: data still in flight at the cut would be
+# retransmitted until TCP gives up (tcp_retries2), and Open MPI would end the job on that
+# before the ranks' own timeout (seen once in the sanitizer run of a clean-clone CI).
+sleep 2
 netns_cut_link "$tag" "$last"
 cut=$(date +%s.%N)
 step "link of node$last is down $(python3 -c "print(f'{$cut - $start:.1f}')") s after launch"

@@ -5,7 +5,8 @@
 # (TAG-hub), so that this machine's namespace is touched only where the caller links it
 # to the bridge too (HOST_INDEX: this namespace gets SUBNET.<HOST_INDEX>/24, as Slurm's
 # controller needs). Each node knows the others as node0, node1, ... (/etc/hosts under
-# `ip netns exec`), and notices a dead peer in seconds (tcp_retries2 = 4, its own setting).
+# `ip netns exec`), and notices a dead peer in seconds, not minutes (tcp_retries2 = 5,
+# about 13 s, its own setting).
 # Needs root and iproute2.
 #
 #   netns_nodes_probe TAG                   status 0 where namespaces can be made here
@@ -42,7 +43,7 @@ netns_nodes_up() {
     ip -n "$name" addr add "$subnet.$((first + i))/24" dev eth0
     ip -n "$name" link set eth0 up
     ip -n "$hub" link set "h$i" master br0 up
-    ip netns exec "$name" sysctl -qw net.ipv4.tcp_retries2=4 2>/dev/null || true
+    ip netns exec "$name" sysctl -qw net.ipv4.tcp_retries2=5 2>/dev/null || true
     mkdir -p "/etc/netns/$name"
     printf '127.0.0.1 localhost\n%s' "$hosts" >"/etc/netns/$name/hosts"
   done
