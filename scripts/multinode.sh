@@ -82,7 +82,7 @@ config=(--pipeline "$nodes" --tensor "$ranks" --mode 1d)
 step "verify on $nodes nodes x $ranks ranks: pgroups verify ${config[*]}"
 start=$(date +%s.%N)
 on_node0 mpirun "${mpi_flags[@]}" "$pgroups" verify "${config[@]}" --timeout 60 --format json \
-  >"$work/verify.json" 2>"$work/verify.err" || { cat "$work/verify.err" >&2; fail "verify exited with status $?"; }
+  >"$work/verify.json" 2>"$work/verify.err" || { status=$?; cat "$work/verify.err" >&2; fail "verify exited with status $status"; }
 step "verify took $(python3 -c "print(f'{$(date +%s.%N) - $start:.1f}')") s"
 python3 - "$work/verify.json" "$nodes" "$ranks" <<'EOF' || { cat "$work/verify.err" >&2; fail "the verify report is not what the nodes are"; }
 import json, sys
@@ -138,7 +138,7 @@ EOF2
       flags=("${mpi_flags[@]:0:4}" --rankfile "$work/rankfile" "${mpi_flags[@]:6}")
     fi
     on_node0 mpirun "${flags[@]}" "$pgroups" verify "${placed[@]}" "${extra[@]}" --timeout 60 --format json \
-      >"$work/verify-$run.json" 2>"$work/verify-$run.err" || { cat "$work/verify-$run.err" >&2; fail "verify ($run) exited with status $?"; }
+      >"$work/verify-$run.json" 2>"$work/verify-$run.err" || { status=$?; cat "$work/verify-$run.err" >&2; fail "verify ($run) exited with status $status"; }
   done
   python3 - "$work" "$nodes" <<'EOF2' || fail "the placement is not what verify shows"
 import json, sys
