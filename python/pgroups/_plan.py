@@ -342,8 +342,10 @@ class Plan:
         shrinking dimension (``"dp"`` unless named; a preset's data parallelism) takes as
         many whole replicas as fit, more or fewer than before; ranks from the new plan's
         ``world_size`` up to ``world`` are spares. A rank map does not carry over (the
-        launcher numbers the new world). With the batch kept per replica, the global batch
-        scales with the replicas. ConfigError naming both sizes when not one replica fits."""
+        launcher numbers the new world). Where the dimension splits the data (``dp``, a
+        preset's data, ``dp_*``, ``fsdp``...), the global batch scales with the replicas when
+        the batch is kept per replica; another dimension's weights are re-sharded instead.
+        ConfigError naming both sizes when not one replica fits."""
         shrink_name = "" if shrink is None else check_token("shrink", shrink)
         return Plan.from_layout(_pgroups.resized(self._layout, check_int("world", world), shrink_name))
 

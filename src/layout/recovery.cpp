@@ -179,6 +179,11 @@ RecoveryRequest recovery_request_from_alive(std::int64_t world_size, std::span<c
   return request;
 }
 
+bool is_data_dim(std::string_view name) noexcept {
+  return name == "dp" || name == "data" || name == "ddp" || name == "fsdp" || name == "hsdp" ||
+         name.substr(0, 3) == "dp_";
+}
+
 Resize resized(const Layout& layout, std::int64_t world, std::string_view shrink) {
   if (world < 1) throw ConfigError(fmt::format("world size {} is invalid: a resized job has at least one rank", world));
   std::string shrink_name;
@@ -194,7 +199,8 @@ Resize resized(const Layout& layout, std::int64_t world, std::string_view shrink
   // A fresh world starts on whole nodes again when it fills them.
   const std::optional<std::int64_t> per_node = layout.config().gpus_per_node;
   if (per_node && (replicas * replica_size) % *per_node == 0) config.gpus_per_node = per_node;
-  return Resize{Layout(config), shrink_name, replica_size, replicas, world - replicas * replica_size};
+  return Resize{Layout(config),          shrink_name, replica_size, replicas, world - replicas * replica_size,
+                is_data_dim(shrink_name)};
 }
 
 Recovery::Parts Recovery::compute_parts(const Layout& layout, RecoveryRequest request) {

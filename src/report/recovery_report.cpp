@@ -116,10 +116,18 @@ std::string resize_text(const Layout& old_layout, const Resize& resize, std::int
         fmt::format("ranks 0-{} run the layout, spares: {} ({})\n", used - 1, resize.spares,
                     resize.spares == 1 ? fmt::format("rank {}", used) : fmt::format("ranks {}-{}", used, world - 1));
   }
-  text += fmt::format(
-      "data: each replica of {} keeps its batch, so the global batch is {} replicas' (scale the per-replica batch "
-      "by {} / {} to keep the old global batch)\n",
-      resize.shrink_dim, resize.replicas, shrink_size(old_layout, resize.shrink_dim), resize.replicas);
+  const std::int64_t old_size = shrink_size(old_layout, resize.shrink_dim);
+  if (resize.splits_data) {
+    text += fmt::format(
+        "data: each replica of {} keeps its batch, so the global batch is {} replicas' (scale the per-replica batch "
+        "by {} / {} to keep the old global batch)\n",
+        resize.shrink_dim, resize.replicas, old_size, resize.replicas);
+  } else {
+    text += fmt::format(
+        "model: {} splits the model, not the data, so the batch is unchanged; its weights go from {} parts to {} "
+        "(load the checkpoint re-sharded for {}={})\n",
+        resize.shrink_dim, old_size, resize.replicas, resize.shrink_dim, resize.replicas);
+  }
   return text;
 }
 
@@ -131,7 +139,8 @@ nlohmann::json resize_json(const Layout& old_layout, const Resize& resize, std::
             {"new_size", resize.replicas},
             {"replica_size", resize.replica_size},
             {"spares", resize.spares},
-            {"first_spare", resize.layout.world_size()}}}};
+            {"first_spare", resize.layout.world_size()},
+            {"splits", resize.splits_data ? "data" : "model"}}}};
 }
 
 std::string recovery_text(const Recovery& recovery, const BillOptions& bill) {

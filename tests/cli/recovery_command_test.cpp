@@ -145,6 +145,28 @@ TEST(RecoveryCommand, ResizeToGivesTheLayoutOfTheSameShapeForAnotherWorld) {
   EXPECT_NE(run_command(fmt::format("{} plan --mesh tp=2,dp=4 --resize-to 8 --lost 1", PGROUPS_CLI)).status, 0);
 }
 
+// The batch rule is for a dimension that splits the data; a model dimension's resize
+// re-shards the weights and leaves the batch alone, in the text and in the JSON.
+TEST(RecoveryCommand, ResizeGivesTheBatchRuleOnlyForADimensionThatSplitsTheData) {
+  const auto model = run_command(fmt::format("{} plan --mesh tp=2,dp=4,pp=2 --resize-to 12 --shrink pp", PGROUPS_CLI));
+  ASSERT_EQ(model.status, 0) << model.err;
+  EXPECT_EQ(model.out.find("global batch"), std::string::npos) << model.out;
+  EXPECT_NE(model.out.find("model: pp splits the model, not the data, so the batch is unchanged; its weights go from "
+                           "2 parts to 1 (load the checkpoint re-sharded for pp=1)"),
+            std::string::npos)
+      << model.out;
+  EXPECT_EQ(plan_json("--mesh tp=4,dp=2 --resize-to 6 --shrink tp").at("resize").at("splits"), "model");
+  for (const char* data : {"dp_shard", "dp_replicate", "fsdp"}) {
+    const auto result =
+        run_command(fmt::format("{} plan --mesh tp=2,{}=4 --resize-to 6 --shrink {}", PGROUPS_CLI, data, data));
+    ASSERT_EQ(result.status, 0) << result.err;
+    EXPECT_NE(result.out.find(fmt::format("data: each replica of {} keeps its batch", data)), std::string::npos)
+        << result.out;
+  }
+  EXPECT_EQ(plan_json("--mesh tp=2,dp=4 --resize-to 6").at("resize").at("splits"), "data");
+  EXPECT_EQ(plan_json("-w 8 -p 2 -t 2 --resize-to 6").at("resize").at("splits"), "data");
+}
+
 TEST(RecoveryCommand, ExplainTellsAnOldRanksFate) {
   auto result = run_command(fmt::format("{} explain -w 16 -p 2 -t 2 --lost 5 -r 9", PGROUPS_CLI));
   ASSERT_EQ(result.status, 0) << result.err;

@@ -54,9 +54,34 @@ TEST(SwitchLocality, NoLevelsWithoutAnAddressOnEveryRankOrWithAnotherShape) {
   std::vector<std::string> addresses = two_leaves();
   addresses[3].clear();
   EXPECT_TRUE(switch_locality(mesh_of_eight(), addresses, "switch.switch.node").empty());
-  EXPECT_TRUE(switch_locality(mesh_of_eight(), two_leaves(), "switch.node").empty());
+  EXPECT_TRUE(switch_locality(mesh_of_eight(), two_leaves(), "switch.rack").empty());
   EXPECT_TRUE(switch_locality(mesh_of_eight(), std::vector<std::string>(8, "node0"), "node").empty());
   EXPECT_EQ(switch_locality_text({}), "");
+}
+
+// An unbalanced tree: node0 (ranks 0-3) hangs from the spine itself, node1 (ranks 4-7)
+// from a leaf under it, so rank 0's pattern ("switch.node") is shorter than rank 4's.
+// The report keeps both levels; at the deeper one node0's ranks count under the spine.
+TEST(SwitchLocality, AnUnbalancedTreeIsCountedDownToItsDeepestLevel) {
+  std::vector<std::string> addresses;
+  for (int r = 0; r < 8; ++r) addresses.push_back(r < 4 ? "spine.node0" : "spine.leaf1.node1");
+  for (const std::string pattern : {"switch.node", "switch.switch.node"}) {
+    const std::vector<SwitchLevelLocality> levels = switch_locality(mesh_of_eight(), addresses, pattern);
+    ASSERT_EQ(levels.size(), 2U) << pattern;
+    EXPECT_EQ(levels[0].switches, 1);
+    EXPECT_EQ(levels[0].ranks_above, 0);
+    EXPECT_EQ(levels[1].switches, 2);
+    EXPECT_EQ(levels[1].ranks_above, 4);
+    EXPECT_EQ(levels[1].kinds[2].name, "pp");  // pp pairs rank r with r + 4: across
+    EXPECT_EQ(levels[1].kinds[2].groups_across_nodes, 4);
+    EXPECT_EQ(levels[1].kinds[0].groups_across_nodes, 0);
+  }
+  const std::string text = switch_locality_text(switch_locality(mesh_of_eight(), addresses, "switch.node"));
+  EXPECT_NE(text.find("level 1: 2 switches (4 ranks hang from a switch above this level, each counted under it: the "
+                      "tree is unbalanced)"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(switch_locality_json(switch_locality(mesh_of_eight(), addresses, "switch.node"))[1]["ranks_above"], 4);
 }
 
 }  // namespace

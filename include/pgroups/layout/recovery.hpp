@@ -156,7 +156,17 @@ struct Resize {
   std::int64_t replica_size = 1;  ///< ranks of one replica: the product of the other dimensions
   std::int64_t replicas = 1;      ///< the shrinking dimension's new size, more or fewer than before
   std::int64_t spares = 0;        ///< ranks [layout's world size, world): the highest, running nothing
+  /// Whether the shrinking dimension splits the data (is_data_dim): then the batch rule
+  /// applies; otherwise it splits the model, whose weights are re-sharded instead.
+  bool splits_data = true;
 };
+
+/// Whether a dimension named `name` splits the data, each of its replicas reading its own
+/// shard of every batch: a preset's `data`, and the mesh names for data parallelism that
+/// Megatron, torchtitan and FSDP use (`dp`, `dp_replicate`, `dp_shard` and any `dp_*`,
+/// `ddp`, `fsdp`, `hsdp`). Every other dimension (tp, pp, cp, ep, ...) splits the model or
+/// the sequence, so a resize of it leaves the batch alone.
+[[nodiscard]] bool is_data_dim(std::string_view name) noexcept;
 
 /// `layout` resized to a world of `world` ranks: the shrinking dimension (a mesh's `dp`
 /// unless `shrink` names another; a preset's `data`) gets world / replica_size replicas,
@@ -164,7 +174,8 @@ struct Resize {
 /// (the restarted world is numbered by its launcher), nor does gpus_per_node when the
 /// world is not a whole number of its nodes. The data rule a user needs: with the global
 /// batch kept per replica, the global batch scales with `replicas`; to keep it, scale the
-/// per-replica batch by old replicas / new (docs/using/recovery.md). ConfigError naming
+/// per-replica batch by old replicas / new (docs/using/recovery.md), where the dimension
+/// splits the data (Resize::splits_data). ConfigError naming
 /// both sizes when `world` holds no whole replica, naming the value for a world below 1,
 /// and Recovery's for a shrinking dimension the layout lacks. O(dimensions).
 [[nodiscard]] Resize resized(const Layout& layout, std::int64_t world, std::string_view shrink = {});

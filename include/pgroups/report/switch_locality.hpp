@@ -24,18 +24,24 @@ struct SwitchLevelLocality {
   std::size_t depth = 0;
   std::int64_t switches = 0;
   std::vector<KindLocality> kinds;  ///< groups_within_node: within one switch of the level
+  /// Ranks whose path ends above this level (an unbalanced tree): each counts as under
+  /// its own lowest switch, so that its groups with ranks under other switches cross.
+  std::int64_t ranks_above = 0;
 };
 
 /// The levels of `pattern`'s "switch" parts, from `address_of_rank` (every rank's
 /// SLURM_TOPOLOGY_ADDR, by global rank): a group is within a switch of depth d when its
-/// ranks' addresses share their first d + 1 parts. Empty when a rank has no address, an
-/// address has another number of parts than the pattern, or the pattern names no switch
-/// (then there is nothing to count). O(W x parts + kinds x W).
+/// ranks' addresses share their first d + 1 switches. Where the pattern is switches then
+/// the node (Slurm's), each address is read by its own length, so that an unbalanced tree
+/// (nodes at different depths) is counted down to its deepest level, a shallower node
+/// counting as under its own lowest switch; for another pattern an address of another
+/// length leaves nothing to count. Empty when a rank has no address or no rank is under a
+/// switch. O(W x parts + kinds x W) per level.
 [[nodiscard]] std::vector<SwitchLevelLocality> switch_locality(const Layout& layout,
                                                                const std::vector<std::string>& address_of_rank,
                                                                const std::string& pattern);
 
-/// [{"depth", "switches", "kinds": [{"kind", "size", "within", "across"}]}], by depth.
+/// [{"depth", "switches", "ranks_above", "kinds": [{"kind", "size", "within", "across"}]}], by depth.
 [[nodiscard]] nlohmann::json switch_locality_json(const std::vector<SwitchLevelLocality>& levels);
 
 /// "switches (SLURM_TOPOLOGY_ADDR): ..." and a table per level; empty for no levels.
