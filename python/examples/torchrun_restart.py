@@ -60,16 +60,20 @@ def main() -> int:
     parser.add_argument("--kill-node", action="store_true", help="kill the rank's torchrun agent and its workers")
     parser.add_argument("--timeout", type=float, default=20.0, help="the groups' timeout in seconds")
     args = parser.parse_args()
-    attempt = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     plan = pgroups.Plan(mesh=pgroups.Mesh.from_order("tp-dp", tp=TP, dp=args.dp), groups=["tp", "dp"])
     if world != plan.world_size:
         plan = plan.resized(world)  # another number of ranks after an elastic restart
     if rank >= plan.world_size:
-        print(f"rank {rank}: spare in attempt {attempt} ({plan.describe()} on {world} ranks)", flush=True)
+        print(f"rank {rank}: spare ({plan.describe()} on {world} ranks)", flush=True)
         return 0
     store, _, _ = next(dist.rendezvous("env://", timeout=datetime.timedelta(seconds=args.timeout)))
-    pgt.init_process_group("gloo", store=store, rank=rank, world_size=plan.world_size, timeout=args.timeout)
+    # Attempts counted from 0 here: the one the ranks agreed on, not torchrun's restart
+    # count, which each agent keeps for itself (a node restarted for another's failure keeps 0).
+    attempt = pgt.init_process_group("gloo", store=store, rank=rank, world_size=plan.world_size,
+                                     timeout=args.timeout) - 1
+    print(f"rank {rank}: attempt {attempt}, its agent's restart count "
+          f"{os.environ.get('TORCHELASTIC_RESTART_COUNT', 'unset')}", flush=True)
     groups = pgt.create_groups(plan, timeout=args.timeout)
     losses = toy.train(pathlib.Path(args.checkpoint), args.steps, groups, TP, f"rank {rank}: attempt {attempt}",
                        kill_at(args, attempt, rank))

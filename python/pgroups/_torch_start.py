@@ -7,9 +7,10 @@ rendezvous keys under names that do not change between attempts (``default_pg/..
 group's hashed name), so the new attempt reads the dead one's addresses and fails ``Gloo
 connectFullMesh failed ... Connection refused`` (measured on torch 2.13, the default group
 alone as well as ``init_device_mesh``). The default group pgroups starts puts every key of
-the attempt under :func:`attempt_prefix`: the restart count, which a failure raises, and the
-world size, which a new round with another number of nodes changes (it keeps the count).
-Every group made from it, by pgroups or by torch, inherits the prefix.
+the attempt under :func:`attempt_prefix`, the attempt every rank agreed on through the
+store. torchrun's restart count cannot name it: each agent keeps its own, so after one
+node's failure the other nodes, restarted for the new membership, still count 0. Every
+group made from the default group, by pgroups or by torch, inherits the prefix.
 """
 
 from __future__ import annotations
@@ -25,23 +26,32 @@ from ._checks import check_int, timeout_seconds
 
 # torchrun's env:// variables.
 ENV_VARIABLES = ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE")
-_RESTART_COUNT = "TORCHELASTIC_RESTART_COUNT"
 
 
-def attempt_prefix(world_size: Optional[int] = None) -> str:
-    """The store prefix of this launcher attempt: ``pgroups/attempt<restart count>/world<size>/``
-    (the count from ``TORCHELASTIC_RESTART_COUNT``, 0 outside torchrun; the size from
-    ``world_size`` or ``WORLD_SIZE``). ConfigError for a malformed variable, naming it."""
-    restart = _pgroups.environment_count(_RESTART_COUNT) or 0
-    if world_size is None:
-        world_size = _pgroups.environment_count("WORLD_SIZE") or 0
-    return _pgroups.store_keys.attempt_prefix(restart, check_int('world_size', world_size, minimum=0))
+def agree_on_attempt(store: Any, rank: int, world_size: int, timeout: Any = None) -> int:
+    """The launcher attempt this process belongs to (1, 2, ...), agreed on by every rank of
+    the attempt through ``store`` (pgroups/launch/attempt.hpp; every rank asks once per
+    process, with the job's store). ``timeout``: seconds or a timedelta (None:
+    ``PGROUPS_TIMEOUT``, else the default every call has; 0: none). ConfigError for a world
+    size other than rank 0's, naming both; TimeoutError naming what was awaited."""
+    size = check_int("world_size", world_size, minimum=1)
+    if check_int("rank", rank, minimum=0) >= size:
+        raise _pgroups.ConfigError(f"rank {rank} is invalid: a rank must be below the world size {size}")
+    seconds = timeout_seconds(timeout)
+    return int(_pgroups.agree_on_attempt(store, rank, size, 0.0 if seconds is None else seconds))
+
+
+def attempt_prefix(store: Any, rank: int, world_size: int, timeout: Any = None) -> str:
+    """The store prefix of this launcher attempt, ``pgroups/attempt<A>/``, A from
+    :func:`agree_on_attempt` (which see)."""
+    return _pgroups.store_keys.attempt_prefix(agree_on_attempt(store, rank, world_size, timeout))
 
 
 def init_process_group(backend: Optional[str] = None, *, timeout: Any = None, store: Any = None,
-                       rank: Optional[int] = None, world_size: Optional[int] = None) -> None:
+                       rank: Optional[int] = None, world_size: Optional[int] = None) -> int:
     """torch's ``init_process_group`` for a job a launcher may restart: the same default
-    group, its store under :func:`attempt_prefix` (see the module). Without ``store``, the
+    group, its store under :func:`attempt_prefix` (see the module); returns the attempt
+    (1 for the job's first, :func:`agree_on_attempt`). Without ``store``, the
     rendezvous is torchrun's ``env://`` (StateError naming the missing variables outside
     it); with one (and ``rank``, ``world_size``), that store, prefixed alike. ``timeout``:
     seconds or a timedelta (None: ``PGROUPS_TIMEOUT``, else the default every call has; 0:
@@ -57,8 +67,8 @@ def init_process_group(backend: Optional[str] = None, *, timeout: Any = None, st
         store, rank, world_size = next(dist.rendezvous("env://", timeout=delta))
     elif rank is None or world_size is None:
         raise _pgroups.ConfigError("pgroups.torch.init_process_group: a store needs rank and world_size too")
-    size = check_int("world_size", world_size, minimum=1)
-    if check_int("rank", rank, minimum=0) >= size:
-        raise _pgroups.ConfigError(f"rank {rank} is invalid: a rank must be below the world size {size}")
-    dist.init_process_group(backend, store=dist.PrefixStore(attempt_prefix(size), store), rank=rank,
-                            world_size=size, timeout=delta)
+    attempt = agree_on_attempt(store, rank, world_size, timeout)
+    prefix = _pgroups.store_keys.attempt_prefix(attempt)
+    dist.init_process_group(backend, store=dist.PrefixStore(prefix, store), rank=rank, world_size=world_size,
+                            timeout=delta)
+    return attempt

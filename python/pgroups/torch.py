@@ -80,9 +80,10 @@ from ._torch_mesh import make_device_mesh, make_init_device_mesh, mesh_groups
 from ._torch_recovery import Heartbeat, Recovered, default_group_prefix, recover, start_heartbeat
 
 # The default group of a job a launcher may restart: each attempt's keys apart.
-from ._torch_start import attempt_prefix, init_process_group
+from ._torch_start import agree_on_attempt, attempt_prefix, init_process_group
 
-__all__ = ["DEFAULT_TIMEOUT_SECONDS", "METHODS", "Heartbeat", "Recovered", "TorchGroups", "attempt_prefix",
+__all__ = ["DEFAULT_TIMEOUT_SECONDS", "METHODS", "Heartbeat", "Recovered", "TorchGroups", "agree_on_attempt",
+           "attempt_prefix",
            "available_method", "create_groups", "default_backend", "default_group_prefix", "device_mesh",
            "gloo_direct_available", "init_device_mesh", "init_process_group", "methods_available", "mesh_groups",
            "recover", "start_heartbeat", "world_is_default_group"]

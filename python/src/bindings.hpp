@@ -25,5 +25,7 @@ void bind_view(pybind11::module_& m);
 void bind_recovery(pybind11::module_& m);
 /// place and its PlacedJob (pgroups/layout/placement.hpp), for pgroups.place.
 void bind_placement(pybind11::module_& m);
+/// Protocols over a store of Python's: agree_on_attempt (pgroups/launch/attempt.hpp).
+void bind_store(pybind11::module_& m);
 
 }  // namespace pgroups::python

@@ -47,8 +47,7 @@ py::bytes as_bytes(const std::string& text) { return py::bytes(text); }
 
 void bind_store_keys(py::module_ m) {
   namespace keys = store_keys;
-  m.def("restart_prefix", &keys::restart_prefix, py::arg("restart_count"));
-  m.def("attempt_prefix", &keys::attempt_prefix, py::arg("restart_count"), py::arg("world_size"));
+  m.def("attempt_prefix", &keys::attempt_prefix, py::arg("attempt"));
   m.def("generation_prefix", &keys::generation_prefix, py::arg("generation"));
   m.def("agreement_prefix", &keys::agreement_prefix, py::arg("generation"));
   m.def("direct_group_name", &keys::direct_group_name, py::arg("generation"), py::arg("kind"), py::arg("index"),

@@ -74,4 +74,5 @@ PYBIND11_MODULE(_pgroups, m) {
   pgroups::python::bind_view(m);
   pgroups::python::bind_recovery(m);
   pgroups::python::bind_placement(m);
+  pgroups::python::bind_store(m);
 }

@@ -110,7 +110,10 @@ BootstrapKind choose_bootstrap(BootstrapKind requested, const EnvironmentLookup&
   // here, by the reader the env bootstrap uses, so that auto never chooses what the
   // bootstrap then refuses.
   const bool env_launched = is_env_launch(lookup);
-  if (env_launched && !pmix_launched) {
+  // torchrun's workers inherit the PMIx and MPI variables of a torchrun that srun or
+  // mpirun started: they name the agent's process, and torchrun, the innermost launcher,
+  // is this process's.
+  if (env_launched && (!pmix_launched || is_torchrun_worker(lookup))) {
     (void)read_env_launch(lookup);
     return BootstrapKind::env;
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pgroups/common/error.hpp"
+#include "pgroups/launch/attempt.hpp"
 #include "pgroups/launch/env_launch.hpp"
 #include "pgroups/launch/store.hpp"
 #include "pgroups/launch/store_keys.hpp"
@@ -35,9 +36,8 @@ class EnvBootstrap final : public Bootstrap {
         size_(launch.world_size),
         timeout_(timeout),
         client_(launch.store_host, launch.store_port, timeout),
-        store_(store_keys::attempt_prefix(launch.restart_count, launch.world_size), client_),
-        restart_scope_(store_keys::restart_prefix(launch.restart_count), client_) {
-    agree_on_the_world(launch);
+        store_(store_keys::attempt_prefix(agree_on_attempt(client_, rank_, size_, timeout)), client_) {
+    learn_the_node(launch);
   }
 
   // The rank that serves the store keeps serving until every rank has left, so that no
@@ -88,34 +88,16 @@ class EnvBootstrap final : public Bootstrap {
     return gathered;
   }
 
-  // Every rank's WORLD_SIZE must be rank 0's. The keys of an attempt are under its world
-  // size (store_keys.hpp), so a rank that holds another size never meets rank 0 there;
-  // only when that wait times out does it read what rank 0 declared in the attempt's
-  // scope, which an earlier round of the same attempt may have written too: a mismatch
-  // is told only after the timeout, never from a stale key.
-  void agree_on_the_world(const EnvLaunch& launch) {
-    const std::string declared = std::to_string(size_);
-    restart_scope_.set(store_keys::bootstrap_world(rank_), declared);
-    store_.set(store_keys::bootstrap_world(rank_), declared);
+  // The node: the launcher's local rank, or, without one, the ranks of this host name.
+  // (Every rank's WORLD_SIZE is rank 0's: the attempt's agreement checked it.)
+  void learn_the_node(const EnvLaunch& launch) {
     if (launch.local_rank) {
       local_rank_ = *launch.local_rank;
       local_size_ = *launch.local_size;
-    } else {
-      store_.set(store_keys::bootstrap_host(rank_), this_host());
+      return;
     }
-    const std::string rank0_key = store_keys::bootstrap_world(0);
-    if (!store_.wait({rank0_key}, timeout_)) {
-      if (restart_scope_.check({rank0_key})) {
-        const std::string size_of_rank0 = restart_scope_.get(rank0_key);
-        if (size_of_rank0 != declared) {
-          throw ConfigError(
-              fmt::format("WORLD_SIZE is {} on rank {} but {} on rank 0: every rank of one job gives the same", size_,
-                          rank_, size_of_rank0));
-        }
-      }
-      throw TimeoutError(timeout_message(timeout_, "the start of the env bootstrap", "", rank_, size_, std::vector{0}));
-    }
-    if (!launch.local_rank) count_ranks_of_this_host();
+    store_.set(store_keys::bootstrap_host(rank_), this_host());
+    count_ranks_of_this_host();
   }
 
   // Without LOCAL_RANK: this rank's index among the ranks of its host name, and their number.
@@ -163,8 +145,7 @@ class EnvBootstrap final : public Bootstrap {
   std::uint64_t rounds_ = 0;
   std::chrono::milliseconds timeout_;  // the bootstrap's own: connecting, the start, rank 0's wait for the others
   TcpStoreClient client_;
-  PrefixStore store_;          // this attempt's keys (restart count and world size)
-  PrefixStore restart_scope_;  // the attempt's restart count alone: what rank 0 declared, for a mismatch's message
+  PrefixStore store_;  // this attempt's keys, once every rank agreed on the attempt
 };
 
 }  // namespace

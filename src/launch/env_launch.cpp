@@ -31,6 +31,11 @@ bool is_true(const std::optional<std::string>& text) {
 
 }  // namespace
 
+bool is_torchrun_worker(const EnvironmentLookup& lookup) {
+  return environment_text(lookup, "TORCHELASTIC_RUN_ID").has_value() ||
+         environment_text(lookup, "TORCHELASTIC_RESTART_COUNT").has_value();
+}
+
 bool is_env_launch(const EnvironmentLookup& lookup) {
   for (const char* name : kEnvLaunchVariables) {
     if (!environment_text(lookup, name)) return false;

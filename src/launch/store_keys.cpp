@@ -4,11 +4,15 @@
 
 namespace pgroups::store_keys {
 
-std::string restart_prefix(std::int64_t restart_count) { return fmt::format("pgroups/attempt{}/", restart_count); }
+std::string attempts_prefix() { return "pgroups/attempts/"; }
+std::string attempt_count() { return "count"; }
+std::string attempt_opened(std::int64_t attempt) { return fmt::format("{}/opened", attempt); }
+std::string attempt_joined(std::int64_t attempt) { return fmt::format("{}/joined", attempt); }
+std::string attempt_full(std::int64_t attempt) { return fmt::format("{}/full", attempt); }
+std::string attempt_verdict(std::int64_t attempt) { return fmt::format("{}/verdict", attempt); }
+std::string attempt_seen(int rank) { return fmt::format("seen/{}", rank); }
 
-std::string attempt_prefix(std::int64_t restart_count, std::int64_t world_size) {
-  return fmt::format("{}world{}/", restart_prefix(restart_count), world_size);
-}
+std::string attempt_prefix(std::int64_t attempt) { return fmt::format("pgroups/attempt{}/", attempt); }
 
 std::string bootstrap_world(int rank) { return fmt::format("bootstrap/world/{}", rank); }
 std::string bootstrap_host(int rank) { return fmt::format("bootstrap/host/{}", rank); }

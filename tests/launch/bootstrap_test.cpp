@@ -171,7 +171,10 @@ TEST(EnvBootstrap, AStoreNobodyServesIsABackendErrorWithinTheTimeout) {
 
 // `size` env bootstraps as threads against the store at `port` (torchrun's agent's role:
 // no rank serves), each running `job` on its own; the first error, if any, is rethrown.
-void run_ranks(int size, std::uint16_t port, const std::function<void(Bootstrap&)>& job) {
+// `restart_count` gives each rank's TORCHELASTIC_RESTART_COUNT (its agent's own count).
+void run_ranks(
+    int size, std::uint16_t port, const std::function<void(Bootstrap&)>& job,
+    const std::function<int(int)>& restart_count = [](int) { return 0; }) {
   std::vector<std::thread> ranks;
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(size));
   for (int r = 0; r < size; ++r) {
@@ -180,7 +183,7 @@ void run_ranks(int size, std::uint16_t port, const std::function<void(Bootstrap&
                                                     {"MASTER_ADDR", "127.0.0.1"},
                                                     {"MASTER_PORT", std::to_string(port)},
                                                     {"TORCHELASTIC_USE_AGENT_STORE", "True"},
-                                                    {"TORCHELASTIC_RESTART_COUNT", "0"}};
+                                                    {"TORCHELASTIC_RESTART_COUNT", std::to_string(restart_count(r))}};
     ranks.emplace_back([&, r, variables] {
       try {
         using namespace std::chrono_literals;
@@ -213,6 +216,46 @@ TEST(EnvBootstrap, ARoundOfAnotherWorldSizeWithTheSameRestartCountNeverReadsTheF
   for (const std::vector<std::string>& gathered : seen) {
     EXPECT_EQ(gathered, (std::vector<std::string>{"second0", "second1"}));
   }
+}
+
+// torchrun keeps the restart count per agent: after a worker of node 1 failed, node 1's
+// agent counts 1 and node 0's, restarted for the new membership, still 0. The ranks of
+// that attempt are one job all the same, and the dead attempt's keys are not theirs.
+TEST(EnvBootstrap, RanksWhoseAgentsCountRestartsDifferentlyMeetInOneAttempt) {
+  using namespace std::chrono_literals;
+  TcpStoreServer store(0);
+  run_ranks(4, store.port(), [](Bootstrap& bootstrap) {
+    (void)bootstrap.all_gather("dead" + std::to_string(bootstrap.rank()), 10s, "the attempt that failed");
+  });
+  std::vector<std::vector<std::string>> seen(4);
+  run_ranks(
+      4, store.port(),
+      [&](Bootstrap& bootstrap) {
+        seen[static_cast<std::size_t>(bootstrap.rank())] =
+            bootstrap.all_gather("new" + std::to_string(bootstrap.rank()), 10s, "the restarted attempt");
+      },
+      [](int rank) { return rank < 2 ? 0 : 1; });
+  for (const std::vector<std::string>& gathered : seen) {
+    EXPECT_EQ(gathered, (std::vector<std::string>{"new0", "new1", "new2", "new3"}));
+  }
+}
+
+TEST(Bootstrap, TorchrunInsideAPmixLaunchIsAnEnvironmentLaunch) {
+  // torchrun started by srun --mpi=pmix or mpirun: its workers inherit the agent's PMIx
+  // (and Open MPI's) variables, which name the agent's process, not theirs.
+  const EnvironmentLookup worker = environment({{"RANK", "5"},
+                                                {"WORLD_SIZE", "8"},
+                                                {"LOCAL_RANK", "1"},
+                                                {"LOCAL_WORLD_SIZE", "4"},
+                                                {"GROUP_RANK", "1"},
+                                                {"TORCHELASTIC_RUN_ID", "job7"},
+                                                {"MASTER_ADDR", "127.0.0.1"},
+                                                {"MASTER_PORT", "29500"},
+                                                {"PMIX_NAMESPACE", "17"},
+                                                {"PMIX_RANK", "1"},
+                                                {"OMPI_COMM_WORLD_RANK", "1"},
+                                                {"OMPI_COMM_WORLD_SIZE", "2"}});
+  EXPECT_EQ(choose_bootstrap(BootstrapKind::automatic, worker), BootstrapKind::env);
 }
 
 TEST(EnvBootstrap, WithoutLocalRankTheNodeIsTheRanksOfOneHostName) {

@@ -4,9 +4,10 @@
 /// and Kubernetes' training operators set (read_env_launch, pgroups/launch/env_launch.hpp;
 /// without LOCAL_RANK and LOCAL_WORLD_SIZE, the node is the ranks of this host name), and
 /// the collectives over the TCP store at MASTER_ADDR:MASTER_PORT
-/// (pgroups/launch/tcp_store.hpp), whose keys each rank writes under the attempt's prefix
-/// (store_keys::attempt_prefix: the restart count and the world size), so that neither
-/// torchrun's restarts nor an elastic round of another size read an earlier one's keys.
+/// (pgroups/launch/tcp_store.hpp), whose keys each rank writes under the prefix of the
+/// attempt every rank agreed on (agree_on_attempt, pgroups/launch/attempt.hpp), so that
+/// neither torchrun's restarts nor an elastic round of another size read an earlier one's
+/// keys, whatever each agent's restart count.
 /// No MPI and no PMIx in the process.
 ///
 /// Who serves the store follows TORCHELASTIC_USE_AGENT_STORE, not the launcher's name:

@@ -23,6 +23,11 @@ inline constexpr const char* kEnvLaunchVariables[] = {"RANK", "WORLD_SIZE", "MAS
 /// set (their values are checked by read_env_launch, which a launch so detected reaches).
 [[nodiscard]] bool is_env_launch(const EnvironmentLookup& lookup);
 
+/// Whether torchrun's agent started this process (TORCHELASTIC_RUN_ID or
+/// TORCHELASTIC_RESTART_COUNT, which it sets for every worker): then torchrun is its
+/// launcher, whatever an outer srun or mpirun left in the environment.
+[[nodiscard]] bool is_torchrun_worker(const EnvironmentLookup& lookup);
+
 /// What an environment launch says, checked.
 struct EnvLaunch {
   int rank = 0;
@@ -36,7 +41,8 @@ struct EnvLaunch {
   std::uint16_t store_port = 0;
   /// TORCHELASTIC_USE_AGENT_STORE: torchrun's agent serves the store (else rank 0 does).
   bool agent_serves_store = false;
-  /// TORCHELASTIC_RESTART_COUNT, 0 when unset.
+  /// TORCHELASTIC_RESTART_COUNT, 0 when unset: checked, but not the attempt's identity,
+  /// which torchrun counts per agent (the ranks agree on it: pgroups/launch/attempt.hpp).
   std::int64_t restart_count = 0;
 };
 

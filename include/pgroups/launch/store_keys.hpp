@@ -4,11 +4,13 @@
 /// `pgroups._pgroups.store_keys`): one table, so that two users of one store never meet in
 /// a key by accident and a key is spelled once.
 ///
-///   pgroups/attempt<R>/              the scope of restart count R (restart_prefix)
-///     bootstrap/world/<rank>         what each rank declared as WORLD_SIZE, read only to
-///                                    name a mismatch after a timeout (rounds of one count
-///                                    meet here)
-///   pgroups/attempt<R>/world<W>/     one launcher attempt (attempt_prefix): everything a job
+///   pgroups/attempts/                the agreement on the attempt (launch/attempt.hpp):
+///     count                          the attempts opened, by each attempt's rank 0
+///     <A>/opened                     attempt A is open; rank 0's world size
+///     <A>/joined, <A>/full           the ranks that joined it; set once they are all in
+///     <A>/verdict                    "go", or "superseded" by the next attempt's rank 0
+///     seen/<rank>                    the last attempt a process of this rank joined
+///   pgroups/attempt<A>/              one agreed attempt (attempt_prefix): everything a job
 ///                                    writes between its start and its end, the env
 ///                                    bootstrap's keys and pgroups.torch's default group
 ///     bootstrap/world/<rank>         the env bootstrap's start: each rank's WORLD_SIZE
@@ -24,9 +26,9 @@
 ///                                    writes a group's keys under the group's name
 ///   pgroups/recovery/                recovery: heartbeat/<id>, then <generation>/ per round
 ///
-/// The attempt holds the world size beside torchrun's restart count because an elastic
-/// round with another number of nodes keeps the count (measured on torch 2.13): without
-/// the size, a fast rank of the new round would read the previous round's keys.
+/// The attempt is agreed on through the store, not read from torchrun's restart count:
+/// the count is each agent's own (a node restarted for another's failure keeps 0), and an
+/// elastic round with another number of nodes keeps it (measured on torch 2.13).
 
 #include <cstdint>
 #include <string>
@@ -34,10 +36,16 @@
 
 namespace pgroups::store_keys {
 
-/// "pgroups/attempt<restart_count>/".
-[[nodiscard]] std::string restart_prefix(std::int64_t restart_count);
-/// "pgroups/attempt<restart_count>/world<world_size>/".
-[[nodiscard]] std::string attempt_prefix(std::int64_t restart_count, std::int64_t world_size);
+/// "pgroups/attempts/": the agreement on the attempt (agree_on_attempt), its keys below.
+[[nodiscard]] std::string attempts_prefix();
+[[nodiscard]] std::string attempt_count();
+[[nodiscard]] std::string attempt_opened(std::int64_t attempt);
+[[nodiscard]] std::string attempt_joined(std::int64_t attempt);
+[[nodiscard]] std::string attempt_full(std::int64_t attempt);
+[[nodiscard]] std::string attempt_verdict(std::int64_t attempt);
+[[nodiscard]] std::string attempt_seen(int rank);
+/// "pgroups/attempt<attempt>/": everything one agreed attempt writes.
+[[nodiscard]] std::string attempt_prefix(std::int64_t attempt);
 
 /// The env bootstrap's keys, under the attempt prefix.
 [[nodiscard]] std::string bootstrap_world(int rank);
