@@ -40,6 +40,19 @@ def start_bootstrap(kind: str = "auto", timeout: Any = None) -> Any:
     return _started[kind]
 
 
+def _carrier(bootstrap: Any, timeout: Any) -> Any:
+    """The bootstrap a construction's error travels on to the other ranks: the one the call
+    gave, or started by the name it gave, else "auto" (a name or object that is no
+    bootstrap), under the timeout the error is carried with; None when none starts."""
+    if isinstance(bootstrap, _pgroups.Bootstrap):
+        return bootstrap
+    name = bootstrap if isinstance(bootstrap, str) and bootstrap in _pgroups.bootstrap_names() else "auto"
+    try:
+        return start_bootstrap(name, carrying_timeout_seconds(timeout))
+    except Exception:  # noqa: BLE001 - the construction's own error is the one to raise
+        return None
+
+
 def _kind_arg(kind: KindOrHandle) -> Any:
     """A KindHandle as it is; a mode or a name as its string value."""
     if KindHandle is not None and isinstance(kind, KindHandle):
@@ -115,14 +128,14 @@ class ParallelContext:
         backend: str = "mpi",
         bootstrap: Any = "auto",
     ) -> None:
-        if backend in BACKENDS[1:]:
+        if backend != "mpi":
+            # An unknown backend too: its error is carried over the bootstrap the call names,
+            # which the other ranks of a bootstrap job wait in.
             self._build_on_bootstrap(backend, bootstrap, comm, strategy, timeout, device, devices_per_node,
                                      share_communicators, config,
                                      lambda: _checked_overrides(pipeline, tensor, mode, depth, legacy_sequence_dp,
                                                                 seed, mesh, groups, rank_map=rank_map))
             return
-        if backend != "mpi":
-            raise _pgroups.ConfigError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
         if not getattr(_pgroups, "with_mpi", False):
             raise _pgroups.ConfigError(
                 "pgroups.ParallelContext with backend 'mpi' needs MPI: this build of the module has no MPI "
@@ -162,12 +175,15 @@ class ParallelContext:
     def _build_on_bootstrap(self, backend: str, bootstrap: Any, comm: Any, strategy: Any, timeout: Any,
                             device: Any, devices_per_node: Any, share_communicators: Any, config: Any,
                             overrides: Any) -> None:
-        """The context over a bootstrap (launch's one door); an error before it is carried
-        into the construction's agreement, so that every rank raises it."""
-        started = start_bootstrap(bootstrap, timeout) if isinstance(bootstrap, str) else bootstrap
-        if not isinstance(started, _pgroups.Bootstrap):
-            raise TypeError(f"bootstrap must be a name such as 'auto' or a started bootstrap, not {bootstrap!r}")
+        """The context over a bootstrap (launch's one door); an error before it (a bad
+        argument, the bootstrap's name, object or timeout included) is carried into the
+        construction's agreement, so that every rank raises it at once."""
         try:
+            if not isinstance(backend, str) or backend not in BACKENDS:
+                raise _pgroups.ConfigError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
+            started = start_bootstrap(bootstrap, timeout) if isinstance(bootstrap, str) else bootstrap
+            if not isinstance(started, _pgroups.Bootstrap):
+                raise TypeError(f"bootstrap must be a name such as 'auto' or a started bootstrap, not {bootstrap!r}")
             if comm is not None or strategy is not None:
                 raise _pgroups.ConfigError(f"backend {backend!r} is built over a bootstrap: comm and strategy "
                                            "belong to backend 'mpi'")
@@ -177,7 +193,10 @@ class ParallelContext:
             checked_share = check_bool("share_communicators", share_communicators)
             settings = _pgroups.resolve_config(None if config is None else _path("config", config), overrides())
         except Exception as error:  # carried as over MPI: every rank raises it
-            records = started.all_gather(_pgroups.encode_error(type(error).__name__, str(error)),
+            carrier = _carrier(bootstrap, timeout)
+            if carrier is None:
+                raise  # no bootstrap starts here: nothing to carry the error over
+            records = carrier.all_gather(_pgroups.encode_error(type(error).__name__, str(error)),
                                          carrying_timeout_seconds(timeout) or 0.0, "the configuration agreement")
             _pgroups.judge_records(records, "configuration")
             raise  # not reached: the judgement raises the carried error on every rank
