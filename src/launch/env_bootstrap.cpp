@@ -82,10 +82,7 @@ class EnvBootstrap final : public Bootstrap {
     if (!store_.wait(keys, timeout)) {
       throw TimeoutError(timeout_message(timeout, what, "", rank_, size_, missing(keys)));
     }
-    std::vector<std::string> gathered;
-    gathered.reserve(keys.size());
-    for (const std::string& key : keys) gathered.push_back(store_.get(key));
-    return gathered;
+    return store_.get_many(keys);
   }
 
   // The node: the launcher's local rank, or, without one, the ranks of this host name.
@@ -108,10 +105,11 @@ class EnvBootstrap final : public Bootstrap {
           timeout_message(timeout_, "the host names of the env bootstrap", "", rank_, size_, missing(keys)));
     }
     const std::string mine = this_host();
+    const std::vector<std::string> hosts = store_.get_many(keys);
     local_rank_ = 0;
     local_size_ = 0;
     for (int r = 0; r < size_; ++r) {
-      if (store_.get(keys[static_cast<std::size_t>(r)]) != mine) continue;
+      if (hosts[static_cast<std::size_t>(r)] != mine) continue;
       if (r < rank_) ++local_rank_;
       ++local_size_;
     }

@@ -18,6 +18,7 @@ enum class Query : std::uint8_t {
   add = 4,
   check = 5,
   wait = 6,
+  multi_get = 10,
   cancel_wait = 12,
   ping = 13,
 };

@@ -34,7 +34,7 @@ std::string store_key(std::string_view key) {
   return out;
 }
 
-// A check's or a wait's request: the count of keys, then each.
+// A check's, a wait's or a multi_get's request: the count of keys, then each.
 std::string keys_request(Query query, const std::vector<std::string>& keys) {
   std::string request;
   append(request, query);
@@ -210,6 +210,20 @@ std::string TcpStoreClient::get(std::string_view key) {
   std::string value(size, '\0');
   if (size > 0) receive(value.data(), size);
   return value;
+}
+
+std::vector<std::string> TcpStoreClient::get_many(const std::vector<std::string>& keys) {
+  if (keys.empty()) return {};
+  send(keys_request(Query::multi_get, keys));
+  std::vector<std::string> values;
+  values.reserve(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    std::uint64_t size = 0;
+    receive(&size, sizeof size);
+    std::string& value = values.emplace_back(size, '\0');
+    if (size > 0) receive(value.data(), size);
+  }
+  return values;
 }
 
 std::int64_t TcpStoreClient::add(std::string_view key, std::int64_t delta) {

@@ -139,6 +139,31 @@ class KeyValues {
         c.out += value;
         return true;
       }
+      case Query::multi_get: {
+        // Every value, in the order asked, each as a get answers it. One answer is bounded
+        // as the bytes a connection may owe are: a short request naming one large value
+        // many times is refused, not served into the serving rank's memory.
+        const auto count = reader.value<std::uint64_t>();
+        if (!count) return std::nullopt;
+        if (*count > kLongestField) return false;
+        std::vector<std::string> keys;
+        std::size_t answer = 0;
+        for (std::uint64_t i = 0; i < *count; ++i) {
+          auto key = reader.bytes();
+          if (!key) return std::nullopt;
+          const auto found = values_.find(*key);
+          answer += sizeof(std::uint64_t) + (found == values_.end() ? 0 : found->second.size());
+          if (answer > kMostOwed) return false;
+          keys.push_back(std::move(*key));
+        }
+        for (const std::string& key : keys) {
+          const auto found = values_.find(key);
+          const std::string_view value = found == values_.end() ? std::string_view() : found->second;
+          append<std::uint64_t>(c.out, value.size());
+          c.out += value;
+        }
+        return true;
+      }
       case Query::add: {
         const auto key = reader.bytes();
         if (!key) return std::nullopt;

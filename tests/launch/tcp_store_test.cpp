@@ -31,6 +31,7 @@ constexpr std::uint8_t kSet = 1;
 constexpr std::uint8_t kGet = 3;
 constexpr std::uint8_t kAdd = 4;
 constexpr std::uint8_t kWait = 6;
+constexpr std::uint8_t kMultiGet = 10;
 
 // A peer that writes raw requests in torch's protocol (the query byte, then each field as
 // its 64-bit length and its bytes).
@@ -104,6 +105,40 @@ TEST(TcpStore, ItsClientSetsGetsAddsChecksAndWaits) {
   EXPECT_FALSE(client.check({"a", "absent"}));
   EXPECT_TRUE(client.wait({"a"}, 1s));
   EXPECT_FALSE(client.wait({"absent"}, std::chrono::milliseconds(100)));
+}
+
+// MULTI_GET, torch's one request for many keys (the all-gathers' reads): the values in the
+// order asked, and the same through a prefix.
+TEST(TcpStore, ItsClientGetsManyKeysInOneRequest) {
+  TcpStoreServer server(0);
+  TcpStoreClient client("127.0.0.1", server.port(), 10s);
+  client.set("k/0", "zero");
+  client.set("k/1", "");
+  client.set("k/2", std::string(100000, 'z'));
+  const std::vector<std::string> values = client.get_many({"k/2", "k/0", "k/1", "k/0"});
+  ASSERT_EQ(values.size(), 4U);
+  EXPECT_EQ(values[0].size(), 100000U);
+  EXPECT_EQ(values[1], "zero");
+  EXPECT_EQ(values[2], "");
+  EXPECT_EQ(values[3], "zero");
+  EXPECT_TRUE(client.get_many({}).empty());
+  PrefixStore prefixed("k/", client);
+  EXPECT_EQ(prefixed.get_many({"0", "1"}), (std::vector<std::string>{"zero", ""}));
+}
+
+// A short MULTI_GET that names one large value many times would owe more than a connection
+// may: that peer is closed, and the store goes on serving the others.
+TEST(TcpStore, AManyKeyGetWhoseAnswerPassesWhatAPeerMayOweClosesThatPeer) {
+  TcpStoreServer server(0);
+  TcpStoreClient client("127.0.0.1", server.port(), 10s);
+  client.set("big", std::string(std::size_t{1} << 20, 'x'));
+  RawPeer hostile(server.port());
+  ASSERT_TRUE(hostile.connected());
+  hostile.query(kMultiGet).value<std::uint64_t>(64);
+  for (int i = 0; i < 64; ++i) hostile.field("/big");
+  ASSERT_TRUE(hostile.send());
+  EXPECT_TRUE(hostile.closed_by_the_store());
+  EXPECT_EQ(client.get("big").size(), std::size_t{1} << 20);
 }
 
 // A store whose host drops the connection's packets: a listener whose backlog is full

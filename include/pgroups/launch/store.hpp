@@ -26,6 +26,14 @@ class Store {
   virtual void set(std::string_view key, std::string_view value) = 0;
   /// The value of `key`, which must exist (wait for it first).
   [[nodiscard]] virtual std::string get(std::string_view key) = 0;
+  /// The values of `keys`, which must all exist, in their order: one request where the
+  /// store's protocol has one (torch's MULTI_GET), else one get each.
+  [[nodiscard]] virtual std::vector<std::string> get_many(const std::vector<std::string>& keys) {
+    std::vector<std::string> values;
+    values.reserve(keys.size());
+    for (const std::string& key : keys) values.push_back(get(key));
+    return values;
+  }
   /// Adds `delta` to the counter `key` (0 when absent); returns the new value.
   virtual std::int64_t add(std::string_view key, std::int64_t delta) = 0;
   /// Whether every key exists now.
@@ -45,6 +53,9 @@ class PrefixStore final : public Store {
 
   void set(std::string_view key, std::string_view value) override { inner_.set(prefixed(key), value); }
   [[nodiscard]] std::string get(std::string_view key) override { return inner_.get(prefixed(key)); }
+  [[nodiscard]] std::vector<std::string> get_many(const std::vector<std::string>& keys) override {
+    return inner_.get_many(prefixed(keys));
+  }
   std::int64_t add(std::string_view key, std::int64_t delta) override { return inner_.add(prefixed(key), delta); }
   [[nodiscard]] bool check(const std::vector<std::string>& keys) override { return inner_.check(prefixed(keys)); }
   [[nodiscard]] bool wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override {
