@@ -67,6 +67,12 @@ done
 [[ -r /etc/munge/munge.key ]] || skip "munge has no key (/etc/munge/munge.key)"
 netns_nodes_probe "$tag" || skip "network namespaces are refused here"
 
+# One cluster of this harness at a time (its namespaces, subnet and host address are
+# fixed): a second start must fail before its cleanup, which would tear the first one down.
+if ip netns list | grep -qw "$tag-hub"; then
+  log "another cluster of this harness is running (namespace $tag-hub exists): stop it first (slurm-cluster.sh stop DIR)"
+  exit 1
+fi
 trap 'log "start failed; stopping"; stop_cluster' ERR
 mkdir -p "$dir"/{etc,run,log,spool/ctld,pmix}
 host=$(hostname)

@@ -196,10 +196,9 @@ class ParallelContext:
             carrier = _carrier(bootstrap, timeout)
             if carrier is None:
                 raise  # no bootstrap starts here: nothing to carry the error over
-            records = carrier.all_gather(_pgroups.encode_error(type(error).__name__, str(error)),
-                                         carrying_timeout_seconds(timeout) or 0.0, "the configuration agreement")
-            _pgroups.judge_records(records, "configuration")
-            raise  # not reached: the judgement raises the carried error on every rank
+            _pgroups.agree_over_bootstrap(carrier, _pgroups.encode_error(type(error).__name__, str(error)),
+                                          carrying_timeout_seconds(timeout) or 0.0, "configuration")
+            raise  # not reached: the agreement raises the carried error on every rank
         self._context = _pgroups.Context.on_bootstrap(settings, started, backend, checked_timeout, checked_device,
                                                       checked_per_node, checked_share)
         self._plan = Plan.from_layout(self._context.layout())

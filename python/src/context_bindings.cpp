@@ -21,6 +21,7 @@
 #include <variant>
 
 #include "pgroups/common/error.hpp"
+#include "pgroups/context/bootstrap_agreement.hpp"
 #include "pgroups/context/parallel_context.hpp"
 #include "pgroups/launch/bootstrap.hpp"
 #include "pgroups/launch/timeout.hpp"
@@ -205,6 +206,14 @@ void bind_context(py::module_& m) {
       },
       py::arg("kind"), py::arg("timeout"));
   m.def("bootstrap_names", &bootstrap_names);
+  m.def(
+      "agree_over_bootstrap",
+      [](Bootstrap& bootstrap, const std::string& record, double timeout_seconds, const std::string& what) {
+        agree_over_bootstrap(bootstrap, record, timeout_from_seconds(timeout_seconds, "timeout"), what);
+      },
+      py::arg("bootstrap"), py::arg("record"), py::arg("timeout_seconds"), py::arg("what"),
+      "The configuration agreement over a bootstrap (pgroups/context/bootstrap_agreement.hpp): raises on every "
+      "rank what the records say");
   py::class_<Group>(m, "Group")
       .def_property_readonly("name", [](const Group& g) { return g.handle.group(); })
       .def_property_readonly("backend", [](const Group& g) { return std::string(backend_name(g.handle.backend())); })

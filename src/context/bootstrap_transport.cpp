@@ -11,8 +11,8 @@
 
 #include "gloo_kinds.hpp"
 #include "pgroups/common/error.hpp"
+#include "pgroups/context/bootstrap_agreement.hpp"
 #include "pgroups/launch/outcome.hpp"
-#include "pgroups/layout/agreement_record.hpp"
 #include "transport.hpp"
 
 namespace pgroups::detail {
@@ -46,10 +46,10 @@ class BootstrapTransport final : public Transport {
   void start(std::chrono::milliseconds timeout) override { timeout_ = timeout; }
   void before_agreement(const ContextOptions& /*options*/) override {}
 
-  // The bootstrap's all-gather is bounded, so a rank that never arrives makes the others
+  // The bootstrap's all-gathers are bounded, so a rank that never arrives makes the others
   // throw TimeoutError here; every rank judges the same records, so all throw alike.
   void agree(const std::string& record) override {
-    judge_records(bootstrap_.all_gather(record, timeout_, "the configuration agreement"), "configuration");
+    agree_over_bootstrap(bootstrap_, record, timeout_, "configuration");
   }
 
   [[nodiscard]] std::unique_ptr<StepGuard> guard(const CreationStep& /*step*/) override { return nullptr; }

@@ -62,9 +62,19 @@ class EnvBootstrap final : public Bootstrap {
     return gather(rank_keys([round](int r) { return store_keys::bootstrap_gather(round, r); }), bytes, timeout, what);
   }
 
+  // By a counter: the rank that completes it says so, and every rank waits for that one
+  // key, so that neither a request nor an answer grows with the world. Each rank's
+  // arrival is also a key of its own, read only after a timeout, to name who did not come.
   void barrier(std::chrono::milliseconds timeout, std::string_view what) override {
-    // Every rank's arrival is a key of its own, so that a timeout names who did not come.
-    (void)all_gather({}, timeout, what);
+    const std::uint64_t round = rounds_++;
+    store_.set(store_keys::bootstrap_gather(round, rank_), "");
+    const std::string done = store_keys::bootstrap_barrier_done(round);
+    if (store_.add(store_keys::bootstrap_barrier_count(round), 1) == size_) store_.set(done, "");
+    if (!store_.wait({done}, timeout)) {
+      throw TimeoutError(timeout_message(timeout, what, "", rank_, size_, missing(rank_keys([round](int r) {
+                                           return store_keys::bootstrap_gather(round, r);
+                                         }))));
+    }
   }
 
  private:

@@ -20,6 +20,8 @@ std::string bootstrap_gather(std::uint64_t round, int rank) {
   return fmt::format("bootstrap/gather/{}/{}", round, rank);
 }
 std::string bootstrap_left(int rank) { return fmt::format("bootstrap/left/{}", rank); }
+std::string bootstrap_barrier_count(std::uint64_t round) { return fmt::format("bootstrap/barrier/{}/count", round); }
+std::string bootstrap_barrier_done(std::uint64_t round) { return fmt::format("bootstrap/barrier/{}/done", round); }
 
 std::string generation_prefix(std::int64_t generation) { return fmt::format("pgroups/gen{}/", generation); }
 std::string agreement_prefix(std::int64_t generation) { return fmt::format("pgroups/torch/{}/", generation); }

@@ -240,6 +240,33 @@ TEST(EnvBootstrap, RanksWhoseAgentsCountRestartsDifferentlyMeetInOneAttempt) {
   }
 }
 
+// The barrier goes by a counter; a rank that never comes is still named.
+TEST(EnvBootstrap, ABarrierEndsOnceEveryRankCameAndNamesTheRankThatDidNot) {
+  using namespace std::chrono_literals;
+  TcpStoreServer store(0);
+  std::vector<std::vector<std::string>> seen(3);
+  run_ranks(3, store.port(), [&](Bootstrap& bootstrap) {
+    bootstrap.barrier(10s, "the first barrier");
+    seen[static_cast<std::size_t>(bootstrap.rank())] =
+        bootstrap.all_gather(std::to_string(bootstrap.rank()), 10s, "the gather after it");
+  });
+  for (const std::vector<std::string>& gathered : seen) {
+    EXPECT_EQ(gathered, (std::vector<std::string>{"0", "1", "2"}));
+  }
+  std::vector<std::string> messages(3);
+  run_ranks(3, store.port(), [&](Bootstrap& bootstrap) {
+    if (bootstrap.rank() == 2) return;
+    messages[static_cast<std::size_t>(bootstrap.rank())] =
+        test::message_of<TimeoutError>([&] { bootstrap.barrier(300ms, "the barrier rank 2 skips"); });
+  });
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_NE(messages[static_cast<std::size_t>(r)].find("at the barrier rank 2 skips"), std::string::npos)
+        << messages[static_cast<std::size_t>(r)];
+    EXPECT_NE(messages[static_cast<std::size_t>(r)].find("rank 2 did not arrive"), std::string::npos)
+        << messages[static_cast<std::size_t>(r)];
+  }
+}
+
 TEST(Bootstrap, TorchrunInsideAPmixLaunchIsAnEnvironmentLaunch) {
   // torchrun started by srun --mpi=pmix or mpirun: its workers inherit the agent's PMIx
   // (and Open MPI's) variables, which name the agent's process, not theirs.
