@@ -113,7 +113,8 @@ def start_bootstrap(kind: str, timeout: float) -> Bootstrap:
     """Launch's one door (pgroups/launch/bootstrap.hpp): a new bootstrap of `kind` ("auto",
     "mpi", "pmix", "env"), its start bounded by `timeout` seconds (0 for none)."""
 def bootstrap_names() -> List[str]: ...
-def agree_over_bootstrap(bootstrap: Bootstrap, record: str, timeout_seconds: float, what: str) -> None: ...
+def agree_over_bootstrap(bootstrap: Bootstrap, record: Union[str, bytes], timeout_seconds: float,
+                         what: str) -> None: ...
 def setting_fields(layout: Layout) -> List[Tuple[str, str]]:
     """The plan's fields of the agreement record, as the MPI context encodes them."""
 def setting_text(layout: Layout) -> str:
