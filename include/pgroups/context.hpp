@@ -4,6 +4,7 @@
 /// Colossal-AI's process_group_initializer API. Needs MPI.
 
 #include "pgroups/context/backend.hpp"  // IWYU pragma: export
+#include "pgroups/context/bootstrap_agreement.hpp"  // IWYU pragma: export
 #include "pgroups/context/context_options.hpp"  // IWYU pragma: export
 #include "pgroups/context/creation_steps.hpp"  // IWYU pragma: export
 #include "pgroups/context/group_handle.hpp"  // IWYU pragma: export

@@ -4,6 +4,7 @@
 /// started this process and what it says, how long a rank waits, and the bootstrap a job
 /// has before its communicators (PMIx's among them). No MPI.
 
+#include "pgroups/launch/attempt.hpp"  // IWYU pragma: export
 #include "pgroups/launch/bootstrap.hpp"  // IWYU pragma: export
 #include "pgroups/launch/callback_bootstrap.hpp"  // IWYU pragma: export
 #include "pgroups/launch/env_bootstrap.hpp"  // IWYU pragma: export

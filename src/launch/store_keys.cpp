@@ -14,7 +14,6 @@ std::string attempt_seen(int rank) { return fmt::format("seen/{}", rank); }
 
 std::string attempt_prefix(std::int64_t attempt) { return fmt::format("pgroups/attempt{}/", attempt); }
 
-std::string bootstrap_world(int rank) { return fmt::format("bootstrap/world/{}", rank); }
 std::string bootstrap_host(int rank) { return fmt::format("bootstrap/host/{}", rank); }
 std::string bootstrap_gather(std::uint64_t round, int rank) {
   return fmt::format("bootstrap/gather/{}/{}", round, rank);

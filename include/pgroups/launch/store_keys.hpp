@@ -13,7 +13,6 @@
 ///   pgroups/attempt<A>/              one agreed attempt (attempt_prefix): everything a job
 ///                                    writes between its start and its end, the env
 ///                                    bootstrap's keys and pgroups.torch's default group
-///     bootstrap/world/<rank>         the env bootstrap's start: each rank's WORLD_SIZE
 ///     bootstrap/host/<rank>          its start without LOCAL_RANK: each rank's host name
 ///     bootstrap/gather/<n>/<rank>    its n-th collective (all-gather, barrier)
 ///     bootstrap/barrier/<n>/count, .../done  a barrier's counter, set done by its last rank
@@ -49,7 +48,6 @@ namespace pgroups::store_keys {
 [[nodiscard]] std::string attempt_prefix(std::int64_t attempt);
 
 /// The env bootstrap's keys, under the attempt prefix.
-[[nodiscard]] std::string bootstrap_world(int rank);
 [[nodiscard]] std::string bootstrap_host(int rank);
 [[nodiscard]] std::string bootstrap_gather(std::uint64_t round, int rank);
 [[nodiscard]] std::string bootstrap_left(int rank);
