@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -18,13 +19,23 @@
 
 namespace {
 
+// A connect that a signal interrupts (libFuzzer's -timeout is a SIGALRM every second) goes
+// on in the background: wait for it to finish, as a client that handles EINTR must.
 int connect_to(std::uint16_t port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(port);
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) std::abort();
+  if (fd < 0) std::abort();
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0) return fd;
+  if (errno != EINTR) std::abort();
+  for (pollfd ready{fd, POLLOUT, 0}; ::poll(&ready, 1, 10000) <= 0;) {
+    if (errno != EINTR) std::abort();
+  }
+  int error = 0;
+  socklen_t length = sizeof error;
+  if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0 || error != 0) std::abort();
   return fd;
 }
 
