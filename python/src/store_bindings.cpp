@@ -53,11 +53,7 @@ class PythonStore final : public Store {
   [[nodiscard]] bool wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override {
     const auto deadline = deadline_after(std::chrono::steady_clock::now(), timeout);
     try {
-      if (is_limited(timeout)) {
-        store_.attr("wait")(keys, timeout);
-      } else {
-        store_.attr("wait")(keys, kLargestTimeout);
-      }
+      store_.attr("wait")(keys, wait_limit(timeout));
       return true;
     } catch (py::error_already_set& error) {
       if (!error.matches(PyExc_RuntimeError) || !is_limited(timeout) ||

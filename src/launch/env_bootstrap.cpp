@@ -59,7 +59,7 @@ class EnvBootstrap final : public Bootstrap {
   std::vector<std::string> all_gather(std::string_view bytes, std::chrono::milliseconds timeout,
                                       std::string_view what) override {
     const std::uint64_t round = rounds_++;
-    return gather(rank_keys([round](int r) { return store_keys::bootstrap_gather(round, r); }), bytes, timeout, what);
+    return gather(gather_keys(round), bytes, timeout, what);
   }
 
   // By a counter: the rank that completes it says so, and every rank waits for that one
@@ -71,13 +71,16 @@ class EnvBootstrap final : public Bootstrap {
     const std::string done = store_keys::bootstrap_barrier_done(round);
     if (store_.add(store_keys::bootstrap_barrier_count(round), 1) == size_) store_.set(done, "");
     if (!store_.wait({done}, timeout)) {
-      throw TimeoutError(timeout_message(timeout, what, "", rank_, size_, missing(rank_keys([round](int r) {
-                                           return store_keys::bootstrap_gather(round, r);
-                                         }))));
+      throw TimeoutError(timeout_message(timeout, what, "", rank_, size_, missing(gather_keys(round))));
     }
   }
 
  private:
+  // Every rank's key of the collective `round`.
+  [[nodiscard]] std::vector<std::string> gather_keys(std::uint64_t round) const {
+    return rank_keys([round](int r) { return store_keys::bootstrap_gather(round, r); });
+  }
+
   template <typename KeyOf>
   [[nodiscard]] std::vector<std::string> rank_keys(KeyOf key_of) const {
     std::vector<std::string> keys;
