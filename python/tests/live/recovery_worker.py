@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 import torch
 import torch.distributed as dist
@@ -17,8 +18,9 @@ import pgroups
 import pgroups.torch
 
 
-def peer_connections(store_port: int) -> int:
-    """This process's established TCP connections, but those to the store: gloo's pairs."""
+def peer_sockets(store_port: int) -> dict:
+    """This process's established TCP connections but those to the store (gloo's pairs):
+    socket inode -> [local port, remote port]."""
     inodes = set()
     for fd in os.listdir("/proc/self/fd"):
         try:
@@ -27,16 +29,27 @@ def peer_connections(store_port: int) -> int:
             continue
         if target.startswith("socket:["):
             inodes.add(target[len("socket:["):-1])
-    count = 0
+    sockets = {}
     for table in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
         with open(table) as lines:
             next(lines)
             for line in lines:
                 fields = line.split()
-                ports = {int(address.rsplit(":", 1)[1], 16) for address in fields[1:3]}
-                established = fields[3] == "01"
-                count += established and fields[9] in inodes and store_port not in ports
-    return count
+                ports = [int(address.rsplit(":", 1)[1], 16) for address in fields[1:3]]
+                if fields[3] == "01" and fields[9] in inodes and store_port not in ports:
+                    sockets[fields[9]] = ports
+    return sockets
+
+
+def old_sockets_left(store_port: int, old: dict, seconds: float = 10.0) -> dict:
+    """The old world's connections still open after up to ``seconds``: gloo closes an
+    aborted pair's socket on its own thread, so a loaded machine may lag behind recover."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = {inode: ports for inode, ports in peer_sockets(store_port).items() if inode in old}
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
 
 
 def main() -> int:
@@ -67,6 +80,7 @@ def main() -> int:
         raise AssertionError("the collectives went on without the killed rank")
     except RuntimeError:
         pass
+    old = peer_sockets(args.port)
     try:
         outcome = pgroups.torch.recover(groups, store=store, step=7 + args.rank,
                                          timeout=args.timeout if args.recover_timeout is None else args.recover_timeout)
@@ -79,7 +93,9 @@ def main() -> int:
     if outcome.fate == "active":
         new = outcome.groups
         # Before any collective of the new world: recover forms it eager.
-        result["connected_peers"] = peer_connections(args.port)
+        # Sockets recover made, told from the old world's by inode: the new world's pairs.
+        result["new_connections"] = {i: p for i, p in peer_sockets(args.port).items() if i not in old}
+        result["old_connections_left"] = old_sockets_left(args.port, old)
         result["members"] = {kind: [outcome.recovery.rank_map[r] for r in new.get_ranks_in_group(kind)]
                              for kind in new.kinds}
         # Every new group works: a sum over it of the old ranks.

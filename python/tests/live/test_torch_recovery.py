@@ -68,7 +68,9 @@ def test_survivors_rebuild_every_kind_of_the_new_plan(lazy):
         assert got["sums"] == {"dp": float(r), "pp": 2.0, "dp-pp": 2.0}
         # The new world's pairs connected when recover returned, lazy gloo or not: its one
         # pair (pp and dp-pp are the whole new world, so its default group; dp has no peer).
-        assert got["connected_peers"] == 1
+        assert len(got["new_connections"]) == 1, got["new_connections"]
+        # And the old world's connections closed: recover aborted every old group.
+        assert got["old_connections_left"] == {}
     assert results[0]["generation"] == results[2]["generation"] == 1
 
 
