@@ -10,7 +10,8 @@
 //   mpirun -np 4 bootstrap_groups pmix            # Open MPI's PMIx, MPI never started
 //   RANK=r WORLD_SIZE=4 LOCAL_RANK=r LOCAL_WORLD_SIZE=4 MASTER_ADDR=... MASTER_PORT=... bootstrap_groups
 //
-// The optional argument names the bootstrap (auto, mpi, pmix, env).
+// The optional arguments name the bootstrap (auto, mpi, pmix, env) and the mesh (fastest
+// first, default tp=2,dp=2; its kinds are its dimensions).
 #include <gloo/allreduce.h>
 #include <gloo/math.h>
 
@@ -34,9 +35,9 @@ namespace {
 using namespace std::chrono_literals;
 
 // The data-parallel all-reduce of every rank's global rank, on gloo.
-int run(pgroups::Bootstrap& bootstrap) {
+int run(pgroups::Bootstrap& bootstrap, std::string_view mesh) {
   pgroups::ParallelConfig config;
-  config.mesh = pgroups::MeshConfig{pgroups::parse_mesh_dims("tp=2,dp=2"), {"tp", "dp"}};
+  config.mesh = pgroups::MeshConfig{pgroups::parse_mesh_dims(mesh), {}};
   pgroups::ContextOptions options;
   options.backend = pgroups::Backend::gloo;
   options.timeout = 30s;
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
 #if PGROUPS_CONTEXT_WITH_MPI
     pgroups::mpi::register_bootstrap();  // so that auto and mpi may start MPI, which ends with the bootstrap
 #endif
-    return run(*pgroups::start_bootstrap(requested, 30s));
+    return run(*pgroups::start_bootstrap(requested, 30s), argc > 2 ? std::string_view(argv[2]) : "tp=2,dp=2");
   } catch (const pgroups::Error& error) {
     std::fprintf(stderr, "bootstrap_groups: %s\n", error.what());
     return static_cast<int>(error.exit_code());

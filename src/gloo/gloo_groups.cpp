@@ -6,12 +6,15 @@
 #include <gloo/common/error.h>
 #include <gloo/context.h>
 #include <gloo/transport/context.h>
+#include <gloo/transport/tcp/address.h>
 #include <gloo/transport/tcp/device.h>
 
 #include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <exception>
@@ -58,40 +61,37 @@ class ConnectedContext final : public ::gloo::Context {
   throw BackendError(fmt::format("gloo failed during {}: {}", what, message));
 }
 
-// The first byte of a rank's part of the exchange.
-constexpr char kAddresses = 'A';
+// The first byte of what a rank sends a peer in the exchange.
+constexpr char kAddress = 'A';
 constexpr char kFailed = 'F';
 
-// One rank's addresses: per group entry, the count of its pairs, then each pair's
-// address (towards the members in local-rank order, itself left out), length-prefixed.
-void append_u32(std::string& out, std::size_t value) {
-  const auto word = static_cast<std::uint32_t>(value);
-  out.append(reinterpret_cast<const char*>(&word), sizeof word);
+// A pair's address as it travels: kAddress, the socket address (as long as its family
+// says: gloo's sockaddr_storage is mostly unused memory), then the sequence number, so that
+// a peer costs tens of bytes.
+std::string compact_address(const ::gloo::transport::Address& address) {
+  const auto* tcp = dynamic_cast<const ::gloo::transport::tcp::Address*>(&address);
+  if (tcp == nullptr) throw BackendError("gloo: a pair of pgroups' TCP device has no TCP address");
+  const sockaddr_storage& socket = tcp->getSockaddr();
+  const std::size_t length = socket.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+  const ::gloo::transport::tcp::sequence_number_t sequence = tcp->getSeq();
+  std::string out(1, kAddress);
+  out.append(reinterpret_cast<const char*>(&socket), length);
+  out.append(reinterpret_cast<const char*>(&sequence), sizeof sequence);
+  return out;
 }
 
-std::uint32_t read_u32(std::string_view bytes, std::size_t& at) {
-  if (at + sizeof(std::uint32_t) > bytes.size()) throw BackendError("gloo: a rank's pair addresses are truncated");
-  std::uint32_t word = 0;
-  std::memcpy(&word, bytes.data() + at, sizeof word);
-  at += sizeof word;
-  return word;
-}
-
-// Every entry's pair addresses of one rank, by entry then pair.
-std::vector<std::vector<std::vector<char>>> decode_addresses(std::string_view bytes, std::size_t entries) {
-  std::vector<std::vector<std::vector<char>>> decoded(entries);
-  std::size_t at = 0;
-  for (auto& entry : decoded) {
-    const std::uint32_t pairs = read_u32(bytes, at);
-    for (std::uint32_t p = 0; p < pairs; ++p) {
-      const std::uint32_t length = read_u32(bytes, at);
-      if (at + length > bytes.size()) throw BackendError("gloo: a rank's pair addresses are truncated");
-      entry.emplace_back(bytes.begin() + static_cast<std::ptrdiff_t>(at),
-                         bytes.begin() + static_cast<std::ptrdiff_t>(at + length));
-      at += length;
-    }
+// The address a pair connects to, from what compact_address sent.
+std::vector<char> full_address(std::string_view bytes, std::int64_t from) {
+  sockaddr_storage socket{};
+  ::gloo::transport::tcp::sequence_number_t sequence = 0;
+  if (bytes.size() < 1 + sizeof sequence || bytes.front() != kAddress ||
+      bytes.size() - 1 - sizeof sequence > sizeof socket) {
+    throw BackendError(fmt::format("gloo: rank {} sent no pair address in the exchange", from));
   }
-  return decoded;
+  const std::size_t length = bytes.size() - 1 - sizeof sequence;
+  std::memcpy(&socket, bytes.data() + 1, length);
+  std::memcpy(&sequence, bytes.data() + 1 + length, sizeof sequence);
+  return ::gloo::transport::tcp::Address(socket, sequence).bytes();
 }
 
 // Without GLOO_SOCKET_IFNAME gloo takes the address of this machine's host name, and where
@@ -144,28 +144,34 @@ std::vector<std::shared_ptr<::gloo::Context>> connect_groups(Bootstrap& bootstra
   const std::int64_t me = bootstrap.rank();
   const std::chrono::milliseconds limit = wait_limit(timeout);
   std::vector<std::shared_ptr<ConnectedContext>> contexts(groups.size());
-  // This rank's part of the exchange: kAddresses then its pairs' addresses, or, where its
-  // own preparation failed (its device, its pairs), kFailed then the message, so that the
-  // others learn it in the same exchange instead of waiting for it until the timeout.
-  std::string mine(1, kAddresses);
+  // This rank's share of each of its groups with peers: kAddresses then its pairs'
+  // addresses, or, where its own preparation failed (its device, its pairs), kFailed then
+  // the message, so that its peers' exchange ends; the agreement after it tells everyone.
+  std::vector<GroupShare> shares;
+  std::vector<std::size_t> entry_of_share;
+  for (std::size_t entry = 0; entry < groups.size(); ++entry) {
+    if (groups[entry].size() < 2 || position_of(groups[entry], me) < 0) continue;
+    // The entries have the same shape on every rank; a group of an entry is named by its
+    // lowest rank.
+    shares.push_back({fmt::format("{}.{}", entry, groups[entry].front()), groups[entry],
+                      std::vector<std::string>(groups[entry].size())});
+    entry_of_share.push_back(entry);
+  }
   std::exception_ptr failure;
   try {
     const std::shared_ptr<::gloo::transport::Device> device = open_device(lookup);
     for (std::size_t entry = 0; entry < groups.size(); ++entry) {
-      const std::vector<std::int64_t>& members = groups[entry];
-      const std::int64_t position = position_of(members, me);
-      if (position < 0) {
-        append_u32(mine, 0);
-        continue;
-      }
-      const int size = static_cast<int>(members.size());
+      const std::int64_t position = position_of(groups[entry], me);
+      if (position < 0) continue;
+      const int size = static_cast<int>(groups[entry].size());
       contexts[entry] = std::make_shared<ConnectedContext>(static_cast<int>(position), size, device, limit);
-      append_u32(mine, members.size() - 1);
-      for (int peer = 0; peer < size; ++peer) {
-        if (peer == position) continue;
-        const std::vector<char> address = contexts[entry]->transport().createPair(peer)->address().bytes();
-        append_u32(mine, address.size());
-        mine.append(address.begin(), address.end());
+    }
+    for (std::size_t s = 0; s < shares.size(); ++s) {
+      ConnectedContext& context = *contexts[entry_of_share[s]];
+      for (int peer = 0; peer < context.size; ++peer) {
+        if (peer == context.rank) continue;
+        shares[s].to_each[static_cast<std::size_t>(peer)] =
+            compact_address(context.transport().createPair(peer)->address());
       }
     }
   } catch (const ::gloo::Exception& error) {
@@ -174,48 +180,37 @@ std::vector<std::shared_ptr<::gloo::Context>> connect_groups(Bootstrap& bootstra
   } catch (const Error&) {
     failure = std::current_exception();
   }
-  if (failure) mine = std::string(1, kFailed) + message_of(failure);
+  if (failure) {
+    std::string failed(1, kFailed);
+    failed += message_of(failure);
+    for (GroupShare& share : shares) std::fill(share.to_each.begin(), share.to_each.end(), failed);
+  }
 
-  const std::vector<std::string> everyone = bootstrap.all_gather(mine, timeout, "the exchange of gloo addresses");
-  std::vector<int> failed;
-  for (std::size_t r = 0; r < everyone.size(); ++r) {
-    if (everyone[r].empty() || everyone[r].front() != kAddresses) failed.push_back(static_cast<int>(r));
-  }
-  if (failure) std::rethrow_exception(failure);
-  if (!failed.empty()) {
-    const std::string& first = everyone[static_cast<std::size_t>(failed.front())];
-    throw BackendError(
-        failed_elsewhere(kConnectStep, failed, first.empty() ? std::string_view() : std::string_view(first).substr(1)));
-  }
-  std::vector<std::vector<std::vector<std::vector<char>>>> decoded(everyone.size());
+  const std::vector<std::vector<std::string>> received =
+      bootstrap.exchange(shares, timeout, "the exchange of gloo addresses");
+  // A failed peer is seen by its groups' members only: every rank learns of it here, before
+  // any connects to a peer that will not.
+  require_success_everywhere(bootstrap, failure, kConnectStep, timeout);
   try {
-    for (std::size_t entry = 0; entry < groups.size(); ++entry) {
-      if (!contexts[entry]) continue;
-      const std::vector<std::int64_t>& members = groups[entry];
-      const auto position = position_of(members, me);
-      for (std::int64_t peer = 0; peer < static_cast<std::int64_t>(members.size()); ++peer) {
-        if (peer == position) continue;
-        const auto source = static_cast<std::size_t>(members[static_cast<std::size_t>(peer)]);
-        if (decoded[source].empty()) {
-          decoded[source] = decode_addresses(std::string_view(everyone.at(source)).substr(1), groups.size());
-        }
-        // The peer listed its pairs in local-rank order without itself.
-        const auto index = static_cast<std::size_t>(position < peer ? position : position - 1);
-        const auto& addresses = decoded[source][entry];
-        if (index >= addresses.size()) {
-          throw BackendError(
-              fmt::format("gloo: rank {} holds another group of partition {} than rank {}", source, entry, me));
-        }
-        contexts[entry]->transport().getPair(static_cast<int>(peer))->connect(addresses[index]);
+    for (std::size_t s = 0; s < shares.size(); ++s) {
+      ConnectedContext& context = *contexts[entry_of_share[s]];
+      for (int peer = 0; peer < context.size; ++peer) {
+        if (peer == context.rank) continue;
+        const auto from = static_cast<std::size_t>(peer);
+        context.transport().getPair(peer)->connect(full_address(received[s][from], shares[s].members[from]));
       }
+    }
+    // A pair's connect returns on one side before the other side has taken the connection
+    // over; a rank that closed its contexts then (a job that ends at once) would break the
+    // connection of a slower peer. No rank returns before its groups' members have
+    // connected: a barrier over each group's own pairs, with nothing through the store.
+    for (const std::size_t entry : entry_of_share) {
+      ::gloo::BarrierOptions options(contexts[entry]);
+      ::gloo::barrier(options);
     }
   } catch (const ::gloo::Exception& error) {
     rethrow_as_pgroups(error, timeout, kConnectStep);
   }
-  // A pair's connect returns on one side before the other side has taken the connection
-  // over; a rank that closed its contexts then (a job that ends at once) would break the
-  // connection of a slower peer. No rank returns before every rank has connected.
-  bootstrap.barrier(timeout, kConnectStep);
   return {contexts.begin(), contexts.end()};
 }
 

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -13,6 +15,7 @@
 #include "pgroups/launch/env_bootstrap.hpp"
 #include "pgroups/launch/env_launch.hpp"
 #include "pgroups/launch/pmix_bootstrap.hpp"
+#include "store_protocol.hpp"
 
 namespace pgroups {
 namespace {
@@ -29,6 +32,48 @@ struct Makers {
 Makers& makers() {
   static Makers registered;
   return registered;
+}
+
+// A rank's shares of an exchange, as the default exchange gathers them: per share its
+// name, the count of its members, then what it sends each, as the store protocol lays out
+// fields (a 64-bit length, the bytes).
+std::string encode_shares(const std::vector<GroupShare>& shares) {
+  std::string out;
+  for (const GroupShare& share : shares) {
+    store_protocol::append_field(out, share.name);
+    store_protocol::append<std::uint64_t>(out, share.to_each.size());
+    for (const std::string& bytes : share.to_each) store_protocol::append_field(out, bytes);
+  }
+  return out;
+}
+
+using DecodedShares = std::map<std::string, std::vector<std::string>, std::less<>>;
+
+DecodedShares decode_shares(std::string_view bytes, int from) {
+  DecodedShares shares;
+  std::size_t at = 0;
+  const auto number = [&]() {
+    std::uint64_t value = 0;
+    if (bytes.size() - at < sizeof value) throw BackendError(fmt::format("rank {} sent a torn exchange", from));
+    std::memcpy(&value, bytes.data() + at, sizeof value);
+    at += sizeof value;
+    return value;
+  };
+  const auto field = [&]() {
+    const std::uint64_t length = number();
+    if (bytes.size() - at < length) throw BackendError(fmt::format("rank {} sent a torn exchange", from));
+    std::string out(bytes.substr(at, length));
+    at += length;
+    return out;
+  };
+  while (at < bytes.size()) {
+    std::string name = field();
+    std::vector<std::string>& to_each = shares[std::move(name)];
+    const std::uint64_t count = number();
+    if (count > bytes.size() - at) throw BackendError(fmt::format("rank {} sent a torn exchange", from));
+    for (std::uint64_t i = 0; i < count; ++i) to_each.push_back(field());
+  }
+  return shares;
 }
 
 BootstrapMaker registered_maker(BootstrapKind kind) {
@@ -134,6 +179,31 @@ BootstrapKind choose_bootstrap(BootstrapKind requested, const EnvironmentLookup&
       "no bootstrap applies to this process: pgroups was built without MPI, no PMIx server launched it, and "
       "it is no environment launch (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; start it with torchrun, srun "
       "--mpi=pmix or mpirun)");
+}
+
+std::vector<std::vector<std::string>> Bootstrap::exchange(const std::vector<GroupShare>& shares,
+                                                          std::chrono::milliseconds timeout, std::string_view what) {
+  const std::vector<std::string> everyone = all_gather(encode_shares(shares), timeout, what);
+  std::map<int, DecodedShares> decoded;
+  std::vector<std::vector<std::string>> answer;
+  for (const GroupShare& share : shares) {
+    std::vector<std::string>& received = answer.emplace_back(share.members.size());
+    const auto mine = static_cast<std::size_t>(
+        std::find(share.members.begin(), share.members.end(), std::int64_t{rank()}) - share.members.begin());
+    for (std::size_t position = 0; position < share.members.size(); ++position) {
+      if (position == mine) continue;
+      const int from = static_cast<int>(share.members[position]);
+      auto [entry, fresh] = decoded.try_emplace(from);
+      if (fresh) entry->second = decode_shares(everyone.at(static_cast<std::size_t>(from)), from);
+      const auto found = entry->second.find(share.name);
+      if (found == entry->second.end() || found->second.size() != share.members.size()) {
+        throw BackendError(
+            fmt::format("during {}: rank {} holds another group {} than rank {}", what, from, share.name, rank()));
+      }
+      received[position] = std::move(found->second[mine]);
+    }
+  }
+  return answer;
 }
 
 bool bootstrap_built(BootstrapKind kind) noexcept {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <memory>
@@ -60,6 +61,48 @@ class EnvBootstrap final : public Bootstrap {
                                       std::string_view what) override {
     const std::uint64_t round = rounds_++;
     return gather(gather_keys(round), bytes, timeout, what);
+  }
+
+  // What a member sends another under a key of its own, read by that member only: one
+  // multi_set of this rank's, one wait for every key this rank reads, one multi_get (the
+  // multi_set has no answer, so it goes out with the wait: two round trips in all).
+  std::vector<std::vector<std::string>> exchange(const std::vector<GroupShare>& shares,
+                                                 std::chrono::milliseconds timeout, std::string_view what) override {
+    const std::uint64_t round = rounds_++;
+    std::vector<std::pair<std::string, std::string>> sent;
+    std::vector<std::string> keys;  // what this rank reads, share by share
+    std::vector<int> senders;       // each key's rank
+    for (const GroupShare& share : shares) {
+      const auto mine = static_cast<std::size_t>(
+          std::find(share.members.begin(), share.members.end(), std::int64_t{rank_}) - share.members.begin());
+      for (std::size_t other = 0; other < share.members.size(); ++other) {
+        if (other == mine) continue;
+        sent.emplace_back(store_keys::bootstrap_share(round, share.name, mine, other), share.to_each.at(other));
+        keys.push_back(store_keys::bootstrap_share(round, share.name, other, mine));
+        senders.push_back(static_cast<int>(share.members[other]));
+      }
+    }
+    store_.set_many(sent);
+    std::vector<std::string> values;
+    if (!keys.empty()) {
+      if (!store_.wait(keys, timeout)) {
+        std::vector<int> ranks;
+        for (const int position : missing(keys)) ranks.push_back(senders[static_cast<std::size_t>(position)]);
+        std::sort(ranks.begin(), ranks.end());
+        ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+        throw TimeoutError(timeout_message(timeout, what, "", rank_, size_, ranks));
+      }
+      values = store_.get_many(keys);
+    }
+    std::vector<std::vector<std::string>> answer;
+    std::size_t next = 0;
+    for (const GroupShare& share : shares) {
+      std::vector<std::string>& received = answer.emplace_back(share.members.size());
+      for (std::size_t position = 0; position < share.members.size(); ++position) {
+        if (share.members[position] != rank_) received[position] = std::move(values[next++]);
+      }
+    }
+    return answer;
   }
 
   // By a counter: the rank that completes it says so, and every rank waits for that one
@@ -128,8 +171,8 @@ class EnvBootstrap final : public Bootstrap {
     }
   }
 
-  // The ranks whose key is not in the store (the timed-out wait was cancelled, so the
-  // same connection asks).
+  // The positions of the keys not in the store (the timed-out wait was cancelled, so the
+  // same connection asks); a world's keys are by rank.
   std::vector<int> missing(const std::vector<std::string>& keys) {
     std::vector<int> ranks;
     try {

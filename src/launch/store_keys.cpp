@@ -19,6 +19,9 @@ std::string bootstrap_gather(std::uint64_t round, int rank) {
   return fmt::format("bootstrap/gather/{}/{}", round, rank);
 }
 std::string bootstrap_left(int rank) { return fmt::format("bootstrap/left/{}", rank); }
+std::string bootstrap_share(std::uint64_t round, std::string_view group, std::size_t from, std::size_t to) {
+  return fmt::format("bootstrap/share/{}/{}/{}/{}", round, group, from, to);
+}
 std::string bootstrap_barrier_count(std::uint64_t round) { return fmt::format("bootstrap/barrier/{}/count", round); }
 std::string bootstrap_barrier_done(std::uint64_t round) { return fmt::format("bootstrap/barrier/{}/done", round); }
 

@@ -19,6 +19,7 @@ enum class Query : std::uint8_t {
   check = 5,
   wait = 6,
   multi_get = 10,
+  multi_set = 11,
   cancel_wait = 12,
   ping = 13,
 };

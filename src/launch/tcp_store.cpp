@@ -200,6 +200,19 @@ void TcpStoreClient::set(std::string_view key, std::string_view value) {
   send(request);
 }
 
+// No answer, as set: the request goes out with whatever the caller asks next.
+void TcpStoreClient::set_many(const std::vector<std::pair<std::string, std::string>>& values) {
+  if (values.empty()) return;
+  std::string request;
+  append(request, Query::multi_set);
+  append<std::uint64_t>(request, values.size());
+  for (const auto& [key, value] : values) {
+    append_field(request, store_key(key));
+    append_field(request, value);
+  }
+  send(request);
+}
+
 std::string TcpStoreClient::get(std::string_view key) {
   std::string request;
   append(request, Query::get);

@@ -130,6 +130,7 @@ class KeyValues {
         values_[*key] = std::move(*value);
         return true;
       }
+      case Query::multi_set: return multi_set(reader);
       case Query::get: {
         const auto key = reader.bytes();
         if (!key) return std::nullopt;
@@ -139,31 +140,7 @@ class KeyValues {
         c.out += value;
         return true;
       }
-      case Query::multi_get: {
-        // Every value, in the order asked, each as a get answers it. One answer is bounded
-        // as the bytes a connection may owe are: a short request naming one large value
-        // many times is refused, not served into the serving rank's memory.
-        const auto count = reader.value<std::uint64_t>();
-        if (!count) return std::nullopt;
-        if (*count > kLongestField) return false;
-        std::vector<std::string> keys;
-        std::size_t answer = 0;
-        for (std::uint64_t i = 0; i < *count; ++i) {
-          auto key = reader.bytes();
-          if (!key) return std::nullopt;
-          const auto found = values_.find(*key);
-          answer += sizeof(std::uint64_t) + (found == values_.end() ? 0 : found->second.size());
-          if (answer > kMostOwed) return false;
-          keys.push_back(std::move(*key));
-        }
-        for (const std::string& key : keys) {
-          const auto found = values_.find(key);
-          const std::string_view value = found == values_.end() ? std::string_view() : found->second;
-          append<std::uint64_t>(c.out, value.size());
-          c.out += value;
-        }
-        return true;
-      }
+      case Query::multi_get: return multi_get(reader, c);
       case Query::add: {
         const auto key = reader.bytes();
         if (!key) return std::nullopt;
@@ -208,6 +185,49 @@ class KeyValues {
         return true;
     }
     return false;
+  }
+
+  // Every value, in the order asked, each as a get answers it. One answer is bounded as
+  // the bytes a connection may owe are: a short request naming one large value many
+  // times is refused, not served into the serving rank's memory.
+  std::optional<bool> multi_get(Reader& reader, Connection& c) {
+    const auto count = reader.value<std::uint64_t>();
+    if (!count) return std::nullopt;
+    if (*count > kLongestField) return false;
+    std::vector<std::string> keys;
+    std::size_t answer = 0;
+    for (std::uint64_t i = 0; i < *count; ++i) {
+      auto key = reader.bytes();
+      if (!key) return std::nullopt;
+      const auto found = values_.find(*key);
+      answer += sizeof(std::uint64_t) + (found == values_.end() ? 0 : found->second.size());
+      if (answer > kMostOwed) return false;
+      keys.push_back(std::move(*key));
+    }
+    for (const std::string& key : keys) {
+      const auto found = values_.find(key);
+      const std::string_view value = found == values_.end() ? std::string_view() : found->second;
+      append<std::uint64_t>(c.out, value.size());
+      c.out += value;
+    }
+    return true;
+  }
+
+  // Sets only once the whole request is here, so that a torn one sets nothing.
+  std::optional<bool> multi_set(Reader& reader) {
+    const auto count = reader.value<std::uint64_t>();
+    if (!count) return std::nullopt;
+    if (*count > kLongestField) return false;
+    std::vector<std::pair<std::string, std::string>> values;
+    for (std::uint64_t i = 0; i < *count; ++i) {
+      auto key = reader.bytes();
+      if (!key) return std::nullopt;
+      auto value = reader.bytes();
+      if (!value) return std::nullopt;
+      values.emplace_back(std::move(*key), std::move(*value));
+    }
+    for (auto& [key, value] : values) values_[key] = std::move(value);
+    return true;
   }
 
   // The counter `key` holds as decimal text (0 when absent); BackendError for a value that

@@ -267,6 +267,52 @@ TEST(EnvBootstrap, ABarrierEndsOnceEveryRankCameAndNamesTheRankThatDidNot) {
   }
 }
 
+// What `from` sends `to` in the exchange tests.
+std::string sent(std::int64_t from, std::int64_t to) { return std::to_string(from) + ">" + std::to_string(to); }
+
+// This rank's share of a group: to each member what sent() says.
+GroupShare share_of(std::string name, const std::vector<std::int64_t>& members, int rank) {
+  GroupShare share{std::move(name), members, {}};
+  for (const std::int64_t member : members) share.to_each.push_back(member == rank ? "" : sent(rank, member));
+  return share;
+}
+
+// Each member gets what each peer sent it alone, and a group waits for its own members
+// only: with rank 3 away, the pair {0, 1} completes, and rank 2 is told rank 3 is missing.
+TEST(EnvBootstrap, AnExchangeGivesEachMemberWhatItsPeersSentItAndWaitsForNoOtherGroup) {
+  using namespace std::chrono_literals;
+  TcpStoreServer store(0);
+  std::vector<std::vector<std::vector<std::string>>> received(4);
+  run_ranks(4, store.port(), [&](Bootstrap& bootstrap) {
+    const int r = bootstrap.rank();
+    const std::int64_t first = r - r % 2;
+    received[static_cast<std::size_t>(r)] = bootstrap.exchange(
+        {share_of("pair" + std::to_string(first), {first, first + 1}, r), share_of("all", {3, 2, 1, 0}, r)}, 10s,
+        "the exchange");
+  });
+  for (int r = 0; r < 4; ++r) {
+    const std::int64_t first = r - r % 2;
+    const std::vector<std::string> pair = {first == r ? "" : sent(first, r), first + 1 == r ? "" : sent(first + 1, r)};
+    EXPECT_EQ(received[static_cast<std::size_t>(r)][0], pair);
+    std::vector<std::string> all;
+    for (const std::int64_t from : {3, 2, 1, 0}) all.push_back(from == r ? "" : sent(from, r));
+    EXPECT_EQ(received[static_cast<std::size_t>(r)][1], all);
+  }
+  std::vector<std::string> messages(4);
+  run_ranks(4, store.port(), [&](Bootstrap& bootstrap) {
+    const int r = bootstrap.rank();
+    if (r == 3) return;
+    const std::int64_t first = r - r % 2;
+    messages[static_cast<std::size_t>(r)] = test::message_of<TimeoutError>([&] {
+      (void)bootstrap.exchange({share_of("pair" + std::to_string(first), {first, first + 1}, r)}, 1s,
+                               "the exchange rank 3 skips");
+    });
+  });
+  EXPECT_EQ(messages[0], "no exception") << "rank 0's group does not hold rank 3";
+  EXPECT_EQ(messages[1], "no exception");
+  EXPECT_NE(messages[2].find("rank 3 did not arrive"), std::string::npos) << messages[2];
+}
+
 TEST(Bootstrap, TorchrunInsideAPmixLaunchIsAnEnvironmentLaunch) {
   // torchrun started by srun --mpi=pmix or mpirun: its workers inherit the agent's PMIx
   // (and Open MPI's) variables, which name the agent's process, not theirs.

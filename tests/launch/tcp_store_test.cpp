@@ -32,6 +32,7 @@ constexpr std::uint8_t kGet = 3;
 constexpr std::uint8_t kAdd = 4;
 constexpr std::uint8_t kWait = 6;
 constexpr std::uint8_t kMultiGet = 10;
+constexpr std::uint8_t kMultiSet = 11;
 
 // A peer that writes raw requests in torch's protocol (the query byte, then each field as
 // its 64-bit length and its bytes).
@@ -124,6 +125,40 @@ TEST(TcpStore, ItsClientGetsManyKeysInOneRequest) {
   EXPECT_TRUE(client.get_many({}).empty());
   PrefixStore prefixed("k/", client);
   EXPECT_EQ(prefixed.get_many({"0", "1"}), (std::vector<std::string>{"zero", ""}));
+}
+
+// MULTI_SET, torch's one request for many values (what a rank sends its groups' members):
+// every value set, through a prefix too, and a wait on them answered.
+TEST(TcpStore, ItsClientSetsManyKeysInOneRequestAndWakesAWaitOnThem) {
+  TcpStoreServer server(0);
+  TcpStoreClient client("127.0.0.1", server.port(), 10s);
+  TcpStoreClient waiter("127.0.0.1", server.port(), 10s);
+  bool woken = false;
+  std::thread waiting([&] { woken = waiter.wait({"m/a", "m/b", "m/c"}, 10s); });
+  client.set_many({{"m/a", "1"}, {"m/b", ""}});
+  PrefixStore prefixed("m/", client);
+  prefixed.set_many({{"c", std::string(70000, 'c')}});
+  waiting.join();
+  EXPECT_TRUE(woken);
+  const std::vector<std::string> values = client.get_many({"m/a", "m/b", "m/c"});
+  EXPECT_EQ(values[0], "1");
+  EXPECT_EQ(values[1], "");
+  EXPECT_EQ(values[2].size(), 70000U);
+  client.set_many({});
+  EXPECT_EQ(client.get("m/a"), "1");
+}
+
+// A MULTI_SET torn by its peer's end sets none of its values.
+TEST(TcpStore, AMultiSetTornByItsPeersEndSetsNothing) {
+  TcpStoreServer server(0);
+  {
+    RawPeer peer(server.port());
+    ASSERT_TRUE(peer.connected());
+    peer.query(kMultiSet).value<std::uint64_t>(2).field("/torn/a").field("1").field("/torn/b");
+    ASSERT_TRUE(peer.send());
+  }
+  TcpStoreClient client("127.0.0.1", server.port(), 10s);
+  EXPECT_FALSE(client.check({"torn/a"}));
 }
 
 // A short MULTI_GET that names one large value many times would owe more than a connection

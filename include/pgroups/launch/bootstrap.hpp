@@ -59,6 +59,17 @@ enum class BootstrapKind : std::uint8_t { automatic, mpi, pmix, env, callback };
 
 class Bootstrap;
 
+/// This rank's part in one group of an exchange among members (Bootstrap::exchange).
+struct GroupShare {
+  /// The group's name in this exchange: the same on each of its members, different from
+  /// every other group's.
+  std::string name;
+  /// The group's world ranks, this rank among them.
+  std::vector<std::int64_t> members;
+  /// What this rank sends each member, by position in `members` (its own entry unused).
+  std::vector<std::string> to_each;
+};
+
 /// What makes the bootstrap of one kind, given the resolved timeout. A room above launch
 /// registers its own (the MPI room: mpi::register_bootstrap), so that launch knows none.
 using BootstrapMaker = std::function<std::unique_ptr<Bootstrap>(std::chrono::milliseconds timeout)>;
@@ -98,6 +109,15 @@ class Bootstrap {
   /// Collective over the world: returns once every rank has entered it, with the errors
   /// of all_gather.
   virtual void barrier(std::chrono::milliseconds timeout, std::string_view what) = 0;
+  /// Collective over the world (every rank calls it, with no share where it has none),
+  /// though each group's bytes travel only among its members: per share, what each member
+  /// sent this rank, by position (this rank's own entry empty). Bounded as all_gather is;
+  /// the TimeoutError names the members that had not sent theirs. This default sends every
+  /// rank's shares to every rank (one all_gather); the env bootstrap's reads only what is
+  /// this rank's (what a rank reads grows with its groups, not with the world).
+  [[nodiscard]] virtual std::vector<std::vector<std::string>> exchange(const std::vector<GroupShare>& shares,
+                                                                       std::chrono::milliseconds timeout,
+                                                                       std::string_view what);
 };
 
 }  // namespace pgroups

@@ -24,6 +24,11 @@ class Store {
   virtual ~Store() = default;
 
   virtual void set(std::string_view key, std::string_view value) = 0;
+  /// Sets every key to its value: one request where the store's protocol has one (torch's
+  /// MULTI_SET), else one set each.
+  virtual void set_many(const std::vector<std::pair<std::string, std::string>>& values) {
+    for (const auto& [key, value] : values) set(key, value);
+  }
   /// The value of `key`, which must exist (wait for it first).
   [[nodiscard]] virtual std::string get(std::string_view key) = 0;
   /// The values of `keys`, which must all exist, in their order: one request where the
@@ -52,6 +57,12 @@ class PrefixStore final : public Store {
   PrefixStore(std::string prefix, Store& inner) : prefix_(std::move(prefix)), inner_(inner) {}
 
   void set(std::string_view key, std::string_view value) override { inner_.set(prefixed(key), value); }
+  void set_many(const std::vector<std::pair<std::string, std::string>>& values) override {
+    std::vector<std::pair<std::string, std::string>> out;
+    out.reserve(values.size());
+    for (const auto& [key, value] : values) out.emplace_back(prefixed(key), value);
+    inner_.set_many(out);
+  }
   [[nodiscard]] std::string get(std::string_view key) override { return inner_.get(prefixed(key)); }
   [[nodiscard]] std::vector<std::string> get_many(const std::vector<std::string>& keys) override {
     return inner_.get_many(prefixed(keys));

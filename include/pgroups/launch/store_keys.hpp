@@ -16,6 +16,8 @@
 ///     bootstrap/host/<rank>          its start without LOCAL_RANK: each rank's host name
 ///     bootstrap/gather/<n>/<rank>    its n-th collective (all-gather, barrier)
 ///     bootstrap/barrier/<n>/count, .../done  a barrier's counter, set done by its last rank
+///     bootstrap/share/<n>/<group>/<i>/<j>  its n-th collective, an exchange among
+///                                    members: what the group's i-th member sends its j-th
 ///     bootstrap/left/<rank>          its end: the rank that serves waits for every one
 ///   pgroups/gen<G>/                  the default group of recovery generation G (torch)
 ///   pgroups/torch/<G>/               the torch front's agreement of its G-th call
@@ -51,6 +53,8 @@ namespace pgroups::store_keys {
 [[nodiscard]] std::string bootstrap_host(int rank);
 [[nodiscard]] std::string bootstrap_gather(std::uint64_t round, int rank);
 [[nodiscard]] std::string bootstrap_left(int rank);
+[[nodiscard]] std::string bootstrap_share(std::uint64_t round, std::string_view group, std::size_t from,
+                                          std::size_t to);
 /// A barrier's counter and the key its last rank sets (the round's number, as a gather's).
 [[nodiscard]] std::string bootstrap_barrier_count(std::uint64_t round);
 [[nodiscard]] std::string bootstrap_barrier_done(std::uint64_t round);

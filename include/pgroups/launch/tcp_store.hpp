@@ -2,7 +2,7 @@
 /// \file
 /// A client of torch's TCP store (torch.distributed.TCPStore, the store torchrun's agent
 /// serves), speaking the subset of its protocol that torch 2.13 speaks and pgroups needs:
-/// validate, ping, set, get, multi_get, add, check, wait and cancel_wait. The project links no libtorch: the
+/// validate, ping, set, multi_set, get, multi_get, add, check, wait and cancel_wait. The project links no libtorch: the
 /// protocol is pinned to the torch version in python/requirements/torch2.txt and tested
 /// against torch's own server (tests/launch). Keys are written as torch's clients write
 /// them, with a leading '/', so that torch's clients of the same store see them.
@@ -28,6 +28,7 @@ class TcpStoreClient final : public Store {
   ~TcpStoreClient() override;
 
   void set(std::string_view key, std::string_view value) override;
+  void set_many(const std::vector<std::pair<std::string, std::string>>& values) override;
   [[nodiscard]] std::string get(std::string_view key) override;
   [[nodiscard]] std::vector<std::string> get_many(const std::vector<std::string>& keys) override;
   std::int64_t add(std::string_view key, std::int64_t delta) override;
@@ -51,11 +52,11 @@ class TcpStoreClient final : public Store {
 
 /// A TCP store served by this process, in a thread of its own, for a launch with no
 /// launcher's store (a plain environment launch: rank 0 serves). It answers the requests
-/// TcpStoreClient makes (validate, ping, set, get, multi_get, add, check, wait, cancel_wait) in torch's protocol,
-/// counters kept as decimal text as torch keeps them. A request it cannot serve closes
-/// that connection alone: another kind, a field over 64 MiB, an add to a value that is no
-/// counter or past 64 bits, or more unread bytes than one request (a peer that sends
-/// without reading the answers). Whether torch's own clients can use it is not tested yet. Not copyable.
+/// TcpStoreClient makes (validate, ping, set, multi_set, get, multi_get, add, check, wait, cancel_wait) in torch's
+/// protocol, counters kept as decimal text as torch keeps them. A request it cannot serve closes that connection alone:
+/// another kind, a field over 64 MiB, an add to a value that is no counter or past 64 bits, or more unread bytes than
+/// one request (a peer that sends without reading the answers). Whether torch's own clients can use it is not tested
+/// yet. Not copyable.
 class TcpStoreServer {
  public:
   /// Listens on `port` (0: a free one) on every IPv4 and IPv6 address, or, on a host

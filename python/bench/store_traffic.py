@@ -1,0 +1,144 @@
+"""What the env bootstrap costs the store, counted exactly: W processes of a command (such
+as ``pgroups verify --backend gloo --bootstrap env``) started by hand against torch's own
+TCPStore (standing for torchrun's agent store, TORCHELASTIC_USE_AGENT_STORE=1), every
+connection passing through a counting proxy.
+
+The proxy knows nothing of the protocol: a round trip is a turn of the conversation, the
+client sending after it last heard from the server (or first), so that pipelined requests
+count once and a wait that blocks counts once, as latency does; bytes are counted each way.
+
+    python store_traffic.py --world 8 16 32 -- build/cli/pgroups verify --backend gloo \
+        --bootstrap env --mesh tp=2,dp={dp}
+    python store_traffic.py --world 8 16 32 -- build/examples/bootstrap_groups env tp=2,dp={dp}
+
+prints one JSON line per W: per connection the round trips and bytes read (max, median),
+the connections and the total bytes through the store, and the job's seconds. ``{dp}``
+in the command becomes W/2, ``{world}`` W.
+"""
+
+import argparse
+import asyncio
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+
+class Connection:
+    def __init__(self):
+        self.round_trips = 0
+        self.bytes_sent = 0
+        self.bytes_read = 0
+        self.client_turn = True  # the client speaks first
+
+
+class CountingProxy:
+    """A TCP proxy on 127.0.0.1 in a thread of its own, counting each connection."""
+
+    def __init__(self, target_port: int):
+        self.target_port = target_port
+        self.connections = []
+        self._ready = threading.Event()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        self._ready.wait()
+
+    def _run(self):
+        asyncio.set_event_loop(self._loop)
+        self._server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=4096))
+        self.port = self._server.sockets[0].getsockname()[1]
+        self._ready.set()
+        self._loop.run_forever()
+
+    async def _serve(self, client_reader, client_writer):
+        counts = Connection()
+        self.connections.append(counts)
+        server_reader, server_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+
+        async def pump(reader, writer, from_client):
+            try:
+                while True:
+                    data = await reader.read(1 << 16)
+                    if not data:
+                        break
+                    if from_client:
+                        if counts.client_turn:
+                            counts.round_trips += 1
+                            counts.client_turn = False
+                        counts.bytes_sent += len(data)
+                    else:
+                        counts.client_turn = True
+                        counts.bytes_read += len(data)
+                    writer.write(data)
+                    await writer.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                writer.close()
+
+        await asyncio.gather(pump(client_reader, server_writer, True), pump(server_reader, client_writer, False))
+
+    def stop(self):
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=5)
+
+
+def measure(command, world: int, timeout: float) -> dict:
+    from torch.distributed import TCPStore
+
+    store = TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False,
+                     timeout=datetime.timedelta(seconds=timeout))
+    proxy = CountingProxy(store.port)
+    base = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(proxy.port), WORLD_SIZE=str(world),
+                TORCHELASTIC_USE_AGENT_STORE="True", GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1",
+                LOCAL_WORLD_SIZE=str(world))
+    args = [a.format(world=world, dp=world // 2) for a in command]
+    start = time.monotonic()
+    procs = [subprocess.Popen(args,
+                              env=dict(base, RANK=str(r), LOCAL_RANK=str(r)), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+             for r in range(world)]
+    failures = []
+    for r, proc in enumerate(procs):
+        try:
+            _, err = proc.communicate(timeout=timeout + 30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+        if proc.returncode != 0:
+            failures.append((r, proc.returncode, err.strip().splitlines()[-1:] if err else []))
+    seconds = time.monotonic() - start
+    time.sleep(0.2)
+    proxy.stop()
+    # torch's own client of the master (its TCPStore object) never passes the proxy.
+    counted = [c for c in proxy.connections if c.round_trips > 0]
+    trips = [c.round_trips for c in counted]
+    read = [c.bytes_read for c in counted]
+    return {"world": world, "command": " ".join(args[1:]), "seconds": round(seconds, 3), "connections": len(counted),
+            "round_trips_per_connection": {"max": max(trips), "median": statistics.median(trips)},
+            "bytes_read_per_connection": {"max": max(read), "median": statistics.median(read)},
+            "bytes_through_store": sum(c.bytes_read + c.bytes_sent for c in counted),
+            "failures": failures}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--world", type=int, nargs="+", required=True)
+    parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("command", nargs="+", help="the command every rank runs ({world}, {dp} substituted)")
+    options = parser.parse_args()
+    status = 0
+    for world in options.world:
+        result = measure(options.command, world, options.timeout)
+        print(json.dumps(result), flush=True)
+        status |= bool(result["failures"])
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
