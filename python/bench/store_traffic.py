@@ -130,13 +130,31 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--world", type=int, nargs="+", required=True)
     parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("--most-added-round-trips", type=int,
+                        help="fail (status 1) where the largest world's round trips per connection pass the "
+                             "smallest's by more than this")
+    parser.add_argument("--most-byte-growth", type=float,
+                        help="fail (status 1) where the largest world's bytes read per connection pass the "
+                             "smallest's times this")
     parser.add_argument("command", nargs="+", help="the command every rank runs ({world}, {dp} substituted)")
     options = parser.parse_args()
     status = 0
-    for world in options.world:
-        result = measure(options.command, world, options.timeout)
-        print(json.dumps(result), flush=True)
-        status |= bool(result["failures"])
+    results = []
+    for world in sorted(options.world):
+        results.append(measure(options.command, world, options.timeout))
+        print(json.dumps(results[-1]), flush=True)
+        status |= bool(results[-1]["failures"])
+    small, large = results[0], results[-1]
+    added = large["round_trips_per_connection"]["max"] - small["round_trips_per_connection"]["max"]
+    growth = large["bytes_read_per_connection"]["max"] / small["bytes_read_per_connection"]["max"]
+    print(f"from W={small['world']} to W={large['world']}: round trips per connection {added:+d}, "
+          f"bytes read per connection x{growth:.2f}")
+    if options.most_added_round_trips is not None and added > options.most_added_round_trips:
+        print(f"FAIL: round trips grew by {added}, more than {options.most_added_round_trips}")
+        status = 1
+    if options.most_byte_growth is not None and growth > options.most_byte_growth:
+        print(f"FAIL: bytes read grew x{growth:.2f}, more than x{options.most_byte_growth}")
+        status = 1
     return status
 
 
