@@ -3,10 +3,10 @@
 /// The gloo backend's groups: CPU communicators with no MPI in the process, on gloo's TCP
 /// transport (Debian's libgloo-dev, the library torch's CPU groups run on). Every group
 /// is a ::gloo::Context of its members; all of a rank's groups are connected at once,
-/// through one all-gather of their pairs' addresses over a Bootstrap
-/// (pgroups/launch/bootstrap.hpp), so that any bootstrap serves, the ones without a
-/// key-value store (MPI, PMIx, a user's callbacks) included, and the job pays one
-/// round trip for all of them rather than a store lookup per pair.
+/// each peer's pair address sent in one exchange among members over a Bootstrap
+/// (Bootstrap::exchange, pgroups/launch/bootstrap.hpp), so that any bootstrap serves, the
+/// ones without a key-value store (MPI, PMIx, a user's callbacks) included, and the job
+/// pays a few round trips for all of them rather than a store lookup per pair.
 ///
 /// This header does not include gloo's: the classes are forward-declared, so it compiles
 /// wherever pgroups does; the caller includes <gloo/...> to run collectives.
@@ -40,14 +40,15 @@ namespace pgroups::gloo {
 /// entry i names the same group on each of its members); an empty entry (a rank outside
 /// every group of a partial kind) gets a null context, a one-rank group a context of its
 /// own with no connection. The contexts' collectives wait at most `timeout` (zero: no
-/// limit); every rank has connected all its contexts when any returns (a bootstrap
-/// barrier). Precondition: every entry that is not empty holds this rank once.
+/// limit); every member of a rank's groups has connected its contexts when the rank
+/// returns (a gloo barrier over each group's own pairs). Precondition: every entry that is not empty holds this rank once.
 /// Throws TimeoutError naming the step when a rank has not arrived or connected within
 /// `timeout`, BackendError when the transport fails; whatever was connected is closed.
 /// The device is this process's (open_device(lookup)). A rank whose own part fails (its
-/// device, its pairs) throws its error, and every other rank learns it in the same exchange
-/// of addresses, throwing BackendError "<step> failed on rank(s) ...; rank r: <message>"
-/// (failed_elsewhere) at once rather than waiting for it until the timeout.
+/// device, its pairs) throws its error, and every other rank learns it in the agreement
+/// that follows the exchange of addresses, throwing BackendError "<step> failed on
+/// rank(s) ...; rank r: <message>" (failed_elsewhere) at once rather than waiting for it
+/// until the timeout.
 [[nodiscard]] std::vector<std::shared_ptr<::gloo::Context>> connect_groups(
     Bootstrap& bootstrap, const EnvironmentLookup& lookup, const std::vector<std::vector<std::int64_t>>& groups,
     std::chrono::milliseconds timeout);
