@@ -48,8 +48,10 @@ class BootstrapJob final : public JobTransport {
   std::optional<int> settle(const std::optional<LocalFailure>& failure) override {
     std::vector<std::string> statuses;
     try {
-      statuses = bootstrap_->all_gather(std::to_string(failure ? failure->code : 0), timeout_,
-                                        "the agreement on every rank's set-up");
+      const std::string mine = std::to_string(failure ? failure->code : 0);
+      // Every rank's status travels only where they differ.
+      statuses = bootstrap_->all_gather_if_differing(mine, timeout_, "the agreement on every rank's set-up")
+                     .value_or(std::vector<std::string>(static_cast<std::size_t>(size()), mine));
     } catch (const TimeoutError& error) {
       print_job_error(rank(), false, error.what());
       return static_cast<int>(ExitCode::timeout);

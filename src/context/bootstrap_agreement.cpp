@@ -18,12 +18,9 @@ void agree_over_bootstrap(Bootstrap& bootstrap, std::string_view record, std::ch
   const std::uint64_t digest = settings_digest(record);
   std::string mine(sizeof digest, '\0');
   std::memcpy(mine.data(), &digest, sizeof digest);
-  const std::vector<std::string> digests = bootstrap.all_gather(mine, timeout, description);
-  if (std::all_of(digests.begin(), digests.end(), [&](const std::string& other) { return other == mine; })) {
+  if (!bootstrap.all_gather_if_differing(mine, timeout, description)) {
     // The same record everywhere: nothing to say, unless it is an error every rank carries.
-    if (is_error_record(record)) {
-      judge_records(std::vector<std::string>(digests.size(), std::string(record)), what);
-    }
+    if (is_error_record(record)) judge_records(std::vector<std::string>(bootstrap.size(), std::string(record)), what);
     return;
   }
   judge_records(bootstrap.all_gather(record, timeout, description), what);

@@ -4,13 +4,10 @@
 
 #include <algorithm>
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "pgroups/common/environment.hpp"
 #include "pgroups/common/error.hpp"
-#include "pgroups/common/printable.hpp"
 #include "pgroups/launch/store_keys.hpp"
 #include "pgroups/launch/timeout.hpp"
 
@@ -45,18 +42,19 @@ class Agreement {
   }
 
   std::int64_t join_rank0s() {
-    const std::string seen_key = keys::attempt_seen(rank_);
-    std::int64_t seen = store_.check({seen_key}) ? number(seen_key) : 0;
+    // This rank's last attempt (0 before any: an add of 0 reads a counter that is not
+    // there as 0) and the newest attempt, in one round trip.
+    const std::vector<std::int64_t> now = store_.add_many({{keys::attempt_seen(rank_), 0}, {keys::attempt_count(), 0}});
+    std::int64_t seen = now[0];
+    std::int64_t attempt = now[1];
     while (true) {
-      std::int64_t attempt = store_.add(keys::attempt_count(), 0);
       if (attempt <= seen) {
         // Rank 0 has not opened this attempt yet: the next one after this rank's last.
         wait(keys::attempt_opened(seen + 1), [] { return std::vector<int>{0}; });
         attempt = store_.add(keys::attempt_count(), 0);
       }
       wait(keys::attempt_opened(attempt), [] { return std::vector<int>{0}; });
-      const std::int64_t size_of_rank0 = number(keys::attempt_opened(attempt));
-      join(attempt, size_of_rank0);
+      const std::int64_t size_of_rank0 = join_opened(attempt);
       wait(keys::attempt_verdict(attempt), [] { return std::vector<int>{0}; });
       if (store_.get(keys::attempt_verdict(attempt)) == kGo) {
         if (size_of_rank0 != size_) {
@@ -67,6 +65,7 @@ class Agreement {
         return attempt;
       }
       seen = attempt;  // a dead attempt's: on to rank 0's
+      attempt = store_.add(keys::attempt_count(), 0);
     }
   }
 
@@ -76,6 +75,16 @@ class Agreement {
   void join(std::int64_t attempt, std::int64_t size_of_rank0) {
     store_.set(keys::attempt_seen(rank_), std::to_string(attempt));
     if (store_.add(keys::attempt_joined(attempt), 1) == size_of_rank0) store_.set(keys::attempt_full(attempt), "");
+  }
+
+  // join() on an attempt rank 0 opened, reading rank 0's world size in the same round trip
+  // (the opened key holds it as a count); returns that size.
+  std::int64_t join_opened(std::int64_t attempt) {
+    store_.set(keys::attempt_seen(rank_), std::to_string(attempt));
+    const std::vector<std::int64_t> counts =
+        store_.add_many({{keys::attempt_opened(attempt), 0}, {keys::attempt_joined(attempt), 1}});
+    if (counts[1] == counts[0]) store_.set(keys::attempt_full(attempt), "");
+    return counts[0];
   }
 
   // Waits for `key`; past the deadline, TimeoutError naming the ranks `missing` gives.
@@ -92,18 +101,6 @@ class Agreement {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
     return std::max(left, std::chrono::milliseconds(1));
-  }
-
-  [[nodiscard]] std::int64_t number(const std::string& key) {
-    const std::string text = store_.get(key);
-    const std::optional<std::int64_t> value = parse_environment_count(text);
-    if (!value) {
-      throw BackendError(
-          fmt::format("the store holds {} under {}, which is no count: is another program using "
-                      "pgroups' keys in this store?",
-                      quoted_excerpt(text), key));
-    }
-    return *value;
   }
 
   // The ranks that had not joined `attempt` when rank 0 gave up on it (the failure path only).

@@ -181,6 +181,16 @@ BootstrapKind choose_bootstrap(BootstrapKind requested, const EnvironmentLookup&
       "--mpi=pmix or mpirun)");
 }
 
+std::optional<std::vector<std::string>> Bootstrap::all_gather_if_differing(std::string_view bytes,
+                                                                           std::chrono::milliseconds timeout,
+                                                                           std::string_view what) {
+  std::vector<std::string> everyone = all_gather(bytes, timeout, what);
+  if (std::all_of(everyone.begin(), everyone.end(), [&](const std::string& other) { return other == bytes; })) {
+    return std::nullopt;
+  }
+  return everyone;
+}
+
 std::vector<std::vector<std::string>> Bootstrap::exchange(const std::vector<GroupShare>& shares,
                                                           std::chrono::milliseconds timeout, std::string_view what) {
   const std::vector<std::string> everyone = all_gather(encode_shares(shares), timeout, what);

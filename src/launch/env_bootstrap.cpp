@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "pgroups/common/digest.hpp"
 #include "pgroups/common/error.hpp"
 #include "pgroups/launch/attempt.hpp"
 #include "pgroups/launch/env_launch.hpp"
@@ -28,6 +29,10 @@ std::string this_host() {
   if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
   return name;
 }
+
+// What the last rank of an all_gather_if_differing found.
+constexpr std::string_view kSame = "same";
+constexpr std::string_view kDifferent = "different";
 
 class EnvBootstrap final : public Bootstrap {
  public:
@@ -61,6 +66,35 @@ class EnvBootstrap final : public Bootstrap {
                                       std::string_view what) override {
     const std::uint64_t round = rounds_++;
     return gather(gather_keys(round), bytes, timeout, what);
+  }
+
+  // By counters: each rank adds one to its bytes' digest and one to the ranks come (one
+  // round trip for both); the last to come reads its digest's count, and says whether
+  // every rank gave the same bytes. Every rank's bytes are under its gather key, read
+  // only when they differ (or, after a timeout, to name who did not come).
+  std::optional<std::vector<std::string>> all_gather_if_differing(std::string_view bytes,
+                                                                  std::chrono::milliseconds timeout,
+                                                                  std::string_view what) override {
+    const std::uint64_t round = rounds_++;
+    const std::vector<std::string> keys = gather_keys(round);
+    store_.set(keys[static_cast<std::size_t>(rank_)], bytes);
+    const std::string same = store_keys::bootstrap_agree_same(round, text_digest(bytes));
+    const std::string verdict = store_keys::bootstrap_agree_verdict(round);
+    const std::vector<std::int64_t> counts =
+        store_.add_many({{same, 1}, {store_keys::bootstrap_agree_arrived(round), 1}});
+    std::string found;
+    if (counts[1] == size_) {
+      // Every rank added to its digest before it came: the count is whole now.
+      found = store_.add(same, 0) == size_ ? kSame : kDifferent;
+      store_.set(verdict, found);
+    } else {
+      if (!store_.wait({verdict}, timeout)) {
+        throw TimeoutError(timeout_message(timeout, what, "", rank_, size_, missing(keys)));
+      }
+      found = store_.get(verdict);
+    }
+    if (found == kSame) return std::nullopt;
+    return store_.get_many(keys);
   }
 
   // What a member sends another under a key of its own, read by that member only: one

@@ -25,10 +25,16 @@ std::string failed_elsewhere(std::string_view step, const std::vector<int>& fail
 
 void require_success_everywhere(Bootstrap& bootstrap, const std::exception_ptr& local, std::string_view step,
                                 std::chrono::milliseconds timeout) {
-  // One all-gather: an empty text for success, "!" and the message for a failure.
+  // One agreement: an empty text for success, "!" and the message for a failure; the
+  // texts travel only where they differ.
   std::string outcome;
   if (local) outcome.append("!").append(message_of(local));
-  const std::vector<std::string> outcomes = bootstrap.all_gather(outcome, timeout, step);
+  const std::optional<std::vector<std::string>> differing = bootstrap.all_gather_if_differing(outcome, timeout, step);
+  if (!differing) {
+    if (local) std::rethrow_exception(local);  // every rank failed
+    return;
+  }
+  const std::vector<std::string>& outcomes = *differing;
   std::vector<int> failed_ranks;
   for (std::size_t r = 0; r < outcomes.size(); ++r) {
     if (!outcomes[r].empty()) failed_ranks.push_back(static_cast<int>(r));

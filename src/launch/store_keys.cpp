@@ -19,6 +19,11 @@ std::string bootstrap_gather(std::uint64_t round, int rank) {
   return fmt::format("bootstrap/gather/{}/{}", round, rank);
 }
 std::string bootstrap_left(int rank) { return fmt::format("bootstrap/left/{}", rank); }
+std::string bootstrap_agree_same(std::uint64_t round, std::uint64_t digest) {
+  return fmt::format("bootstrap/agree/{}/same/{:016x}", round, digest);
+}
+std::string bootstrap_agree_arrived(std::uint64_t round) { return fmt::format("bootstrap/agree/{}/arrived", round); }
+std::string bootstrap_agree_verdict(std::uint64_t round) { return fmt::format("bootstrap/agree/{}/verdict", round); }
 std::string bootstrap_share(std::uint64_t round, std::string_view group, std::size_t from, std::size_t to) {
   return fmt::format("bootstrap/share/{}/{}/{}/{}", round, group, from, to);
 }

@@ -250,6 +250,20 @@ std::int64_t TcpStoreClient::add(std::string_view key, std::int64_t delta) {
   return value;
 }
 
+// Every add written at once, then every answer read: one round trip.
+std::vector<std::int64_t> TcpStoreClient::add_many(const std::vector<std::pair<std::string, std::int64_t>>& deltas) {
+  std::string request;
+  for (const auto& [key, delta] : deltas) {
+    append(request, Query::add);
+    append_field(request, store_key(key));
+    append(request, delta);
+  }
+  if (!request.empty()) send(request);
+  std::vector<std::int64_t> values(deltas.size());
+  for (std::int64_t& value : values) receive(&value, sizeof value);
+  return values;
+}
+
 bool TcpStoreClient::check(const std::vector<std::string>& keys) {
   send(keys_request(Query::check, keys));
   std::uint8_t answer = 1;

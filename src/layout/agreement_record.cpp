@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "pgroups/common/digest.hpp"
 #include "pgroups/common/printable.hpp"
 
 namespace pgroups {
@@ -90,14 +91,7 @@ bool is_error_record(std::string_view record) noexcept {
   }
 }
 
-std::uint64_t settings_digest(std::string_view record) noexcept {
-  std::uint64_t hash = 14695981039346656037ULL;
-  for (char ch : record) {
-    hash ^= static_cast<unsigned char>(ch);
-    hash *= 1099511628211ULL;
-  }
-  return hash;
-}
+std::uint64_t settings_digest(std::string_view record) noexcept { return text_digest(record); }
 
 std::string record_text(std::string_view record) {
   const auto fields = decode(record);

@@ -2,10 +2,10 @@
 // checking its bootstrap (pgroups/launch/bootstrap.hpp). Every rank all-gathers a text of
 // its own (of a length that differs by rank) and checks every rank's, exchanges a text per
 // peer within its pair of ranks and within the world, checking what each peer sent it,
-// then enters a barrier; the node-local rank and size must be the launcher's (detect_launcher). Rank 0
-// prints "bootstrap <name> OK: <n> ranks". With --stall, that rank waits past the others'
-// timeout (2 s) instead, so that they time out. An error is printed and ends the process
-// with its exit code (docs/reference/errors.md).
+// agrees on bytes that are the same and on bytes that differ, then enters a barrier; the node-local rank and size must
+// be the launcher's (detect_launcher). Rank 0 prints "bootstrap <name> OK: <n> ranks". With --stall, that rank waits
+// past the others' timeout (2 s) instead, so that they time out. An error is printed and ends the process with its exit
+// code (docs/reference/errors.md).
 
 #ifdef PGROUPS_PROBE_WITH_MPI
 #include <mpi.h>
@@ -76,6 +76,11 @@ int probe(pgroups::Bootstrap& boot, int stall) {
   bool ok = static_cast<int>(gathered.size()) == boot.size();
   for (int r = 0; ok && r < boot.size(); ++r) ok = gathered[static_cast<std::size_t>(r)] == text_of(r);
   ok = exchange_checks(boot, limit) && ok;
+  ok = !boot.all_gather_if_differing("same", limit, "the probe's agreement") && ok;
+  const auto differing =
+      boot.all_gather_if_differing(text_of(boot.rank() % 2), limit, "the probe's differing agreement");
+  ok = ok && (boot.size() == 1 || (differing && differing->size() == static_cast<std::size_t>(boot.size()) &&
+                                   differing->back() == text_of((boot.size() - 1) % 2)));
   boot.barrier(limit, "the probe's barrier");
   const pgroups::LauncherInfo launcher = pgroups::detect_launcher();
   if (launcher.local_rank && launcher.local_size) {

@@ -267,6 +267,35 @@ TEST(EnvBootstrap, ABarrierEndsOnceEveryRankCameAndNamesTheRankThatDidNot) {
   }
 }
 
+// By counters: nothing but the verdict where every rank gave the same bytes, every rank's
+// bytes where they differ, and a rank that never came named.
+TEST(EnvBootstrap, AnAllGatherIfDifferingGathersOnlyWhereTheRanksDiffer) {
+  using namespace std::chrono_literals;
+  TcpStoreServer store(0);
+  std::vector<std::optional<std::vector<std::string>>> same(3);
+  std::vector<std::optional<std::vector<std::string>>> different(3);
+  run_ranks(3, store.port(), [&](Bootstrap& bootstrap) {
+    const auto r = static_cast<std::size_t>(bootstrap.rank());
+    same[r] = bootstrap.all_gather_if_differing("x", 10s, "the same bytes");
+    different[r] = bootstrap.all_gather_if_differing(r == 1 ? "y" : "x", 10s, "rank 1's own bytes");
+  });
+  for (std::size_t r = 0; r < 3; ++r) {
+    EXPECT_FALSE(same[r].has_value()) << r;
+    ASSERT_TRUE(different[r].has_value()) << r;
+    EXPECT_EQ(*different[r], (std::vector<std::string>{"x", "y", "x"}));
+  }
+  std::vector<std::string> messages(3);
+  run_ranks(3, store.port(), [&](Bootstrap& bootstrap) {
+    if (bootstrap.rank() == 2) return;
+    messages[static_cast<std::size_t>(bootstrap.rank())] = test::message_of<TimeoutError>(
+        [&] { (void)bootstrap.all_gather_if_differing("x", 300ms, "the agreement rank 2 skips"); });
+  });
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_NE(messages[static_cast<std::size_t>(r)].find("rank 2 did not arrive"), std::string::npos)
+        << messages[static_cast<std::size_t>(r)];
+  }
+}
+
 // What `from` sends `to` in the exchange tests.
 std::string sent(std::int64_t from, std::int64_t to) { return std::to_string(from) + ">" + std::to_string(to); }
 

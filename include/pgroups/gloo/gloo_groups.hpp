@@ -41,11 +41,12 @@ namespace pgroups::gloo {
 /// every group of a partial kind) gets a null context, a one-rank group a context of its
 /// own with no connection. The contexts' collectives wait at most `timeout` (zero: no
 /// limit); every member of a rank's groups has connected its contexts when the rank
-/// returns (a gloo barrier over each group's own pairs). Precondition: every entry that is not empty holds this rank once.
-/// Throws TimeoutError naming the step when a rank has not arrived or connected within
-/// `timeout`, BackendError when the transport fails; whatever was connected is closed.
-/// The device is this process's (open_device(lookup)). A rank whose own part fails (its
-/// device, its pairs) throws its error, and every other rank learns it in the agreement
+/// returns (a gloo barrier over each group's own pairs). Precondition: every entry that
+/// is not empty holds this rank once. Throws TimeoutError naming the step when a rank has
+/// not arrived or connected within `timeout`, BackendError when the transport fails;
+/// whatever was connected is closed. The device is this process's (open_device(lookup)).
+/// A rank whose own part fails (its device, its pairs) throws its error, and every other
+/// rank learns it in the agreement
 /// that follows the exchange of addresses, throwing BackendError "<step> failed on
 /// rank(s) ...; rank r: <message>" (failed_elsewhere) at once rather than waiting for it
 /// until the timeout.

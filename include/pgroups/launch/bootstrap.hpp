@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -109,6 +110,13 @@ class Bootstrap {
   /// Collective over the world: returns once every rank has entered it, with the errors
   /// of all_gather.
   virtual void barrier(std::chrono::milliseconds timeout, std::string_view what) = 0;
+  /// Collective over the world: nullopt when every rank passed the same `bytes`, else
+  /// every rank's bytes (index = rank), on every rank alike. Bounded as all_gather is.
+  /// This default all-gathers and compares; the env bootstrap agrees by counters, so that
+  /// a rank reads a few bytes whatever the world, and every rank's bytes only when they
+  /// differ.
+  [[nodiscard]] virtual std::optional<std::vector<std::string>> all_gather_if_differing(
+      std::string_view bytes, std::chrono::milliseconds timeout, std::string_view what);
   /// Collective over the world (every rank calls it, with no share where it has none),
   /// though each group's bytes travel only among its members: per share, what each member
   /// sent this rank, by position (this rank's own entry empty). Bounded as all_gather is;

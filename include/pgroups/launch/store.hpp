@@ -41,6 +41,15 @@ class Store {
   }
   /// Adds `delta` to the counter `key` (0 when absent); returns the new value.
   virtual std::int64_t add(std::string_view key, std::int64_t delta) = 0;
+  /// Each add in order, their new values in that order: one round trip where the store's
+  /// client can send them all before reading the answers (torch's protocol answers in
+  /// order), else one add each.
+  virtual std::vector<std::int64_t> add_many(const std::vector<std::pair<std::string, std::int64_t>>& deltas) {
+    std::vector<std::int64_t> values;
+    values.reserve(deltas.size());
+    for (const auto& [key, delta] : deltas) values.push_back(add(key, delta));
+    return values;
+  }
   /// Whether every key exists now.
   [[nodiscard]] virtual bool check(const std::vector<std::string>& keys) = 0;
   /// Waits until every key exists; false when `timeout` (zero: no limit) passed first. The
@@ -68,6 +77,12 @@ class PrefixStore final : public Store {
     return inner_.get_many(prefixed(keys));
   }
   std::int64_t add(std::string_view key, std::int64_t delta) override { return inner_.add(prefixed(key), delta); }
+  std::vector<std::int64_t> add_many(const std::vector<std::pair<std::string, std::int64_t>>& deltas) override {
+    std::vector<std::pair<std::string, std::int64_t>> out;
+    out.reserve(deltas.size());
+    for (const auto& [key, delta] : deltas) out.emplace_back(prefixed(key), delta);
+    return inner_.add_many(out);
+  }
   [[nodiscard]] bool check(const std::vector<std::string>& keys) override { return inner_.check(prefixed(keys)); }
   [[nodiscard]] bool wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override {
     return inner_.wait(prefixed(keys), timeout);

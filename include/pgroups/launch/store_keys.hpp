@@ -16,6 +16,10 @@
 ///     bootstrap/host/<rank>          its start without LOCAL_RANK: each rank's host name
 ///     bootstrap/gather/<n>/<rank>    its n-th collective (all-gather, barrier)
 ///     bootstrap/barrier/<n>/count, .../done  a barrier's counter, set done by its last rank
+///     bootstrap/agree/<n>/same/<digest>, .../arrived, .../verdict  its n-th collective,
+///                                    an all-gather unless every rank gave the same bytes:
+///                                    the ranks of each digest, the ranks come, and what the
+///                                    last rank found (its bytes under bootstrap/gather/<n>)
 ///     bootstrap/share/<n>/<group>/<i>/<j>  its n-th collective, an exchange among
 ///                                    members: what the group's i-th member sends its j-th
 ///     bootstrap/left/<rank>          its end: the rank that serves waits for every one
@@ -53,6 +57,9 @@ namespace pgroups::store_keys {
 [[nodiscard]] std::string bootstrap_host(int rank);
 [[nodiscard]] std::string bootstrap_gather(std::uint64_t round, int rank);
 [[nodiscard]] std::string bootstrap_left(int rank);
+[[nodiscard]] std::string bootstrap_agree_same(std::uint64_t round, std::uint64_t digest);
+[[nodiscard]] std::string bootstrap_agree_arrived(std::uint64_t round);
+[[nodiscard]] std::string bootstrap_agree_verdict(std::uint64_t round);
 [[nodiscard]] std::string bootstrap_share(std::uint64_t round, std::string_view group, std::size_t from,
                                           std::size_t to);
 /// A barrier's counter and the key its last rank sets (the round's number, as a gather's).

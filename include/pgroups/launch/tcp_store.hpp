@@ -29,6 +29,7 @@ class TcpStoreClient final : public Store {
 
   void set(std::string_view key, std::string_view value) override;
   void set_many(const std::vector<std::pair<std::string, std::string>>& values) override;
+  std::vector<std::int64_t> add_many(const std::vector<std::pair<std::string, std::int64_t>>& deltas) override;
   [[nodiscard]] std::string get(std::string_view key) override;
   [[nodiscard]] std::vector<std::string> get_many(const std::vector<std::string>& keys) override;
   std::int64_t add(std::string_view key, std::int64_t delta) override;
