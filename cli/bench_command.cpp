@@ -30,6 +30,7 @@
 #include "pgroups/config/config_json.hpp"
 #include "pgroups/context/backend.hpp"
 #include "pgroups/context/parallel_context.hpp"
+#include "pgroups/cost/bootstrap_cost.hpp"
 #include "pgroups/cost/creation_cost.hpp"
 #include "pgroups/launch/bootstrap.hpp"
 #include "pgroups/launch/timeout.hpp"
@@ -230,6 +231,24 @@ std::string bench_text(const std::vector<Entry>& entries, const Layout& layout, 
   return out;
 }
 
+// The env bootstrap's row of the model at `layout`'s world, appended to `text`; null (and
+// a dash) where its bytes no longer fit in 64 bits, which happens at smaller worlds than
+// the creation cost's.
+nlohmann::json bootstrap_row(const Layout& layout, std::string& text) {
+  try {
+    const BootstrapCost cost = env_bootstrap_cost(layout);
+    text += fmt::format("{:>9} {:>12} {:>12} {:>8} {:>25}+\n", layout.world_size(), cost.round_trips_per_rank,
+                        cost.bytes_read_per_rank, cost.peers_per_rank, cost.new_group_loop_requests_per_rank);
+    return {{"round_trips_per_rank", cost.round_trips_per_rank},
+            {"bytes_read_per_rank", cost.bytes_read_per_rank},
+            {"peers_per_rank", cost.peers_per_rank},
+            {"new_group_loop_requests_per_rank_at_least", cost.new_group_loop_requests_per_rank}};
+  } catch (const ConfigError&) {
+    text += fmt::format("{:>9} {:>12}\n", layout.world_size(), "-");
+    return nullptr;
+  }
+}
+
 int run_model(const BenchOptions& options) {
   ParallelConfig config = options.plan.resolve(std::int64_t{0});
   // The smallest world of the configuration (data parallel size 1) validates the sizes.
@@ -266,6 +285,10 @@ int run_model(const BenchOptions& options) {
                     "pipeline {} * tensor {} = {}",
                     options.max_world, config.pipeline, config.tensor_size, unit));
   }
+  std::string bootstrap_text = fmt::format(
+      "\nthe env bootstrap's store traffic per rank (gloo backend; docs/developing/scale.md), beside torch's "
+      "new_group loop for the same groups:\n{:>9} {:>12} {:>12} {:>8} {:>26}\n",
+      "W", "round trips", "bytes read", "peers", "new_group loop requests");
   // Doubling is checked against the largest world before it happens, so it never
   // overflows.
   for (std::int64_t w = unit;; w *= 2) {
@@ -292,7 +315,8 @@ int run_model(const BenchOptions& options) {
     rows.push_back({{"world_size", w},
                     {"kinds", layout.group_kinds().size()},
                     {"modes", layout.group_kinds().size()},  // deprecated: "kinds" holds the same
-                    {"algorithms", algorithms}});
+                    {"algorithms", algorithms},
+                    {"env_bootstrap", bootstrap_row(layout, bootstrap_text)}});
     if (w > largest / 2) break;
   }
   if (options.format == "json") {
@@ -303,7 +327,7 @@ int run_model(const BenchOptions& options) {
                      .dump() +
                  '\n');
   } else {
-    write_output(text + megatron_text(megatron_comparisons()));
+    write_output(text + bootstrap_text + megatron_text(megatron_comparisons()));
   }
   return 0;
 }

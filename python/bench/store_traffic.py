@@ -126,6 +126,26 @@ def measure(command, world: int, timeout: float) -> dict:
             "failures": failures}
 
 
+def compare_with_model(options, result) -> int:
+    """Prints the model's counts beside the measured ones; 1 where one is off by more than
+    --most-model-error."""
+    world = result["world"]
+    mesh = options.model_mesh.format(world=world, dp=world // 2)
+    answer = subprocess.run([options.model, "bench", "--model", "--mesh", mesh, "--format", "json"], check=True,
+                            capture_output=True, text=True)
+    model = json.loads(answer.stdout)["model"][0]["env_bootstrap"]
+    status = 0
+    for measured_key, model_key in (("round_trips_per_connection", "round_trips_per_rank"),
+                                    ("bytes_read_per_connection", "bytes_read_per_rank")):
+        measured = result[measured_key]["median"]
+        error = measured / model[model_key] - 1
+        print(f"W={world} {model_key}: measured {measured}, model {model[model_key]} ({error:+.1%})")
+        if options.most_model_error is not None and abs(error) > options.most_model_error:
+            print(f"FAIL: {model_key} off the model by {error:+.1%}")
+            status = 1
+    return status
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--world", type=int, nargs="+", required=True)
@@ -133,6 +153,12 @@ def main() -> int:
     parser.add_argument("--most-added-round-trips", type=int,
                         help="fail (status 1) where the largest world's round trips per connection pass the "
                              "smallest's by more than this")
+    parser.add_argument("--model", metavar="PGROUPS",
+                        help="compare with `PGROUPS bench --model --mesh MODEL_MESH` (env_bootstrap) at each W")
+    parser.add_argument("--model-mesh", default="tp=2,dp={dp}",
+                        help="the mesh of the model ({dp}, {world} substituted)")
+    parser.add_argument("--most-model-error", type=float,
+                        help="fail (status 1) where a measured count is off the model's by more than this fraction")
     parser.add_argument("--most-byte-growth", type=float,
                         help="fail (status 1) where the largest world's bytes read per connection pass the "
                              "smallest's times this")
@@ -144,6 +170,8 @@ def main() -> int:
         results.append(measure(options.command, world, options.timeout))
         print(json.dumps(results[-1]), flush=True)
         status |= bool(results[-1]["failures"])
+        if options.model:
+            status |= compare_with_model(options, results[-1])
     small, large = results[0], results[-1]
     added = large["round_trips_per_connection"]["max"] - small["round_trips_per_connection"]["max"]
     growth = large["bytes_read_per_connection"]["max"] / small["bytes_read_per_connection"]["max"]

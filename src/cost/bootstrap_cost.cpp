@@ -1,0 +1,70 @@
+#include "pgroups/cost/bootstrap_cost.hpp"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "pgroups/common/error.hpp"
+#include "pgroups/layout/communicator_sharing.hpp"
+
+namespace pgroups {
+namespace {
+
+// The turns and the bytes read of each step of a rank other than 0 (src/launch/): a
+// field's length is 8 bytes, a counter 8, a wait's answer 1.
+constexpr std::int64_t kConnectTurns = 1;     // validation and a ping
+constexpr std::int64_t kConnectBytes = 4;     // the ping's answer
+constexpr std::int64_t kAttemptTurns = 5;     // two adds, a wait, two adds, a wait, a get
+constexpr std::int64_t kAttemptBytes = 44;    // 16 + 1 + 16 + 1 + (8 + "go")
+constexpr std::int64_t kAgreementTurns = 3;   // two adds, a wait, a get
+constexpr std::int64_t kAgreementBytes = 29;  // 16 + 1 + (8 + "same")
+constexpr std::int64_t kExchangeTurns = 2;    // MULTI_SET with the wait, MULTI_GET
+constexpr std::int64_t kExchangeBytes = 1;    // the wait's answer
+constexpr std::int64_t kLeavingTurns = 1;     // a set, no answer
+// A peer's compact pair address: its field's length, the kind byte, sockaddr_in, the
+// sequence number.
+constexpr std::int64_t kBytesPerPeer = 8 + 1 + 16 + 8;
+// torch's store-based barrier in each new_group call: an add, then a wait or a check.
+constexpr std::int64_t kNewGroupRequests = 3;
+
+std::int64_t checked_add(std::int64_t a, std::int64_t b, const Layout& layout) {
+  std::int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    throw ConfigError(
+        fmt::format("the bootstrap cost of a world of {} ranks does not fit in 64 bits", layout.world_size()));
+  }
+  return sum;
+}
+
+std::int64_t checked_mul(std::int64_t a, std::int64_t b, const Layout& layout) {
+  std::int64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product)) {
+    throw ConfigError(
+        fmt::format("the bootstrap cost of a world of {} ranks does not fit in 64 bits", layout.world_size()));
+  }
+  return product;
+}
+
+}  // namespace
+
+BootstrapCost env_bootstrap_cost(const Layout& layout) {
+  BootstrapCost cost;
+  cost.round_trips_per_rank = kConnectTurns + kAttemptTurns + 2 * kAgreementTurns + kExchangeTurns + kLeavingTurns;
+  const std::vector<KindSharing> sharing = communicator_sharing(layout);
+  bool world_used = false;
+  std::int64_t groups = 0;
+  for (std::size_t kind = 0; kind < sharing.size(); ++kind) {
+    groups = checked_add(groups, layout.group_count(kind), layout);
+    if (sharing[kind].source == CommSource::world) world_used = true;
+    if (sharing[kind].source == CommSource::own) {
+      cost.peers_per_rank = checked_add(cost.peers_per_rank, layout.group_size(kind) - 1, layout);
+    }
+  }
+  if (world_used) cost.peers_per_rank = checked_add(cost.peers_per_rank, layout.world_size() - 1, layout);
+  cost.bytes_read_per_rank = checked_add(kConnectBytes + kAttemptBytes + 2 * kAgreementBytes + kExchangeBytes,
+                                         checked_mul(kBytesPerPeer, cost.peers_per_rank, layout), layout);
+  cost.new_group_loop_requests_per_rank = checked_mul(kNewGroupRequests, groups, layout);
+  return cost;
+}
+
+}  // namespace pgroups
