@@ -75,17 +75,16 @@ class BootstrapTransport final : public Transport {
     }
   }
 
-  // Rank 0's bytes (an NCCL unique id, 128 bytes) to every rank, through the all-gather.
+  // Rank 0's bytes (an NCCL unique id, 128 bytes) to every rank, through the bootstrap's
+  // broadcast.
   [[nodiscard]] WorldBroadcast world_broadcast() override {
     return [this](std::span<std::byte> bytes) {
-      std::string mine;
-      if (bootstrap_.rank() == 0) mine.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-      const std::vector<std::string> all = bootstrap_.all_gather(mine, timeout_, "the NCCL unique id");
-      if (all.at(0).size() != bytes.size()) {
-        throw BackendError(
-            fmt::format("rank 0 sent an NCCL unique id of {} bytes, not {}", all[0].size(), bytes.size()));
+      const std::string mine(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      const std::string root = bootstrap_.broadcast(mine, 0, timeout_, "the NCCL unique id");
+      if (root.size() != bytes.size()) {
+        throw BackendError(fmt::format("rank 0 sent an NCCL unique id of {} bytes, not {}", root.size(), bytes.size()));
       }
-      std::memcpy(bytes.data(), all[0].data(), bytes.size());
+      std::memcpy(bytes.data(), root.data(), bytes.size());
     };
   }
 

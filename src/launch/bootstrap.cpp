@@ -181,6 +181,12 @@ BootstrapKind choose_bootstrap(BootstrapKind requested, const EnvironmentLookup&
       "--mpi=pmix or mpirun)");
 }
 
+std::string Bootstrap::broadcast(std::string_view bytes, int root, std::chrono::milliseconds timeout,
+                                 std::string_view what) {
+  std::vector<std::string> everyone = all_gather(rank() == root ? bytes : std::string_view(), timeout, what);
+  return std::move(everyone.at(static_cast<std::size_t>(root)));
+}
+
 std::optional<std::vector<std::string>> Bootstrap::all_gather_if_differing(std::string_view bytes,
                                                                            std::chrono::milliseconds timeout,
                                                                            std::string_view what) {

@@ -68,6 +68,22 @@ class EnvBootstrap final : public Bootstrap {
     return gather(gather_keys(round), bytes, timeout, what);
   }
 
+  // The root's key alone: a wait and a get for every other rank.
+  std::string broadcast(std::string_view bytes, int root, std::chrono::milliseconds timeout,
+                        std::string_view what) override {
+    const std::uint64_t round = rounds_++;
+    const std::string key = store_keys::bootstrap_gather(round, root);
+    if (rank_ == root) {
+      store_.set(key, bytes);
+      return std::string(bytes);
+    }
+    if (!store_.wait({key}, timeout)) {
+      const std::vector<int> missing_root = {root};
+      throw TimeoutError(timeout_message(timeout, what, "", rank_, size_, missing_root));
+    }
+    return store_.get(key);
+  }
+
   // By counters: each rank adds one to its bytes' digest and one to the ranks come (one
   // round trip for both); the last to come reads its digest's count, and says whether
   // every rank gave the same bytes. Every rank's bytes are under its gather key, read

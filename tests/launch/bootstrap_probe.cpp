@@ -2,7 +2,8 @@
 // checking its bootstrap (pgroups/launch/bootstrap.hpp). Every rank all-gathers a text of
 // its own (of a length that differs by rank) and checks every rank's, exchanges a text per
 // peer within its pair of ranks and within the world, checking what each peer sent it,
-// agrees on bytes that are the same and on bytes that differ, then enters a barrier; the node-local rank and size must
+// agrees on bytes that are the same and on bytes that differ, takes the last rank's
+// broadcast, then enters a barrier; the node-local rank and size must
 // be the launcher's (detect_launcher). Rank 0 prints "bootstrap <name> OK: <n> ranks". With --stall, that rank waits
 // past the others' timeout (2 s) instead, so that they time out. An error is printed and ends the process with its exit
 // code (docs/reference/errors.md).
@@ -77,6 +78,8 @@ int probe(pgroups::Bootstrap& boot, int stall) {
   for (int r = 0; ok && r < boot.size(); ++r) ok = gathered[static_cast<std::size_t>(r)] == text_of(r);
   ok = exchange_checks(boot, limit) && ok;
   ok = !boot.all_gather_if_differing("same", limit, "the probe's agreement") && ok;
+  const int last = boot.size() - 1;
+  ok = boot.broadcast(text_of(boot.rank()), last, limit, "the probe's broadcast") == text_of(last) && ok;
   const auto differing =
       boot.all_gather_if_differing(text_of(boot.rank() % 2), limit, "the probe's differing agreement");
   ok = ok && (boot.size() == 1 || (differing && differing->size() == static_cast<std::size_t>(boot.size()) &&

@@ -296,6 +296,25 @@ TEST(EnvBootstrap, AnAllGatherIfDifferingGathersOnlyWhereTheRanksDiffer) {
   }
 }
 
+// The root's bytes reach every rank; a root that never comes is named.
+TEST(EnvBootstrap, ABroadcastGivesEveryRankTheRootsBytesAndNamesAMissingRoot) {
+  using namespace std::chrono_literals;
+  TcpStoreServer store(0);
+  std::vector<std::string> received(3);
+  run_ranks(3, store.port(), [&](Bootstrap& bootstrap) {
+    received[static_cast<std::size_t>(bootstrap.rank())] =
+        bootstrap.broadcast("from " + std::to_string(bootstrap.rank()), 1, 10s, "the broadcast");
+  });
+  EXPECT_EQ(received, std::vector<std::string>(3, "from 1"));
+  std::vector<std::string> messages(3);
+  run_ranks(3, store.port(), [&](Bootstrap& bootstrap) {
+    if (bootstrap.rank() == 2) return;
+    messages[static_cast<std::size_t>(bootstrap.rank())] =
+        test::message_of<TimeoutError>([&] { (void)bootstrap.broadcast("x", 2, 300ms, "the broadcast rank 2 skips"); });
+  });
+  EXPECT_NE(messages[0].find("rank 2 did not arrive"), std::string::npos) << messages[0];
+}
+
 // What `from` sends `to` in the exchange tests.
 std::string sent(std::int64_t from, std::int64_t to) { return std::to_string(from) + ">" + std::to_string(to); }
 

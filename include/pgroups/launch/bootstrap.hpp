@@ -110,6 +110,11 @@ class Bootstrap {
   /// Collective over the world: returns once every rank has entered it, with the errors
   /// of all_gather.
   virtual void barrier(std::chrono::milliseconds timeout, std::string_view what) = 0;
+  /// Collective over the world: rank `root`'s `bytes` on every rank (the others' are not
+  /// read). Bounded as all_gather is. This default all-gathers; the env bootstrap's
+  /// ranks read the root's key alone.
+  [[nodiscard]] virtual std::string broadcast(std::string_view bytes, int root, std::chrono::milliseconds timeout,
+                                              std::string_view what);
   /// Collective over the world: nullopt when every rank passed the same `bytes`, else
   /// every rank's bytes (index = rank), on every rank alike. Bounded as all_gather is.
   /// This default all-gathers and compares; the env bootstrap agrees by counters, so that
