@@ -1,12 +1,15 @@
-// TcpStoreServer (pgroups/launch/tcp_store.hpp): one thread, poll over the listener, the
+// TcpStoreServer (pgroups/launch/tcp_store.hpp): one thread, epoll over the listener, the
 // connections and a wake pipe; every request parsed from a connection's buffer once it is
-// whole.
+// whole. Nothing it does per request or per event visits the other connections: a wait is
+// indexed by its keys, and a key's first set wakes that key's waiters alone, so that the
+// store of a job of 10^4-10^5 ranks serves a request in time independent of the
+// connections.
 
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -16,6 +19,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "pgroups/common/error.hpp"
@@ -39,6 +44,10 @@ constexpr std::size_t kLongestUnread = 2 * kLongestField + 64;
 // the serving rank's memory without end), and the most bytes all connections may hold
 // together before it stops reading any: every peer's share of the serving rank is bounded.
 constexpr std::size_t kMostOwed = std::size_t{16} << 20;
+
+// What epoll's data says of a descriptor that is no connection (a connection's is its id).
+constexpr std::uint64_t kWakePipe = 0;
+constexpr std::uint64_t kListener = 1;
 constexpr std::size_t kMostBuffered = std::size_t{256} << 20;
 
 // A connection's unread bytes, read field by field; `ok` turns false when the request is
@@ -73,10 +82,23 @@ class Reader {
 
 struct Connection {
   int fd = -1;
+  std::uint64_t id = 0;  // never reused, unlike the descriptor
   std::string in;
   std::string out;
   std::vector<std::string> waiting_for;  // a wait not answered yet
+  std::size_t keys_missing = 0;          // of waiting_for
+  std::uint64_t wait_number = 0;         // which of its waits is the open one, for the index
   bool closing = false;
+  std::uint32_t events = 0;   // what epoll watches on it now
+  std::size_t accounted = 0;  // its in and out as last added to the server's total
+  bool dirty = false;         // touched since the server last settled it
+};
+
+// A wait in the index of its keys: the connection's id and which of its waits it is, so
+// that one cancelled, or one whose connection closed, is passed over.
+struct Waiter {
+  std::uint64_t connection = 0;
+  std::uint64_t wait_number = 0;
 };
 
 class KeyValues {
@@ -97,14 +119,16 @@ class KeyValues {
     return true;
   }
 
-  // Answers the waits that every key now exists for.
-  void wake(std::vector<Connection>& connections) {
-    for (Connection& c : connections) {
-      if (!c.waiting_for.empty() && all_set(c.waiting_for)) {
-        c.waiting_for.clear();
-        append(c.out, store_protocol::kStopWaiting);
-      }
-    }
+  // The keys set for the first time since the last call: what may answer a wait.
+  std::vector<std::string> take_new_keys() { return std::exchange(new_keys_, {}); }
+
+  // The waits on `key`, taken out of the index.
+  std::vector<Waiter> take_waiters(const std::string& key) {
+    const auto found = waiters_.find(key);
+    if (found == waiters_.end()) return {};
+    std::vector<Waiter> waiters = std::move(found->second);
+    waiters_.erase(found);
+    return waiters;
   }
 
  private:
@@ -127,7 +151,7 @@ class KeyValues {
         if (!key) return std::nullopt;
         auto value = reader.bytes();
         if (!value) return std::nullopt;
-        values_[*key] = std::move(*value);
+        store(std::move(*key), std::move(*value));
         return true;
       }
       case Query::multi_set: return multi_set(reader);
@@ -146,7 +170,9 @@ class KeyValues {
         if (!key) return std::nullopt;
         const auto delta = reader.value<std::int64_t>();
         if (!delta) return std::nullopt;
+        const bool fresh = values_.count(*key) == 0;
         std::string& text = values_[*key];
+        if (fresh) new_keys_.push_back(*key);
         std::int64_t sum = 0;
         if (__builtin_add_overflow(counter(*key, text), *delta, &sum)) {
           throw BackendError(
@@ -173,6 +199,14 @@ class KeyValues {
         } else if (ready) {
           append(c.out, store_protocol::kStopWaiting);
         } else {
+          // Indexed by each key not there yet; the first set of the last one answers it.
+          ++c.wait_number;
+          c.keys_missing = 0;
+          for (const std::string& key : keys) {
+            if (values_.count(key) != 0) continue;
+            waiters_[key].push_back({c.id, c.wait_number});
+            ++c.keys_missing;
+          }
           c.waiting_for = std::move(keys);
         }
         return true;
@@ -180,7 +214,7 @@ class KeyValues {
       case Query::cancel_wait:
         // As torch's server: the wait (if one is still open) is dropped, and the answer is
         // WAIT_CANCELED whether or not STOP_WAITING went out before it.
-        c.waiting_for.clear();
+        c.waiting_for.clear();  // its entries in the index are passed over by their wait number
         append(c.out, store_protocol::kWaitCanceled);
         return true;
     }
@@ -226,7 +260,7 @@ class KeyValues {
       if (!value) return std::nullopt;
       values.emplace_back(std::move(*key), std::move(*value));
     }
-    for (auto& [key, value] : values) values_[key] = std::move(value);
+    for (auto& [key, value] : values) store(std::move(key), std::move(value));
     return true;
   }
 
@@ -251,7 +285,15 @@ class KeyValues {
     return true;
   }
 
+  // Sets `key`, noting a key that was not there (what may answer a wait).
+  void store(std::string key, std::string value) {
+    const auto [at, fresh] = values_.insert_or_assign(std::move(key), std::move(value));
+    if (fresh) new_keys_.push_back(at->first);
+  }
+
   std::map<std::string, std::string, std::less<>> values_;
+  std::unordered_map<std::string, std::vector<Waiter>> waiters_;  // by a key not there yet
+  std::vector<std::string> new_keys_;
 };
 
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
@@ -308,7 +350,8 @@ TcpStoreServer::TcpStoreServer(std::uint16_t port, bool ipv6) {
     in4.sin_port = htons(port);
     length = sizeof in4;
   }
-  if (::bind(listener_, reinterpret_cast<const sockaddr*>(&address), length) != 0 || ::listen(listener_, 1024) != 0) {
+  if (::bind(listener_, reinterpret_cast<const sockaddr*>(&address), length) != 0 ||
+      ::listen(listener_, SOMAXCONN) != 0) {
     const std::string error = std::strerror(errno);
     ::close(listener_);
     throw BackendError(fmt::format("cannot serve the TCP store on port {}: {}", port, error));
@@ -321,6 +364,22 @@ TcpStoreServer::TcpStoreServer(std::uint16_t port, bool ipv6) {
     throw BackendError(fmt::format("cannot make the TCP store's pipe: {}", std::strerror(errno)));
   }
   set_nonblocking(listener_);
+  poller_ = ::epoll_create1(EPOLL_CLOEXEC);
+  epoll_event wake{};
+  wake.events = EPOLLIN;
+  wake.data.u64 = kWakePipe;
+  epoll_event listen{};
+  listen.events = EPOLLIN;
+  listen.data.u64 = kListener;
+  if (poller_ < 0 || ::epoll_ctl(poller_, EPOLL_CTL_ADD, wake_[0], &wake) != 0 ||
+      ::epoll_ctl(poller_, EPOLL_CTL_ADD, listener_, &listen) != 0) {
+    const std::string error = std::strerror(errno);
+    if (poller_ >= 0) ::close(poller_);
+    ::close(wake_[0]);
+    ::close(wake_[1]);
+    ::close(listener_);
+    throw BackendError(fmt::format("cannot watch the TCP store's sockets (epoll): {}", error));
+  }
   thread_ = std::thread([this] { serve(); });
 }
 
@@ -328,77 +387,202 @@ TcpStoreServer::~TcpStoreServer() {
   const char stop = 1;
   (void)!::write(wake_[1], &stop, 1);
   if (thread_.joinable()) thread_.join();
+  ::close(poller_);
   ::close(wake_[0]);
   ::close(wake_[1]);
   ::close(listener_);
 }
 
+namespace {
+
+// The server's connections and their share of its memory, with what epoll watches of each.
+class Connections {
+ public:
+  Connections(int poller, KeyValues& store) : poller_(poller), store_(store) {}
+  Connections(const Connections&) = delete;
+  Connections& operator=(const Connections&) = delete;
+  ~Connections() {
+    for (const auto& [id, c] : by_id_) ::close(c->fd);
+  }
+
+  void accept_from(int listener, int& reserve) {
+    int fd = -1;
+    while ((fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+      const int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      auto c = std::make_unique<Connection>();
+      c->fd = fd;
+      c->id = next_id_++;
+      epoll_event event{};
+      event.events = EPOLLIN;
+      event.data.u64 = c->id;
+      if (::epoll_ctl(poller_, EPOLL_CTL_ADD, fd, &event) != 0) {
+        ::close(fd);
+        continue;
+      }
+      c->events = EPOLLIN;
+      by_id_.emplace(c->id, std::move(c));
+    }
+    if ((errno == EMFILE || errno == ENFILE) && reserve >= 0) {
+      // Out of descriptors: the waiting peer is taken and closed at once (it may retry),
+      // since one left waiting would keep the listener ready and this loop spinning.
+      ::close(reserve);
+      if ((fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC)) >= 0) ::close(fd);
+      reserve = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    }
+  }
+
+  // What arrived on connection `id`, and the requests it makes whole.
+  void receive(std::uint64_t id) {
+    Connection* c = find(id);
+    if (c == nullptr) return;
+    touch(*c);
+    if (!may_read(*c)) return;  // not watched for reading any more: settle() updates that
+    try {
+      // What arrived before the end of the stream is still handled (a last set).
+      const bool open = read_some(*c);
+      c->closing = !store_.handle(*c) || !open || c->in.size() > kLongestUnread;
+    } catch (const Error&) {
+      c->closing = true;  // a request no store carries: this peer is no client of ours
+    }
+  }
+
+  void touch_id(std::uint64_t id) {
+    if (Connection* c = find(id)) touch(*c);
+  }
+
+  // Every touched connection: the waits its keys answered, the requests queued behind
+  // them or behind answers it owed, its answers written, what epoll watches, or its close.
+  void settle() {
+    while (!dirty_.empty()) {
+      Connection* c = find(dirty_.back());
+      dirty_.pop_back();
+      if (c == nullptr) continue;
+      c->dirty = false;
+      if (!c->closing) handle(*c);
+      wake_waiters();
+      const bool owed_too_much = c->out.size() >= kMostOwed;
+      if (!c->closing && !write_some(*c)) c->closing = true;
+      if (c->closing) {
+        close(*c);
+        continue;
+      }
+      account(*c);
+      // Answers drained below the bound: the requests held back behind them go on.
+      if (owed_too_much && c->out.size() < kMostOwed && !c->in.empty()) touch(*c);
+      watch(*c);
+    }
+    // Reading resumes for the connections held back by the total once it has fallen.
+    if (buffered_ < kMostBuffered && !paused_.empty()) {
+      for (const std::uint64_t id : std::exchange(paused_, {})) {
+        if (Connection* c = find(id)) watch(*c);
+      }
+    }
+  }
+
+ private:
+  Connection* find(std::uint64_t id) {
+    const auto found = by_id_.find(id);
+    return found == by_id_.end() ? nullptr : found->second.get();
+  }
+
+  void touch(Connection& c) {
+    if (c.dirty) return;
+    c.dirty = true;
+    dirty_.push_back(c.id);
+  }
+
+  // A peer that owes reading its answers, or all together past the total, are not read.
+  [[nodiscard]] bool may_read(const Connection& c) const {
+    return buffered_ < kMostBuffered && c.out.size() < kMostOwed;
+  }
+
+  void handle(Connection& c) {
+    try {
+      if (!store_.handle(c)) c.closing = true;
+    } catch (const Error&) {
+      c.closing = true;
+    }
+  }
+
+  // The waits answered by the keys set for the first time: each woken connection is
+  // touched, so that the requests queued behind its wait go on.
+  void wake_waiters() {
+    for (const std::string& key : store_.take_new_keys()) {
+      for (const Waiter& waiter : store_.take_waiters(key)) {
+        Connection* c = find(waiter.connection);
+        if (c == nullptr || c->wait_number != waiter.wait_number || c->waiting_for.empty()) continue;
+        if (--c->keys_missing > 0) continue;
+        c->waiting_for.clear();
+        append(c->out, store_protocol::kStopWaiting);
+        touch(*c);
+      }
+    }
+  }
+
+  void account(Connection& c) {
+    const std::size_t now = c.in.size() + c.out.size();
+    buffered_ = buffered_ + now - c.accounted;
+    c.accounted = now;
+  }
+
+  void watch(Connection& c) {
+    const bool read = may_read(c);
+    if (!read && c.out.size() < kMostOwed) paused_.push_back(c.id);
+    const std::uint32_t events = (read ? EPOLLIN : 0U) | (c.out.empty() ? 0U : EPOLLOUT);
+    if (events == c.events) return;
+    epoll_event event{};
+    event.events = events;
+    event.data.u64 = c.id;
+    if (::epoll_ctl(poller_, EPOLL_CTL_MOD, c.fd, &event) == 0) c.events = events;
+  }
+
+  void close(Connection& c) {
+    buffered_ -= c.accounted;
+    ::epoll_ctl(poller_, EPOLL_CTL_DEL, c.fd, nullptr);
+    ::close(c.fd);
+    by_id_.erase(c.id);  // its entries in the index of waits are passed over
+  }
+
+  int poller_;
+  KeyValues& store_;
+  std::unordered_map<std::uint64_t, std::unique_ptr<Connection>> by_id_;
+  std::uint64_t next_id_ = kListener + 1;
+  std::vector<std::uint64_t> dirty_;   // touched since the last settle()
+  std::vector<std::uint64_t> paused_;  // not read while the total is past its bound
+  std::size_t buffered_ = 0;           // every connection's in and out
+};
+
+}  // namespace
+
 void TcpStoreServer::serve() {
   int reserve = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // a descriptor kept for refusing a peer
   KeyValues store;
-  std::vector<Connection> connections;
-  std::vector<pollfd> polled;
+  Connections connections(poller_, store);
+  std::vector<epoll_event> events(1024);
   while (true) {
-    polled.clear();
-    polled.push_back({wake_[0], POLLIN, 0});
-    polled.push_back({listener_, POLLIN, 0});
-    std::size_t buffered = 0;
-    for (const Connection& c : connections) buffered += c.in.size() + c.out.size();
-    for (const Connection& c : connections) {
-      // A peer that owes reading its answers, or all together past the total, are not read.
-      const bool read = buffered < kMostBuffered && c.out.size() < kMostOwed;
-      polled.push_back({c.fd, static_cast<short>((read ? POLLIN : 0) | (c.out.empty() ? 0 : POLLOUT)), 0});
+    const int ready = ::epoll_wait(poller_, events.data(), static_cast<int>(events.size()), -1);
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      break;
     }
-    if (::poll(polled.data(), polled.size(), -1) < 0 && errno != EINTR) break;
-    if (polled[0].revents != 0) break;
-    if ((polled[1].revents & POLLIN) != 0) {
-      int fd = -1;
-      while ((fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-        const int one = 1;
-        ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        connections.push_back(Connection{fd, {}, {}, {}, false});
-      }
-      if ((errno == EMFILE || errno == ENFILE) && reserve >= 0) {
-        // Out of descriptors: the waiting peer is taken and closed at once (it may retry),
-        // since one left waiting would keep the listener ready and this loop spinning.
-        ::close(reserve);
-        if ((fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC)) >= 0) ::close(fd);
-        reserve = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    bool stop = false;
+    for (int i = 0; i < ready; ++i) {
+      const std::uint64_t id = events[static_cast<std::size_t>(i)].data.u64;
+      const std::uint32_t what = events[static_cast<std::size_t>(i)].events;
+      if (id == kWakePipe) {
+        stop = true;
+      } else if (id == kListener) {
+        connections.accept_from(listener_, reserve);
+      } else if ((what & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0) {
+        connections.receive(id);
+      } else {
+        connections.touch_id(id);  // writable: settle() writes
       }
     }
-    // The connections polled, not those just accepted (the next round polls them).
-    for (std::size_t i = 0; i + 2 < polled.size(); ++i) {
-      Connection& c = connections[i];
-      const short events = polled[i + 2].revents;
-      if ((events & (POLLIN | POLLHUP | POLLERR)) != 0) {
-        try {
-          // What arrived before the end of the stream is still handled (a last set).
-          const bool open = read_some(c);
-          c.closing = !store.handle(c) || !open || c.in.size() > kLongestUnread;
-        } catch (const Error&) {
-          c.closing = true;  // a request no store carries: this peer is no client of ours
-        }
-      }
-    }
-    // A woken wait may have requests queued behind it.
-    store.wake(connections);
-    for (Connection& c : connections) {
-      if (!c.closing && !c.in.empty() && c.waiting_for.empty()) {
-        try {
-          c.closing = !store.handle(c);
-        } catch (const Error&) {
-          c.closing = true;
-        }
-      }
-    }
-    store.wake(connections);
-    for (Connection& c : connections) {
-      if (!c.closing && !write_some(c)) c.closing = true;
-      if (c.closing) ::close(c.fd);
-    }
-    std::erase_if(connections, [](const Connection& c) { return c.closing; });
+    if (stop) break;
+    connections.settle();
   }
-  for (const Connection& c : connections) ::close(c.fd);
   if (reserve >= 0) ::close(reserve);
 }
 

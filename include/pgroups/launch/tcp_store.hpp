@@ -77,6 +77,7 @@ class TcpStoreServer {
 
   int listener_ = -1;
   int wake_[2] = {-1, -1};  // a pipe: writing to it ends serve()
+  int poller_ = -1;         // epoll over the pipe, the listener and the connections
   std::uint16_t port_ = 0;
   std::thread thread_;
 };
