@@ -27,22 +27,25 @@ constexpr std::int64_t kBytesPerPeer = 8 + 1 + 16 + 8;
 // torch's store-based barrier in each new_group call: an add, then a wait or a check.
 constexpr std::int64_t kNewGroupRequests = 3;
 
-std::int64_t checked_add(std::int64_t a, std::int64_t b, const Layout& layout) {
-  std::int64_t sum = 0;
-  if (__builtin_add_overflow(a, b, &sum)) {
+// a + b, or a * b; ConfigError naming the world where it passes 64 bits.
+template <typename Operation>
+std::int64_t checked(Operation operation, std::int64_t a, std::int64_t b, const Layout& layout) {
+  std::int64_t out = 0;
+  if (operation(a, b, &out)) {
     throw ConfigError(
         fmt::format("the bootstrap cost of a world of {} ranks does not fit in 64 bits", layout.world_size()));
   }
-  return sum;
+  return out;
+}
+
+std::int64_t checked_add(std::int64_t a, std::int64_t b, const Layout& layout) {
+  return checked([](std::int64_t x, std::int64_t y, std::int64_t* out) { return __builtin_add_overflow(x, y, out); }, a,
+                 b, layout);
 }
 
 std::int64_t checked_mul(std::int64_t a, std::int64_t b, const Layout& layout) {
-  std::int64_t product = 0;
-  if (__builtin_mul_overflow(a, b, &product)) {
-    throw ConfigError(
-        fmt::format("the bootstrap cost of a world of {} ranks does not fit in 64 bits", layout.world_size()));
-  }
-  return product;
+  return checked([](std::int64_t x, std::int64_t y, std::int64_t* out) { return __builtin_mul_overflow(x, y, out); }, a,
+                 b, layout);
 }
 
 }  // namespace
