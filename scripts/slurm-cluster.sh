@@ -73,7 +73,9 @@ if ip netns list | grep -qw "$tag-hub"; then
   log "another cluster of this harness is running (namespace $tag-hub exists): stop it first (slurm-cluster.sh stop DIR)"
   exit 1
 fi
-trap 'log "start failed; stopping"; stop_cluster' ERR
+# The ERR trap must end the script: stop_cluster turns `set -e` off, so a trap that only
+# stopped would let the script go on with the cluster torn down (and trap again at each step).
+trap 'status=$?; log "start failed (status $status); stopping"; stop_cluster; exit 1' ERR
 mkdir -p "$dir"/{etc,run,log,spool/ctld,pmix}
 host=$(hostname)
 conf=$dir/etc/slurm.conf
@@ -146,15 +148,23 @@ for ((i = 0; i < nodes; i++)); do
      exec nsenter --net=/var/run/netns/$(ns "$i") slurmd -N node$i -f '$conf'"
 done
 
-# Every node idle, within 30 s.
-for ((try = 0; try < 60; try++)); do
-  idle=$(sinfo -h -N -t idle -o "%N" 2>/dev/null | sort -u | wc -l)
+# Every node idle, within 60 s. slurmctld returns before it listens: until it does, sinfo
+# fails, which is a reason to ask again, not to give up (a fresh machine's first start is
+# slow enough for that; under `set -e` with pipefail the failed pipeline ended the script).
+idle=0
+for ((try = 0; try < 120; try++)); do
+  idle=$(sinfo -h -N -t idle -o "%N" 2>/dev/null | sort -u | wc -l || true)
   ((idle == nodes)) && break
   sleep 0.5
 done
 ((idle == nodes)) || {
-  log "only $idle of $nodes nodes became idle; see $dir/log"
+  log "only $idle of $nodes nodes became idle within 60 s"
   sinfo -N >&2 || true
+  # The daemons' own words, so that a failure far away (CI) says why.
+  for file in "$dir"/log/*.log; do
+    log "--- the last lines of $file"
+    tail -n 20 "$file" >&2 || true
+  done
   false
 }
 trap - ERR
