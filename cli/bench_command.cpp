@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "emulation_bench.hpp"
 #include "integer_option.hpp"
 #include "job.hpp"
 #include "megatron_comparison.hpp"
@@ -52,6 +53,8 @@ struct BenchOptions {
   std::string backend = "mpi";
   std::string bootstrap = "auto";
   MpiOptions mpi;  // --timeout and the --inject-* testing flags
+  EmulationBenchOptions emulation;
+  CLI::Option* backend_option = nullptr;  // --emulate's default backend is gloo, not mpi
 };
 
 // One measured entry: a creation (a context with a strategy and sharing) or one of the
@@ -456,7 +459,20 @@ int bench_job(const BenchOptions& options, JobTransport& transport) {
 }
 
 int run_bench(const BenchOptions& options) {
+  const EmulationBenchOptions& emulation = options.emulation;
+  if (!emulation.ranks &&
+      (!emulation.store.empty() || emulation.ranks_per_client || emulation.new_group_loop || emulation.loop_groups)) {
+    throw ConfigError(
+        "--store, --relay, --loop and --loop-groups are options of --emulate: give --emulate N with them");
+  }
+  if (options.model && emulation.ranks) {
+    throw ConfigError("--model and --emulate are two benchmarks: give one of them");
+  }
   if (options.model) return run_model(options);
+  if (emulation.ranks) {
+    const bool given = options.backend_option != nullptr && options.backend_option->count() > 0;
+    return run_emulation_bench(options.emulation, options.plan, given ? options.backend : "gloo", options.format);
+  }
   const std::unique_ptr<JobTransport> transport =
       job_transport(options.backend, options.bootstrap, options.mpi.in_effect);
   return bench_job(options, *transport);
@@ -480,22 +496,39 @@ Subcommand add_bench_command(CLI::App& parent) {
                 "Print the cost model (calls and collectives per rank) for W up to --max-world, without MPI");
   options->max_world_option =
       add_integer_option(*app, "--max-world", options->max_world, "Largest world of the cost model (default 1048576)");
-  app->add_option("--backend", options->backend,
-                  "mpi, nccl (each strategy's context also creates the NCCL world and one split per kind; on a "
-                  "bootstrap other than MPI's, beside gloo's CPU groups), or gloo (the gloo backend's creation on "
-                  "--bootstrap, beside the bootstrap's own all-gathers)")
-      ->check(CLI::IsMember({"mpi", "nccl", "gloo"}));
+  options->backend_option =
+      app->add_option("--backend", options->backend,
+                      "mpi, nccl (each strategy's context also creates the NCCL world and one split per kind; on a "
+                      "bootstrap other than MPI's, beside gloo's CPU groups), or gloo (the gloo backend's creation on "
+                      "--bootstrap, beside the bootstrap's own all-gathers)")
+          ->check(CLI::IsMember({"mpi", "nccl", "gloo"}));
   app->add_option("--bootstrap", options->bootstrap,
                   "auto (the launcher's), mpi, pmix or env (docs/using/bootstrap.md); --backend mpi needs mpi")
       ->check(CLI::IsMember(bootstrap_names()));
+  add_integer_option(*app, "--emulate", options->emulation.ranks,
+                     "Play N ranks' store traffic of the creation from this one process against a store "
+                     "(--store, or pgroups' server in a process of its own), with no MPI and no other rank; "
+                     "--backend gloo or nccl chooses what travels (docs/developing/scale.md)");
+  app->add_option("--store", options->emulation.store,
+                  "--emulate: HOST:PORT of the store to emulate against (torch's TCPStore, say); default pgroups' own");
+  add_integer_option(*app, "--relay", options->emulation.ranks_per_client,
+                     "--emulate: consecutive ranks behind each store client, a node relay (default 1, or the fewest "
+                     "powers of two whose clients fit in the descriptors this process may open)");
+  app->add_flag("--loop", options->emulation.new_group_loop,
+                "--emulate: play torch's new_group loop for the same groups instead (every rank enters every group's "
+                "store-based barrier, as Megatron's calls make it)");
+  add_integer_option(
+      *app, "--loop-groups", options->emulation.loop_groups,
+      "--emulate --loop: the first this many groups only, the seconds of all extrapolated (default all)");
   // Each measurement (barrier, baselines, reductions) is the step `measure`.
   options->mpi.add_to(*app, {"measure", "finalize"});
   return {app,
           [options] {
-            if (!options->model) options->mpi.resolve();  // --model waits for no one
+            // --model and --emulate wait for no one
+            if (!options->model && !options->emulation.ranks) options->mpi.resolve();
             return run_bench(*options);
           },
-          [options] { return !options->model; }};
+          [options] { return !options->model && !options->emulation.ranks; }};
 }
 
 }  // namespace pgroups::cli

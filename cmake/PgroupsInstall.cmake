@@ -8,7 +8,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(_pgroups_targets pgroups_common pgroups_launch pgroups_layout pgroups_cost pgroups_config pgroups_report)
+set(_pgroups_targets pgroups_common pgroups_launch pgroups_layout pgroups_cost pgroups_emulation pgroups_config pgroups_report)
 foreach(target IN ITEMS pgroups_gloo pgroups_mpi pgroups_context pgroups_nccl)
   if(TARGET ${target})
     list(APPEND _pgroups_targets ${target})

@@ -15,7 +15,7 @@ set(_pgroups_nccl_rpath "")
 if(PGROUPS_NCCL_INSTALL_RPATH)
   set(_pgroups_nccl_rpath ";${PGROUPS_NCCL_INSTALL_RPATH}")
 endif()
-foreach(_pgroups_library IN ITEMS pgroups_launch pgroups_gloo pgroups_layout pgroups_cost pgroups_config pgroups_report pgroups_mpi pgroups_nccl pgroups_context)
+foreach(_pgroups_library IN ITEMS pgroups_launch pgroups_gloo pgroups_layout pgroups_cost pgroups_emulation pgroups_config pgroups_report pgroups_mpi pgroups_nccl pgroups_context)
   if(TARGET ${_pgroups_library})
     set_target_properties(${_pgroups_library} PROPERTIES
       VERSION ${PROJECT_VERSION}

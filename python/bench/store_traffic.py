@@ -14,6 +14,11 @@ count once and a wait that blocks counts once, as latency does; bytes are counte
 prints one JSON line per W: per connection the round trips and bytes read (max, median),
 the connections and the total bytes through the store, and the job's seconds. ``{dp}``
 in the command becomes W/2, ``{world}`` W.
+
+``--emulated PGROUPS`` also plays the same W ranks' creation from one process
+(``PGROUPS bench --emulate W --store ...``) through the proxy against a fresh TCPStore,
+and prints its counts beside the processes': the emulator's own count must be the proxy's,
+and the two runs' medians within --most-model-error of each other.
 """
 
 import argparse
@@ -88,11 +93,26 @@ class CountingProxy:
         self._thread.join(timeout=5)
 
 
-def measure(command, world: int, timeout: float) -> dict:
+def fresh_store(timeout: float):
     from torch.distributed import TCPStore
 
-    store = TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False,
-                     timeout=datetime.timedelta(seconds=timeout))
+    return TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False,
+                    timeout=datetime.timedelta(seconds=timeout))
+
+
+def counts(connections) -> dict:
+    # torch's own client of the master (its TCPStore object) never passes the proxy.
+    counted = [c for c in connections if c.round_trips > 0]
+    trips = [c.round_trips for c in counted]
+    read = [c.bytes_read for c in counted]
+    return {"connections": len(counted),
+            "round_trips_per_connection": {"max": max(trips), "median": statistics.median(trips)},
+            "bytes_read_per_connection": {"max": max(read), "median": statistics.median(read)},
+            "bytes_through_store": sum(c.bytes_read + c.bytes_sent for c in counted)}
+
+
+def measure(command, world: int, timeout: float) -> dict:
+    store = fresh_store(timeout)
     proxy = CountingProxy(store.port)
     base = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(proxy.port), WORLD_SIZE=str(world),
                 TORCHELASTIC_USE_AGENT_STORE="True", GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1",
@@ -115,15 +135,46 @@ def measure(command, world: int, timeout: float) -> dict:
     seconds = time.monotonic() - start
     time.sleep(0.2)
     proxy.stop()
-    # torch's own client of the master (its TCPStore object) never passes the proxy.
-    counted = [c for c in proxy.connections if c.round_trips > 0]
-    trips = [c.round_trips for c in counted]
-    read = [c.bytes_read for c in counted]
-    return {"world": world, "command": " ".join(args[1:]), "seconds": round(seconds, 3), "connections": len(counted),
-            "round_trips_per_connection": {"max": max(trips), "median": statistics.median(trips)},
-            "bytes_read_per_connection": {"max": max(read), "median": statistics.median(read)},
-            "bytes_through_store": sum(c.bytes_read + c.bytes_sent for c in counted),
+    return {"world": world, "command": " ".join(args[1:]), "seconds": round(seconds, 3), **counts(proxy.connections),
             "failures": failures}
+
+
+def measure_emulated(options, world: int) -> dict:
+    """One process playing the W ranks through the proxy: what the proxy counted, and what
+    the emulator says it sent."""
+    store = fresh_store(options.timeout)
+    proxy = CountingProxy(store.port)
+    mesh = options.model_mesh.format(world=world, dp=world // 2)
+    answer = subprocess.run([options.emulated, "bench", "--emulate", str(world), "--mesh", mesh, "--backend", "gloo",
+                             "--relay", "1", "--store", f"127.0.0.1:{proxy.port}", "--format", "json"],
+                            capture_output=True, text=True, timeout=options.timeout + 30)
+    time.sleep(0.2)
+    proxy.stop()
+    if answer.returncode != 0:
+        return {"world": world, "failures": [answer.stderr.strip()]}
+    return {"world": world, "emulator": json.loads(answer.stdout), **counts(proxy.connections), "failures": []}
+
+
+def compare_emulated(options, real: dict, emulated: dict) -> int:
+    """1 where the emulator's count is not the proxy's, or the emulation is off the processes
+    by more than --most-model-error."""
+    if emulated["failures"]:
+        print(f"FAIL: the emulation at W={emulated['world']}: {emulated['failures']}")
+        return 1
+    status = 0
+    said = emulated["emulator"]["round_trips_per_rank"]
+    seen = emulated["round_trips_per_connection"]["max"]
+    if said != seen:
+        print(f"FAIL: the emulator counted {said} round trips, the proxy {seen}")
+        status = 1
+    for key in ("round_trips_per_connection", "bytes_read_per_connection"):
+        error = emulated[key]["median"] / real[key]["median"] - 1
+        print(f"W={real['world']} {key}: processes {real[key]['median']}, emulated {emulated[key]['median']} "
+              f"({error:+.1%})")
+        if options.most_model_error is not None and abs(error) > options.most_model_error:
+            print(f"FAIL: the emulated {key} is off the processes' by {error:+.1%}")
+            status = 1
+    return status
 
 
 def compare_with_model(options, result) -> int:
@@ -157,6 +208,9 @@ def main() -> int:
                         help="compare with `PGROUPS bench --model --mesh MODEL_MESH` (env_bootstrap) at each W")
     parser.add_argument("--model-mesh", default="tp=2,dp={dp}",
                         help="the mesh of the model ({dp}, {world} substituted)")
+    parser.add_argument("--emulated", metavar="PGROUPS",
+                        help="also play the W ranks from one process (`PGROUPS bench --emulate W --mesh MODEL_MESH`) "
+                             "through the proxy, and compare")
     parser.add_argument("--most-model-error", type=float,
                         help="fail (status 1) where a measured count is off the model's by more than this fraction")
     parser.add_argument("--most-byte-growth", type=float,
@@ -172,6 +226,10 @@ def main() -> int:
         status |= bool(results[-1]["failures"])
         if options.model:
             status |= compare_with_model(options, results[-1])
+        if options.emulated:
+            emulated = measure_emulated(options, world)
+            print(json.dumps(emulated), flush=True)
+            status |= compare_emulated(options, results[-1], emulated)
     small, large = results[0], results[-1]
     added = large["round_trips_per_connection"]["max"] - small["round_trips_per_connection"]["max"]
     growth = large["bytes_read_per_connection"]["max"] / small["bytes_read_per_connection"]["max"]

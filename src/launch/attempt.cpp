@@ -48,11 +48,10 @@ class Agreement {
     std::int64_t seen = now[0];
     std::int64_t attempt = now[1];
     while (true) {
-      if (attempt <= seen) {
-        // Rank 0 has not opened this attempt yet: the next one after this rank's last.
-        wait(keys::attempt_opened(seen + 1), [] { return std::vector<int>{0}; });
-        attempt = store_.add(keys::attempt_count(), 0);
-      }
+      // Where rank 0 has not opened one since this rank's last, the next is this rank's:
+      // rank 0 opens it (or a later rank 0 supersedes it, and the verdict says so). Either
+      // way the same turns as joining an open one: the rank that came early pays no more.
+      if (attempt <= seen) attempt = seen + 1;
       wait(keys::attempt_opened(attempt), [] { return std::vector<int>{0}; });
       const std::int64_t size_of_rank0 = join_opened(attempt);
       wait(keys::attempt_verdict(attempt), [] { return std::vector<int>{0}; });
