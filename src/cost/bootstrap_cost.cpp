@@ -12,14 +12,15 @@ namespace {
 
 // The turns and the bytes read of each step of a rank other than 0 (src/launch/): a
 // field's length is 8 bytes, a counter 8, a wait's answer 1.
-constexpr std::int64_t kConnectTurns = 1;     // validation and a ping
+constexpr std::int64_t kConnectTurns = 0;     // validation and a ping, sent with the attempt's first request
 constexpr std::int64_t kConnectBytes = 4;     // the ping's answer
 constexpr std::int64_t kAttemptTurns = 5;     // two adds, a wait, two adds, a wait, a get
 constexpr std::int64_t kAttemptBytes = 44;    // 16 + 1 + 16 + 1 + (8 + "go")
-constexpr std::int64_t kAgreementTurns = 3;   // two adds, a wait, a get
+constexpr std::int64_t kAgreementTurns = 3;   // two adds, a wait, a multi_get of the verdict
 constexpr std::int64_t kAgreementBytes = 29;  // 16 + 1 + (8 + "same")
-constexpr std::int64_t kExchangeTurns = 2;    // MULTI_SET with the wait, MULTI_GET
-constexpr std::int64_t kExchangeBytes = 1;    // the wait's answer
+// The exchange rides with the agreement on every rank's preparation (exchange_and_agree):
+// the shares go out with its adds and come back with its verdict, at no turn or byte of
+// their own but the addresses themselves.
 constexpr std::int64_t kLeavingTurns = 1;     // a set, no answer
 // A peer's compact pair address: its field's length, the kind byte, sockaddr_in, the
 // sequence number.
@@ -52,7 +53,7 @@ std::int64_t checked_mul(std::int64_t a, std::int64_t b, const Layout& layout) {
 
 BootstrapCost env_bootstrap_cost(const Layout& layout) {
   BootstrapCost cost;
-  cost.round_trips_per_rank = kConnectTurns + kAttemptTurns + 2 * kAgreementTurns + kExchangeTurns + kLeavingTurns;
+  cost.round_trips_per_rank = kConnectTurns + kAttemptTurns + 2 * kAgreementTurns + kLeavingTurns;
   const std::vector<KindSharing> sharing = communicator_sharing(layout);
   bool world_used = false;
   std::int64_t groups = 0;
@@ -64,7 +65,7 @@ BootstrapCost env_bootstrap_cost(const Layout& layout) {
     }
   }
   if (world_used) cost.peers_per_rank = checked_add(cost.peers_per_rank, layout.world_size() - 1, layout);
-  cost.bytes_read_per_rank = checked_add(kConnectBytes + kAttemptBytes + 2 * kAgreementBytes + kExchangeBytes,
+  cost.bytes_read_per_rank = checked_add(kConnectBytes + kAttemptBytes + 2 * kAgreementBytes,
                                          checked_mul(kBytesPerPeer, cost.peers_per_rank, layout), layout);
   cost.new_group_loop_requests_per_rank = checked_mul(kNewGroupRequests, groups, layout);
   return cost;

@@ -186,11 +186,12 @@ std::vector<std::shared_ptr<::gloo::Context>> connect_groups(Bootstrap& bootstra
     for (GroupShare& share : shares) std::fill(share.to_each.begin(), share.to_each.end(), failed);
   }
 
-  const std::vector<std::vector<std::string>> received =
-      bootstrap.exchange(shares, timeout, "the exchange of gloo addresses");
-  // A failed peer is seen by its groups' members only: every rank learns of it here, before
-  // any connects to a peer that will not.
-  require_success_everywhere(bootstrap, failure, kConnectStep, timeout);
+  // A failed peer is seen by its groups' members only: every rank learns of it in the
+  // agreement that comes with the exchange, before any connects to a peer that will not.
+  const ExchangeAndAgreement both =
+      bootstrap.exchange_and_agree(shares, outcome_text(failure), timeout, "the exchange of gloo addresses");
+  require_success_in(both.differing, failure, kConnectStep);
+  const std::vector<std::vector<std::string>>& received = both.received;
   try {
     for (std::size_t s = 0; s < shares.size(); ++s) {
       ConnectedContext& context = *contexts[entry_of_share[s]];

@@ -222,6 +222,14 @@ std::vector<std::vector<std::string>> Bootstrap::exchange(const std::vector<Grou
   return answer;
 }
 
+ExchangeAndAgreement Bootstrap::exchange_and_agree(const std::vector<GroupShare>& shares, std::string_view agreed,
+                                                   std::chrono::milliseconds timeout, std::string_view what) {
+  ExchangeAndAgreement both;
+  both.received = exchange(shares, timeout, what);
+  both.differing = all_gather_if_differing(agreed, timeout, what);
+  return both;
+}
+
 bool bootstrap_built(BootstrapKind kind) noexcept {
   switch (kind) {
     case BootstrapKind::automatic:

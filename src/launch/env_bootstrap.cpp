@@ -84,33 +84,12 @@ class EnvBootstrap final : public Bootstrap {
     return store_.get(key);
   }
 
-  // By counters: each rank adds one to its bytes' digest and one to the ranks come (one
-  // round trip for both); the last to come reads its digest's count, and says whether
-  // every rank gave the same bytes. Every rank's bytes are under its gather key, read
-  // only when they differ (or, after a timeout, to name who did not come).
   std::optional<std::vector<std::string>> all_gather_if_differing(std::string_view bytes,
                                                                   std::chrono::milliseconds timeout,
                                                                   std::string_view what) override {
     const std::uint64_t round = rounds_++;
-    const std::vector<std::string> keys = gather_keys(round);
-    store_.set(keys[static_cast<std::size_t>(rank_)], bytes);
-    const std::string same = store_keys::bootstrap_agree_same(round, text_digest(bytes));
-    const std::string verdict = store_keys::bootstrap_agree_verdict(round);
-    const std::vector<std::int64_t> counts =
-        store_.add_many({{same, 1}, {store_keys::bootstrap_agree_arrived(round), 1}});
-    std::string found;
-    if (counts[1] == size_) {
-      // Every rank added to its digest before it came: the count is whole now.
-      found = store_.add(same, 0) == size_ ? kSame : kDifferent;
-      store_.set(verdict, found);
-    } else {
-      if (!store_.wait({verdict}, timeout)) {
-        throw TimeoutError(timeout_message(timeout, what, "", rank_, size_, missing(keys)));
-      }
-      found = store_.get(verdict);
-    }
-    if (found == kSame) return std::nullopt;
-    return store_.get_many(keys);
+    if (agree_by_counters(round, bytes, {}, timeout, what).same) return std::nullopt;
+    return store_.get_many(gather_keys(round));
   }
 
   // What a member sends another under a key of its own, read by that member only: one
@@ -118,41 +97,34 @@ class EnvBootstrap final : public Bootstrap {
   // multi_set has no answer, so it goes out with the wait: two round trips in all).
   std::vector<std::vector<std::string>> exchange(const std::vector<GroupShare>& shares,
                                                  std::chrono::milliseconds timeout, std::string_view what) override {
-    const std::uint64_t round = rounds_++;
-    std::vector<std::pair<std::string, std::string>> sent;
-    std::vector<std::string> keys;  // what this rank reads, share by share
-    std::vector<int> senders;       // each key's rank
-    for (const GroupShare& share : shares) {
-      const auto mine = static_cast<std::size_t>(
-          std::find(share.members.begin(), share.members.end(), std::int64_t{rank_}) - share.members.begin());
-      for (std::size_t other = 0; other < share.members.size(); ++other) {
-        if (other == mine) continue;
-        sent.emplace_back(store_keys::bootstrap_share(round, share.name, mine, other), share.to_each.at(other));
-        keys.push_back(store_keys::bootstrap_share(round, share.name, other, mine));
-        senders.push_back(static_cast<int>(share.members[other]));
-      }
-    }
-    store_.set_many(sent);
+    const Shares published = publish(shares, rounds_++);
     std::vector<std::string> values;
-    if (!keys.empty()) {
-      if (!store_.wait(keys, timeout)) {
+    if (!published.keys.empty()) {
+      if (!store_.wait(published.keys, timeout)) {
         std::vector<int> ranks;
-        for (const int position : missing(keys)) ranks.push_back(senders[static_cast<std::size_t>(position)]);
+        for (const int position : missing(published.keys))
+          ranks.push_back(published.senders[static_cast<std::size_t>(position)]);
         std::sort(ranks.begin(), ranks.end());
         ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
         throw TimeoutError(timeout_message(timeout, what, "", rank_, size_, ranks));
       }
-      values = store_.get_many(keys);
+      values = store_.get_many(published.keys);
     }
-    std::vector<std::vector<std::string>> answer;
-    std::size_t next = 0;
-    for (const GroupShare& share : shares) {
-      std::vector<std::string>& received = answer.emplace_back(share.members.size());
-      for (std::size_t position = 0; position < share.members.size(); ++position) {
-        if (share.members[position] != rank_) received[position] = std::move(values[next++]);
-      }
-    }
-    return answer;
+    return received_by_share(shares, std::move(values));
+  }
+
+  // The shares go out before the agreement's counters on this rank's one connection, so
+  // that once the last rank has come every share is in the store: they are read with the
+  // verdict (one multi_get), and no wait of their own is needed.
+  ExchangeAndAgreement exchange_and_agree(const std::vector<GroupShare>& shares, std::string_view agreed,
+                                          std::chrono::milliseconds timeout, std::string_view what) override {
+    const Shares published = publish(shares, rounds_++);
+    const std::uint64_t round = rounds_++;
+    Verdict verdict = agree_by_counters(round, agreed, published.keys, timeout, what);
+    ExchangeAndAgreement both;
+    both.received = received_by_share(shares, std::move(verdict.also));
+    if (!verdict.same) both.differing = store_.get_many(gather_keys(round));
+    return both;
   }
 
   // By a counter: the rank that completes it says so, and every rank waits for that one
@@ -169,6 +141,82 @@ class EnvBootstrap final : public Bootstrap {
   }
 
  private:
+  // What a rank found in an agreement by counters, and the keys it read with the verdict.
+  struct Verdict {
+    bool same = false;
+    std::vector<std::string> also;
+  };
+
+  // By counters: each rank adds one to its bytes' digest and one to the ranks come (one
+  // round trip for both); the last to come reads its digest's count and says whether
+  // every rank gave the same bytes. Every rank's bytes are under its gather key, read only
+  // when they differ (or, after a timeout, to name who did not come). `also`, keys that
+  // every rank wrote before it came, are read with the verdict.
+  Verdict agree_by_counters(std::uint64_t round, std::string_view bytes, const std::vector<std::string>& also,
+                            std::chrono::milliseconds timeout, std::string_view what) {
+    const std::vector<std::string> keys = gather_keys(round);
+    store_.set(keys[static_cast<std::size_t>(rank_)], bytes);
+    const std::string same = store_keys::bootstrap_agree_same(round, text_digest(bytes));
+    const std::string verdict = store_keys::bootstrap_agree_verdict(round);
+    const std::vector<std::int64_t> counts =
+        store_.add_many({{same, 1}, {store_keys::bootstrap_agree_arrived(round), 1}});
+    Verdict found;
+    if (counts[1] == size_) {
+      // Every rank added to its digest before it came: the count is whole now.
+      found.same = store_.add(same, 0) == size_;
+      store_.set(verdict, found.same ? kSame : kDifferent);
+      found.also = store_.get_many(also);
+      return found;
+    }
+    if (!store_.wait({verdict}, timeout)) {
+      throw TimeoutError(timeout_message(timeout, what, "", rank_, size_, missing(keys)));
+    }
+    std::vector<std::string> wanted = also;
+    wanted.push_back(verdict);
+    found.also = store_.get_many(wanted);
+    found.same = found.also.back() == kSame;
+    found.also.pop_back();
+    return found;
+  }
+
+  // What this rank sends its groups' members, each under a key for that pair, and the keys
+  // it reads (share by share), with each key's sender.
+  struct Shares {
+    std::vector<std::string> keys;
+    std::vector<int> senders;
+  };
+
+  Shares publish(const std::vector<GroupShare>& shares, std::uint64_t round) {
+    std::vector<std::pair<std::string, std::string>> sent;
+    Shares published;
+    for (const GroupShare& share : shares) {
+      const auto mine = static_cast<std::size_t>(
+          std::find(share.members.begin(), share.members.end(), std::int64_t{rank_}) - share.members.begin());
+      for (std::size_t other = 0; other < share.members.size(); ++other) {
+        if (other == mine) continue;
+        sent.emplace_back(store_keys::bootstrap_share(round, share.name, mine, other), share.to_each.at(other));
+        published.keys.push_back(store_keys::bootstrap_share(round, share.name, other, mine));
+        published.senders.push_back(static_cast<int>(share.members[other]));
+      }
+    }
+    store_.set_many(sent);  // no answer: it goes out with the next request
+    return published;
+  }
+
+  // The values read, in publish()'s order, by share and position (this rank's own empty).
+  [[nodiscard]] std::vector<std::vector<std::string>> received_by_share(const std::vector<GroupShare>& shares,
+                                                                        std::vector<std::string> values) const {
+    std::vector<std::vector<std::string>> answer;
+    std::size_t next = 0;
+    for (const GroupShare& share : shares) {
+      std::vector<std::string>& received = answer.emplace_back(share.members.size());
+      for (std::size_t position = 0; position < share.members.size(); ++position) {
+        if (share.members[position] != rank_) received[position] = std::move(values[next++]);
+      }
+    }
+    return answer;
+  }
+
   // Every rank's key of the collective `round`.
   [[nodiscard]] std::vector<std::string> gather_keys(std::uint64_t round) const {
     return rank_keys([round](int r) { return store_keys::bootstrap_gather(round, r); });

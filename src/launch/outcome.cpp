@@ -23,13 +23,20 @@ std::string failed_elsewhere(std::string_view step, const std::vector<int>& fail
                      rank_list(failed_ranks), failed_ranks.front(), first_message);
 }
 
-void require_success_everywhere(Bootstrap& bootstrap, const std::exception_ptr& local, std::string_view step,
-                                std::chrono::milliseconds timeout) {
-  // One agreement: an empty text for success, "!" and the message for a failure; the
-  // texts travel only where they differ.
+std::string outcome_text(const std::exception_ptr& local) {
   std::string outcome;
   if (local) outcome.append("!").append(message_of(local));
-  const std::optional<std::vector<std::string>> differing = bootstrap.all_gather_if_differing(outcome, timeout, step);
+  return outcome;
+}
+
+void require_success_everywhere(Bootstrap& bootstrap, const std::exception_ptr& local, std::string_view step,
+                                std::chrono::milliseconds timeout) {
+  // One agreement: the texts travel only where they differ.
+  require_success_in(bootstrap.all_gather_if_differing(outcome_text(local), timeout, step), local, step);
+}
+
+void require_success_in(const std::optional<std::vector<std::string>>& differing, const std::exception_ptr& local,
+                        std::string_view step) {
   if (!differing) {
     if (local) std::rethrow_exception(local);  // every rank failed
     return;

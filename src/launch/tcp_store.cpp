@@ -120,22 +120,31 @@ TcpStoreClient::TcpStoreClient(const std::string& host, std::uint16_t port, std:
         static_cast<suseconds_t>(std::chrono::duration_cast<std::chrono::microseconds>(timeout - seconds).count())};
     ::setsockopt(socket_, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
   }
+  // The ping's answer is read before the first request's: the ping goes out with that
+  // request, so that connecting costs no round trip of its own.
   std::string request;
   append(request, Query::validate);
   append(request, store_protocol::kValidationMagic);
   append(request, Query::ping);
-  const std::uint32_t nonce = static_cast<std::uint32_t>(::getpid());
-  append(request, nonce);
+  ping_ = static_cast<std::uint32_t>(::getpid());
+  ping_deadline_ = deadline;
+  append(request, *ping_);
   send(request);
+}
+
+void TcpStoreClient::settle_ping() {
+  if (!ping_) return;
+  const std::uint32_t nonce = *ping_;
+  ping_.reset();
   std::uint32_t echoed = 0;
-  const bool answered = receive(&echoed, sizeof echoed, deadline, is_limited(timeout));
+  const bool answered = receive(&echoed, sizeof echoed, ping_deadline_, is_limited(timeout_));
   if (!answered || echoed != nonce) {
     ::close(socket_);
     socket_ = -1;
     throw BackendError(answered ? fmt::format("{} answered no TCP store's ping: it is no torch TCP store", address_)
                                 : fmt::format("the TCP store at {} took the connection but did not answer its ping "
                                               "within {}",
-                                              address_, seconds_text(timeout)));
+                                              address_, seconds_text(timeout_)));
   }
 }
 
@@ -186,6 +195,7 @@ bool TcpStoreClient::receive(void* out, std::size_t size, Clock::time_point dead
 }
 
 void TcpStoreClient::receive(void* out, std::size_t size) {
+  settle_ping();
   // A request's answer: the store answers at once, unless it is gone.
   if (!receive(out, size, deadline_after(Clock::now(), timeout_), is_limited(timeout_))) {
     throw TimeoutError(fmt::format("the TCP store at {} did not answer within {}", address_, seconds_text(timeout_)));
@@ -273,6 +283,7 @@ bool TcpStoreClient::check(const std::vector<std::string>& keys) {
 
 bool TcpStoreClient::wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) {
   send(keys_request(Query::wait, keys));
+  settle_ping();
   std::uint8_t answer = store_protocol::kWaitCanceled;
   if (receive(&answer, sizeof answer, deadline_after(Clock::now(), timeout), is_limited(timeout))) {
     return answer == store_protocol::kStopWaiting;

@@ -71,6 +71,12 @@ struct GroupShare {
   std::vector<std::string> to_each;
 };
 
+/// What Bootstrap::exchange_and_agree gives: the exchange's answer, and the agreement's.
+struct ExchangeAndAgreement {
+  std::vector<std::vector<std::string>> received;  ///< as exchange() returns it
+  std::optional<std::vector<std::string>> differing;  ///< as all_gather_if_differing() returns it
+};
+
 /// What makes the bootstrap of one kind, given the resolved timeout. A room above launch
 /// registers its own (the MPI room: mpi::register_bootstrap), so that launch knows none.
 using BootstrapMaker = std::function<std::unique_ptr<Bootstrap>(std::chrono::milliseconds timeout)>;
@@ -131,6 +137,15 @@ class Bootstrap {
   [[nodiscard]] virtual std::vector<std::vector<std::string>> exchange(const std::vector<GroupShare>& shares,
                                                                        std::chrono::milliseconds timeout,
                                                                        std::string_view what);
+  /// exchange(shares), then all_gather_if_differing(agreed), as one collective whose
+  /// traffic a bootstrap may overlap: the env bootstrap sends the shares with the
+  /// agreement's counters and reads them with its verdict, three round trips for both
+  /// where they take five in turn. Bounded as all_gather is; the TimeoutError names the
+  /// ranks that had not come. This default calls the two in turn.
+  [[nodiscard]] virtual ExchangeAndAgreement exchange_and_agree(const std::vector<GroupShare>& shares,
+                                                                std::string_view agreed,
+                                                                std::chrono::milliseconds timeout,
+                                                                std::string_view what);
 };
 
 }  // namespace pgroups

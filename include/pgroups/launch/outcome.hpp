@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,5 +30,15 @@ namespace pgroups {
 /// other rank throws BackendError(failed_elsewhere(...)).
 void require_success_everywhere(Bootstrap& bootstrap, const std::exception_ptr& local, std::string_view step,
                                 std::chrono::milliseconds timeout);
+
+/// What a rank says of its local step in that agreement: empty for a success, "!" and the
+/// message for a failure. For a collective that carries the agreement with other traffic
+/// (Bootstrap::exchange_and_agree), whose verdict then goes to require_success_in.
+[[nodiscard]] std::string outcome_text(const std::exception_ptr& local);
+
+/// require_success_everywhere's judgement of an agreement on outcome_text already made:
+/// `differing` is what all_gather_if_differing returned.
+void require_success_in(const std::optional<std::vector<std::string>>& differing, const std::exception_ptr& local,
+                        std::string_view step);
 
 }  // namespace pgroups

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -23,7 +24,9 @@ class TcpStoreClient final : public Store {
  public:
   /// Connects to `host`:`port`, retrying until `timeout` (zero: no limit) while the store
   /// is not up yet, then validates and pings. BackendError naming the address and the
-  /// system's error when it cannot connect by then, or when the peer is no TCP store.
+  /// system's error when it cannot connect by then; when the peer is no TCP store, at the
+  /// first request that reads an answer (the ping's answer is read before it, so that
+  /// connecting costs no round trip of its own), within `timeout` of connecting.
   TcpStoreClient(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout);
   ~TcpStoreClient() override;
 
@@ -45,8 +48,12 @@ class TcpStoreClient final : public Store {
   // Reads exactly `size` bytes; false when the deadline passed first.
   bool receive(void* out, std::size_t size, std::chrono::steady_clock::time_point deadline, bool limited);
   void receive(void* out, std::size_t size);
+  // Reads the ping's answer, once, before any other; BackendError when it is no store's.
+  void settle_ping();
 
   int socket_ = -1;
+  std::optional<std::uint32_t> ping_;  // sent, its answer not read yet
+  std::chrono::steady_clock::time_point ping_deadline_;
   std::string address_;
   std::chrono::milliseconds timeout_;
 };
