@@ -387,6 +387,7 @@ class Conversation {
 
   void share_group(Client& c, std::int64_t rank, std::size_t kind,
                    std::vector<std::pair<std::string, std::string>>& sent) {
+    if (sharing_[kind].source != CommSource::world && !layout_.is_member(rank, kind)) return;  // a partial kind
     const std::vector<std::int64_t> members =
         sharing_[kind].source == CommSource::world ? std::vector<std::int64_t>{} : layout_.group_of(rank, kind);
     const std::int64_t size = members.empty() ? world_ : static_cast<std::int64_t>(members.size());

@@ -72,6 +72,20 @@ TEST(StoreTrafficEmulation, NcclIdsCostEachRankTheSameBytesAtAnyWorld) {
   EXPECT_GT(large.median_bytes_read, 3 * 128);
 }
 
+// Megatron's kinds, embd and pos_embd among them: a rank outside a partial kind's groups
+// has no share of it.
+TEST(StoreTrafficEmulation, PartialKindsCostOnlyTheirMembers) {
+  ParallelConfig config;
+  config.world_size = 256;
+  config.mesh = MeshConfig{parse_mesh_dims("tp=8,cp=2,pp=8,dp=2"),
+                           {"tp", "cp", "pp", "dp", "dp-cp", "tp-pp", "embd", "pos_embd"}};
+  const EmulationResult result = emulate(Layout(config), EmulatedTraffic::nccl);
+  EXPECT_EQ(result.ranks, 256);
+  EXPECT_EQ(result.most_round_trips, 12);
+  // A middle stage's rank reads fewer ids than a first stage's, which is in embd and pos_embd.
+  EXPECT_LT(result.median_bytes_read, static_cast<double>(result.most_bytes_read));
+}
+
 TEST(StoreTrafficEmulation, TorchsLoopMakesEveryRankTakeThreeTurnsPerGroup) {
   const Layout layout = mesh_layout("tp=2,dp=8", 16);
   const EmulationResult result = emulate(layout, EmulatedTraffic::new_group_loop, 1, 5);
