@@ -240,12 +240,16 @@ std::string bench_text(const std::vector<Entry>& entries, const Layout& layout, 
 nlohmann::json bootstrap_row(const Layout& layout, std::string& text) {
   try {
     const BootstrapCost cost = env_bootstrap_cost(layout);
-    text += fmt::format("{:>9} {:>12} {:>12} {:>8} {:>25}+\n", layout.world_size(), cost.round_trips_per_rank,
-                        cost.bytes_read_per_rank, cost.peers_per_rank, cost.new_group_loop_requests_per_rank);
+    text += fmt::format("{:>9} {:>12} {:>12} {:>8} {:>10.3g} {:>25}+ {:>12.3g}+\n", layout.world_size(),
+                        cost.round_trips_per_rank, cost.bytes_read_per_rank, cost.peers_per_rank, cost.store_seconds,
+                        cost.new_group_loop_requests_per_rank, cost.new_group_loop_seconds);
     return {{"round_trips_per_rank", cost.round_trips_per_rank},
             {"bytes_read_per_rank", cost.bytes_read_per_rank},
             {"peers_per_rank", cost.peers_per_rank},
-            {"new_group_loop_requests_per_rank_at_least", cost.new_group_loop_requests_per_rank}};
+            {"requests_per_rank", cost.requests_per_rank},
+            {"store_seconds", cost.store_seconds},
+            {"new_group_loop_requests_per_rank_at_least", cost.new_group_loop_requests_per_rank},
+            {"new_group_loop_seconds_at_least", cost.new_group_loop_seconds}};
   } catch (const ConfigError&) {
     text += fmt::format("{:>9} {:>12}\n", layout.world_size(), "-");
     return nullptr;
@@ -290,8 +294,10 @@ int run_model(const BenchOptions& options) {
   }
   std::string bootstrap_text = fmt::format(
       "\nthe env bootstrap's store traffic per rank (gloo backend; docs/developing/scale.md), beside torch's "
-      "new_group loop for the same groups:\n{:>9} {:>12} {:>12} {:>8} {:>26}\n",
-      "W", "round trips", "bytes read", "peers", "new_group loop requests");
+      "new_group loop for the same groups; seconds of one store at {:.0f} requests/s (calibrated here):\n{:>9} "
+      "{:>12} {:>12} {:>8} {:>10} {:>26} {:>13}\n",
+      kStoreRequestsPerSecond, "W", "round trips", "bytes read", "peers", "seconds", "new_group loop requests",
+      "loop seconds");
   // Doubling is checked against the largest world before it happens, so it never
   // overflows.
   for (std::int64_t w = unit;; w *= 2) {

@@ -25,6 +25,11 @@ constexpr std::int64_t kLeavingTurns = 1;     // a set, no answer
 // A peer's compact pair address: its field's length, the kind byte, sockaddr_in, the
 // sequence number.
 constexpr std::int64_t kBytesPerPeer = 8 + 1 + 16 + 8;
+// The requests of a rank other than 0, step by step: validation and ping (2); the attempt:
+// two adds, a wait, a set and two adds, a wait, a get (8); the configuration agreement: a
+// set, two adds, a wait, a multi_get (5); the exchange with the agreement on every rank's
+// preparation: a multi_set, a set, two adds, a wait, a multi_get (6); leaving, a set (1).
+constexpr std::int64_t kRequestsPerRank = 2 + 8 + 5 + 6 + 1;
 // torch's store-based barrier in each new_group call: an add, then a wait or a check.
 constexpr std::int64_t kNewGroupRequests = 3;
 
@@ -68,6 +73,11 @@ BootstrapCost env_bootstrap_cost(const Layout& layout) {
   cost.bytes_read_per_rank = checked_add(kConnectBytes + kAttemptBytes + 2 * kAgreementBytes,
                                          checked_mul(kBytesPerPeer, cost.peers_per_rank, layout), layout);
   cost.new_group_loop_requests_per_rank = checked_mul(kNewGroupRequests, groups, layout);
+  cost.requests_per_rank = kRequestsPerRank;
+  const auto world = static_cast<double>(layout.world_size());
+  cost.store_seconds = world * static_cast<double>(kRequestsPerRank) / kStoreRequestsPerSecond;
+  cost.new_group_loop_seconds =
+      world * static_cast<double>(cost.new_group_loop_requests_per_rank) / kStoreRequestsPerSecond;
   return cost;
 }
 

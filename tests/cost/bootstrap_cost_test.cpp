@@ -40,6 +40,9 @@ TEST(BootstrapCost, AtScaleARankReadsItsGroupsWhileTheLoopVisitsEveryGroup) {
   EXPECT_LT(cost.bytes_read_per_rank, 40'000);
   // The groups of tp, cp, pp, dp: 16,384 + 65,536 + 16,384 + 128 groups, three requests each.
   EXPECT_EQ(cost.new_group_loop_requests_per_rank, 3 * (16'384 + 65'536 + 16'384 + 128));
+  // One store at its calibrated rate: 22 requests a rank, and the loop's at least 3 a group.
+  EXPECT_DOUBLE_EQ(cost.store_seconds, 131'072.0 * 22 / kStoreRequestsPerSecond);
+  EXPECT_GT(cost.new_group_loop_seconds, 10'000 * cost.store_seconds);
 }
 
 // A kind that is the whole world costs every rank the world's addresses.

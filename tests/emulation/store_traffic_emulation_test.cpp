@@ -47,6 +47,8 @@ TEST(StoreTrafficEmulation, TheGlooCreationMakesTheModelsTurnsAndBytesPerRank) {
     EXPECT_EQ(result.most_round_trips, model.round_trips_per_rank) << "W=" << world;
     EXPECT_EQ(result.median_round_trips, static_cast<double>(model.round_trips_per_rank)) << "W=" << world;
     EXPECT_EQ(result.most_bytes_read, model.bytes_read_per_rank) << "W=" << world;
+    // Rank 0 and the last to come ask other things, as many.
+    EXPECT_EQ(result.requests, model.requests_per_rank * world) << "W=" << world;
   }
 }
 

@@ -30,7 +30,19 @@ struct BootstrapCost {
   /// torch's new_group loop for the same groups, per rank: at least 3 store requests per
   /// group of every kind, member or not.
   std::int64_t new_group_loop_requests_per_rank = 0;
+  /// The requests of one rank's conversation (a request without an answer counts): the
+  /// same at every world size, gloo's or NCCL's.
+  std::int64_t requests_per_rank = 0;
+  /// Seconds of the one store serving every rank's requests at kStoreRequestsPerSecond:
+  /// the creation's, and the loop's (a lower bound, as its requests are).
+  double store_seconds = 0;
+  double new_group_loop_seconds = 0;
 };
+
+/// The requests a second one store serves, calibrated on this project's machine (2 cores,
+/// pgroups' server and the emulation's clients in two processes): 80,000 to 137,000
+/// measured by `pgroups bench --emulate` from 1,024 to 131,072 ranks (docs/developing/scale.md).
+inline constexpr double kStoreRequestsPerSecond = 110'000;
 
 /// The cost of `layout`'s groups, each kind with its own communicator but where one is
 /// shared (communicator_sharing). O(kinds x dimensions); no group is enumerated. Throws
