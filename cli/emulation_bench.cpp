@@ -9,6 +9,7 @@
 #include "output.hpp"
 #include "pgroups/common/decimal_integer.hpp"
 #include "pgroups/common/error.hpp"
+#include "pgroups/cost/bootstrap_cost.hpp"
 #include "pgroups/emulation.hpp"
 #include "pgroups/layout/layout.hpp"
 
@@ -29,13 +30,14 @@ std::int64_t ranks_per_client_for(std::int64_t ranks, std::optional<std::int64_t
 }
 
 std::string emulation_text(const EmulationResult& result, const std::string& what, const std::string& store,
-                           const Layout& layout, std::optional<double> extrapolated) {
+                           const Layout& layout, std::optional<double> extrapolated, const BootstrapCost& model) {
   const double per = static_cast<double>(result.ranks_per_client);
   std::string text =
       fmt::format("store emulation: {} ranks ({}), {}, against {}\n", result.ranks, layout.summary(), what, store);
   text += fmt::format("{} connections, {} ranks per connection{}\n", result.connections, result.ranks_per_client,
                       result.ranks_per_client > 1 ? " (a node relay)" : "");
-  text += fmt::format("{:<28}{:.3f}\n", "seconds", result.seconds);
+  text += fmt::format("{:<28}{:.3f} (the model: {:.3g})\n", "seconds", result.seconds,
+                      extrapolated ? model.new_group_loop_seconds : model.store_seconds);
   if (extrapolated) {
     text += fmt::format("{:<28}{:.1f} ({} of {} groups emulated)\n", "seconds, every group", *extrapolated,
                         result.groups_emulated, result.groups);
@@ -50,7 +52,7 @@ std::string emulation_text(const EmulationResult& result, const std::string& wha
 }
 
 nlohmann::json emulation_json(const EmulationResult& result, const std::string& traffic, const std::string& store,
-                              std::optional<double> extrapolated) {
+                              std::optional<double> extrapolated, const BootstrapCost& model) {
   const double per = static_cast<double>(result.ranks_per_client);
   nlohmann::json report = {
       {"emulated_ranks", result.ranks},
@@ -64,7 +66,9 @@ nlohmann::json emulation_json(const EmulationResult& result, const std::string& 
       {"bytes_per_rank",
        {{"max", static_cast<double>(result.most_bytes_read) / per}, {"median", result.median_bytes_read / per}}},
       {"requests", result.requests},
-      {"bytes_through_store", result.bytes_sent + result.bytes_read}};
+      {"bytes_through_store", result.bytes_sent + result.bytes_read},
+      // The cost model's seconds for the same clients (pgroups/cost/bootstrap_cost.hpp).
+      {"model_seconds", extrapolated ? model.new_group_loop_seconds : model.store_seconds}};
   if (extrapolated) {
     report["groups_emulated"] = result.groups_emulated;
     report["groups"] = result.groups;
@@ -126,8 +130,9 @@ int run_emulation_bench(const EmulationBenchOptions& options, const PlanOptions&
   const std::string what = options.new_group_loop
                                ? std::string("torch's new_group loop (every rank, every group's store-based barrier)")
                                : fmt::format("pgroups' creation on the env bootstrap, {} traffic", backend);
-  write_output(format == "json" ? emulation_json(result, traffic, store, extrapolated).dump() + '\n'
-                                : emulation_text(result, what, store, layout, extrapolated));
+  const BootstrapCost model = env_bootstrap_cost(layout, emulation.ranks_per_client);
+  write_output(format == "json" ? emulation_json(result, traffic, store, extrapolated, model).dump() + '\n'
+                                : emulation_text(result, what, store, layout, extrapolated, model));
   return 0;
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "pgroups/common/error.hpp"
@@ -30,6 +32,9 @@ constexpr std::int64_t kBytesPerPeer = 8 + 1 + 16 + 8;
 // set, two adds, a wait, a multi_get (5); the exchange with the agreement on every rank's
 // preparation: a multi_set, a set, two adds, a wait, a multi_get (6); leaving, a set (1).
 constexpr std::int64_t kRequestsPerRank = 2 + 8 + 5 + 6 + 1;
+// What each more rank behind one client asks on its own: its last attempt read and set,
+// its two gather keys, its leaving.
+constexpr std::int64_t kRequestsPerRelayedRank = 5;
 // torch's store-based barrier in each new_group call: an add, then a wait or a check.
 constexpr std::int64_t kNewGroupRequests = 3;
 
@@ -56,7 +61,7 @@ std::int64_t checked_mul(std::int64_t a, std::int64_t b, const Layout& layout) {
 
 }  // namespace
 
-BootstrapCost env_bootstrap_cost(const Layout& layout) {
+BootstrapCost env_bootstrap_cost(const Layout& layout, std::int64_t ranks_per_client) {
   BootstrapCost cost;
   cost.round_trips_per_rank = kConnectTurns + kAttemptTurns + 2 * kAgreementTurns + kLeavingTurns;
   const std::vector<KindSharing> sharing = communicator_sharing(layout);
@@ -75,7 +80,11 @@ BootstrapCost env_bootstrap_cost(const Layout& layout) {
   cost.new_group_loop_requests_per_rank = checked_mul(kNewGroupRequests, groups, layout);
   cost.requests_per_rank = kRequestsPerRank;
   const auto world = static_cast<double>(layout.world_size());
-  cost.store_seconds = world * static_cast<double>(kRequestsPerRank) / kStoreRequestsPerSecond;
+  const auto per = static_cast<double>(std::max<std::int64_t>(1, ranks_per_client));
+  const double clients = std::ceil(world / per);
+  cost.store_seconds =
+      clients * (static_cast<double>(kRequestsPerRank) + static_cast<double>(kRequestsPerRelayedRank) * (per - 1)) /
+      kStoreRequestsPerSecond;
   cost.new_group_loop_seconds =
       world * static_cast<double>(cost.new_group_loop_requests_per_rank) / kStoreRequestsPerSecond;
   return cost;

@@ -43,6 +43,9 @@ TEST(BootstrapCost, AtScaleARankReadsItsGroupsWhileTheLoopVisitsEveryGroup) {
   // One store at its calibrated rate: 22 requests a rank, and the loop's at least 3 a group.
   EXPECT_DOUBLE_EQ(cost.store_seconds, 131'072.0 * 22 / kStoreRequestsPerSecond);
   EXPECT_GT(cost.new_group_loop_seconds, 10'000 * cost.store_seconds);
+  // Behind relays of 8: a client's 22 requests and 5 more for each further rank.
+  const BootstrapCost relayed = env_bootstrap_cost(mesh_layout("tp=8,cp=2,pp=8,dp=1024"), 8);
+  EXPECT_DOUBLE_EQ(relayed.store_seconds, 16'384.0 * (22 + 5 * 7) / kStoreRequestsPerSecond);
 }
 
 // A kind that is the whole world costs every rank the world's addresses.

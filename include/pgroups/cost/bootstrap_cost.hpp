@@ -33,8 +33,8 @@ struct BootstrapCost {
   /// The requests of one rank's conversation (a request without an answer counts): the
   /// same at every world size, gloo's or NCCL's.
   std::int64_t requests_per_rank = 0;
-  /// Seconds of the one store serving every rank's requests at kStoreRequestsPerSecond:
-  /// the creation's, and the loop's (a lower bound, as its requests are).
+  /// Seconds of the one store serving every client's requests at kStoreRequestsPerSecond:
+  /// the creation's, and the loop's (a lower bound, as its requests are; a client per rank).
   double store_seconds = 0;
   double new_group_loop_seconds = 0;
 };
@@ -47,6 +47,9 @@ inline constexpr double kStoreRequestsPerSecond = 110'000;
 /// The cost of `layout`'s groups, each kind with its own communicator but where one is
 /// shared (communicator_sharing). O(kinds x dimensions); no group is enumerated. Throws
 /// ConfigError naming the world size when a count does not fit in 64 bits.
-[[nodiscard]] BootstrapCost env_bootstrap_cost(const Layout& layout);
+/// `ranks_per_client` consecutive ranks behind each store client (a node relay, as
+/// `pgroups bench --emulate --relay` plays it) change the requests and the seconds: a
+/// client asks once for its ranks' counters and waits, and once per rank for its keys.
+[[nodiscard]] BootstrapCost env_bootstrap_cost(const Layout& layout, std::int64_t ranks_per_client = 1);
 
 }  // namespace pgroups
